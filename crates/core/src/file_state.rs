@@ -1,0 +1,185 @@
+//! The per-session record of what the model has read (reference §2.6): path → content hash,
+//! modification time, size, the range read and whether the view was partial. Read fills it;
+//! Edit, Write and NotebookEdit require an entry, compare it with the file on disk and refresh it
+//! after writing.
+//!
+//! Staleness is decided by content: a file whose mtime changed but whose bytes hash the same as
+//! what was read is not stale, so formatters and `touch` do not cause "modified since read" loops.
+//! The rules that turn staleness into model-visible messages belong to the file tools.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+
+/// What was known about a file when it was last read or written in this session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// xxh3 hash of the file's bytes as read (whole file), see [`hash_bytes`].
+    pub content_hash: u64,
+    /// Modification time in milliseconds since the epoch (floored).
+    pub mtime_ms: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// First line read (1-based), `None` after a write.
+    pub offset: Option<u64>,
+    /// Lines read, `None` for "to the end".
+    pub limit: Option<u64>,
+    /// Whether the model saw only part of the file (Edit and Write need a full view).
+    pub partial: bool,
+}
+
+/// The hash used for content comparison.
+pub fn hash_bytes(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// Modification time of `meta` in milliseconds since the epoch (0 when unavailable).
+pub fn mtime_ms(meta: &std::fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// How a file on disk compares with what the session recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Never read (or written) in this session.
+    Unknown,
+    /// Same mtime and size as recorded.
+    Unchanged,
+    /// mtime changed but the content hashes the same: not stale.
+    Touched,
+    /// The content differs.
+    Modified,
+}
+
+impl FileState {
+    /// A full-view record for `bytes` with the metadata read alongside them.
+    pub fn full(bytes: &[u8], meta: &std::fs::Metadata) -> Self {
+        Self {
+            content_hash: hash_bytes(bytes),
+            mtime_ms: mtime_ms(meta),
+            size: meta.len(),
+            offset: None,
+            limit: None,
+            partial: false,
+        }
+    }
+
+    /// Compare with the file as it is now. Reads the file only when mtime or size differ.
+    pub fn freshness(&self, path: &Path) -> std::io::Result<Freshness> {
+        let meta = std::fs::metadata(path)?;
+        if mtime_ms(&meta) == self.mtime_ms && meta.len() == self.size {
+            return Ok(Freshness::Unchanged);
+        }
+        if meta.len() != self.size {
+            return Ok(Freshness::Modified);
+        }
+        let bytes = std::fs::read(path)?;
+        Ok(if hash_bytes(&bytes) == self.content_hash { Freshness::Touched } else { Freshness::Modified })
+    }
+}
+
+/// The session's file-state cache. Keys are absolute, normalized paths.
+#[derive(Debug, Default)]
+pub struct FileStateCache {
+    entries: RwLock<HashMap<PathBuf, FileState>>,
+}
+
+impl FileStateCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The record for `path`, if any.
+    pub fn get(&self, path: &Path) -> Option<FileState> {
+        self.entries.read().unwrap_or_else(|e| e.into_inner()).get(path).cloned()
+    }
+
+    /// Record (or replace) what is known about `path`.
+    pub fn record(&self, path: impl Into<PathBuf>, state: FileState) {
+        self.entries.write().unwrap_or_else(|e| e.into_inner()).insert(path.into(), state);
+    }
+
+    /// Forget `path`.
+    pub fn forget(&self, path: &Path) -> Option<FileState> {
+        self.entries.write().unwrap_or_else(|e| e.into_inner()).remove(path)
+    }
+
+    /// How `path` on disk compares with the record.
+    pub fn freshness(&self, path: &Path) -> std::io::Result<Freshness> {
+        match self.get(path) {
+            None => Ok(Freshness::Unknown),
+            Some(state) => state.freshness(path),
+        }
+    }
+
+    /// Every record, sorted by path (for saving sessions).
+    pub fn snapshot(&self) -> Vec<(PathBuf, FileState)> {
+        let mut all: Vec<_> =
+            self.entries.read().unwrap_or_else(|e| e.into_inner()).iter().map(|(p, s)| (p.clone(), s.clone())).collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
+    /// Replace everything with `entries` (for restoring sessions).
+    pub fn restore(&self, entries: Vec<(PathBuf, FileState)>) {
+        *self.entries.write().unwrap_or_else(|e| e.into_inner()) = entries.into_iter().collect();
+    }
+
+    /// Number of records.
+    pub fn len(&self) -> usize {
+        self.entries.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn touch_is_not_a_modification() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "hello\n").unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        let cache = FileStateCache::new();
+        cache.record(&path, FileState::full(b"hello\n", &meta));
+        assert_eq!(cache.freshness(&path).unwrap(), Freshness::Unchanged);
+
+        // Same bytes, new mtime.
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5)).unwrap();
+        assert_eq!(cache.freshness(&path).unwrap(), Freshness::Touched);
+
+        std::fs::write(&path, "hellO\n").unwrap();
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(10)).unwrap();
+        assert_eq!(cache.freshness(&path).unwrap(), Freshness::Modified);
+
+        assert_eq!(cache.freshness(&dir.path().join("other")).unwrap(), Freshness::Unknown);
+    }
+
+    #[test]
+    fn snapshot_round_trip() {
+        let cache = FileStateCache::new();
+        let st = FileState { content_hash: 1, mtime_ms: 2, size: 3, offset: Some(1), limit: None, partial: true };
+        cache.record("/b", st.clone());
+        cache.record("/a", st.clone());
+        let snap = cache.snapshot();
+        assert_eq!(snap[0].0, PathBuf::from("/a"));
+        let other = FileStateCache::new();
+        other.restore(snap);
+        assert_eq!(other.get(Path::new("/b")), Some(st));
+    }
+}

@@ -1,0 +1,129 @@
+//! File-system primitives every writing tool shares: [`atomic_write`], which never leaves a torn
+//! file (temp file in the same directory, fsync, rename), keeps the target's permissions and owner,
+//! and writes through symlinks to their target while keeping the link.
+//!
+//! Path policy (what is inside the working directories, protected, a device) is not here.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The file a write to `path` must replace: `path` itself, or the final target of a symlink
+/// chain (so the link survives and its target gets the new content).
+pub fn write_target(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = fs::read_link(&current)?;
+                current = if link.is_absolute() {
+                    link
+                } else {
+                    current.parent().map(|p| p.join(&link)).unwrap_or(link)
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::other(format!("too many levels of symbolic links at {}", path.display())))
+}
+
+/// Write `bytes` to `path` atomically: readers see the old content or the new, never a mix, even if
+/// the process dies at any instant. Existing permissions and owner are kept; a new file gets
+/// `0o666` minus the umask. Symlinks are followed; the link itself is kept.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    atomic_write_checked(path, bytes, || Ok(()))
+}
+
+/// [`atomic_write`] with a last check run after the new content is on disk and right before the
+/// rename: an error from `before_rename` abandons the write (e.g. the target changed meanwhile).
+pub fn atomic_write_checked(path: &Path, bytes: &[u8], before_rename: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
+    let target = write_target(path)?;
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let existing = fs::metadata(&target).ok();
+    let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
+    let tmp = dir.join(format!(
+        ".{file_name}.hands-tmp-{}-{}",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        options.mode(existing.as_ref().map_or(0o666, |m| m.mode() & 0o7777));
+        let mut file = options.open(&tmp)?;
+        file.write_all(bytes)?;
+        if let Some(meta) = &existing {
+            // create_new applied the umask; restore the exact mode and, where allowed, the owner.
+            file.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o7777))?;
+            let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
+        }
+        file.sync_all()?;
+        drop(file);
+        before_rename()?;
+        fs::rename(&tmp, &target)?;
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_keeps_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.sh");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o751)).unwrap();
+        atomic_write(&path, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o751);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp file left behind");
+    }
+
+    #[test]
+    fn writes_through_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        let link = dir.path().join("link.txt");
+        fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        atomic_write(&link, b"new").unwrap();
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    #[test]
+    fn failed_check_keeps_old_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a");
+        fs::write(&path, "old").unwrap();
+        let err = atomic_write_checked(&path, b"new", || Err(io::Error::other("changed"))).unwrap_err();
+        assert_eq!(err.to_string(), "changed");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn creates_new_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.txt");
+        atomic_write(&path, b"hi").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"hi");
+    }
+}

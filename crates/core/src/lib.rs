@@ -1,0 +1,92 @@
+//! # hands-core
+//!
+//! The contract and the machinery of hands, the tool layer of a coding agent. Concrete tools live
+//! in their own crates (`hands-tool-read`, `hands-tool-bash`, ...) and register themselves here
+//! through `inventory`; this crate never names one.
+//!
+//! ## The pieces, in the order a call meets them
+//!
+//! - [`tool`]: the [`Tool`] trait (object-safe, async, fail-closed defaults), the typed layer
+//!   [`TypedTool`], and [`register_tool!`] for link-time registration.
+//! - [`registry`]: [`registered_tools`](registry::registered_tools) and the [`Pool`] a model sees,
+//!   with lookup by name or alias.
+//! - [`schema`]: input schemas from `schemars`, validation with `jsonschema`, Claude Code's error
+//!   texts.
+//! - [`pipeline`]: the [`Engine`] that takes one `tool_use` to one `tool_result`.
+//! - [`orchestrate`]: batches (parallel runs of safe calls, serial unsafe calls) and the
+//!   streaming executor.
+//! - [`budget`]: per-tool and per-message result caps, persisting large output to disk.
+//! - [`permissions`], [`hooks`]: the decision stages, as interfaces with built-in defaults.
+//! - [`session`], [`file_state`], [`context`], [`abort`], [`progress`]: what calls share.
+//!
+//! ## A tool in a dozen lines
+//!
+//! ```
+//! use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct EchoInput {
+//!     /// The text to send back.
+//!     text: String,
+//! }
+//!
+//! struct Echo;
+//!
+//! #[async_trait::async_trait]
+//! impl TypedTool for Echo {
+//!     type Input = EchoInput;
+//!     fn name(&self) -> &'static str { "Echo" }
+//!     fn description(&self, _: &Session) -> String { "Send text back.".into() }
+//!     fn max_result_size_chars(&self) -> ResultLimit { ResultLimit::Chars(100_000) }
+//!     fn is_read_only(&self, _: &EchoInput) -> bool { true }
+//!     fn is_concurrency_safe(&self, _: &EchoInput) -> bool { true }
+//!     async fn call(&self, input: &EchoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+//!         Ok(ToolOutput::text(input.text.clone()))
+//!     }
+//! }
+//!
+//! // In a tool crate: hands_core::register_tool!(Echo);
+//! ```
+
+pub mod abort;
+pub mod budget;
+pub mod content;
+pub mod context;
+pub mod error;
+pub mod file_state;
+pub mod fs;
+pub mod hooks;
+pub mod input;
+pub mod messages;
+pub mod orchestrate;
+pub mod permissions;
+pub mod pipeline;
+pub mod progress;
+pub mod registry;
+pub mod schema;
+pub mod session;
+pub mod text;
+pub mod tool;
+
+pub use abort::Turn;
+pub use content::{ContentBlock, ContextChange, ToolCall, ToolOutput, ToolResult};
+pub use context::ToolContext;
+pub use error::{ToolError, ValidationError};
+pub use input::ToolInput;
+pub use permissions::{PermissionMode, PermissionResult};
+pub use pipeline::{CallOutcome, Engine, EngineOptions};
+pub use registry::{Pool, PoolConfig};
+pub use session::{Session, SessionConfig};
+pub use tool::{InterruptBehavior, ResultLimit, Tool, TypedTool, Typed};
+
+/// Re-exports for the registration macros and for tool crates, so they need not depend on these
+/// crates directly.
+#[doc(hidden)]
+pub mod __private {
+    pub use inventory;
+}
+
+pub use async_trait::async_trait;
+pub use schemars;

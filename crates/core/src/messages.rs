@@ -1,0 +1,48 @@
+//! The exact model-visible texts of the pipeline (reference §2.1, §2.3, §5), in one place so that
+//! tests, tools and front ends quote the same bytes. Tool-specific texts live in each tool crate.
+
+/// Sent for calls that were not started because the turn was aborted.
+pub const CANCEL_MESSAGE: &str = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.";
+
+/// Sent when the user rejects a permission prompt.
+pub const REJECT_MESSAGE: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+
+/// Filled in for a running call that was interrupted and produced nothing.
+pub const INTERRUPTED_MESSAGE: &str = "Interrupted by user";
+
+/// Wrap a message in `<tool_use_error>` tags, as Claude Code does for pipeline errors.
+pub fn tool_use_error(message: &str) -> String {
+    format!("<tool_use_error>{message}</tool_use_error>")
+}
+
+/// `<tool_use_error>Error: No such tool available: NAME</tool_use_error>`.
+pub fn no_such_tool(name: &str) -> String {
+    tool_use_error(&format!("Error: No such tool available: {name}"))
+}
+
+/// `<tool_use_error>InputValidationError: ...</tool_use_error>` around a formatted list of issues.
+pub fn input_validation_error(message: &str) -> String {
+    tool_use_error(&format!("InputValidationError: {message}"))
+}
+
+/// `<tool_use_error>Error calling tool (TOOL): MSG</tool_use_error>`, for a tool that failed.
+pub fn error_calling_tool(tool: &str, message: &str) -> String {
+    tool_use_error(&format!("Error calling tool ({tool}): {message}"))
+}
+
+/// `(TOOL completed with no output)`, so an empty result does not end the model's turn.
+pub fn completed_with_no_output(tool: &str) -> String {
+    format!("({tool} completed with no output)")
+}
+
+/// The hint appended to a validation error of a deferred tool whose schema was not sent (§5).
+pub fn schema_not_sent_hint(tool: &str) -> String {
+    format!(
+        "\n\nThis tool's schema was not sent to the API — it was not in the discovered-tool set derived from message history. Without the schema in your prompt, typed parameters (arrays, numbers, booleans) get emitted as strings and the client-side parser rejects them. Load the tool first: call ToolSearch with query \"select:{tool}\", then retry this call."
+    )
+}
+
+/// `Permission to use TOOL has been denied.`
+pub fn permission_denied(tool: &str) -> String {
+    format!("Permission to use {tool} has been denied.")
+}

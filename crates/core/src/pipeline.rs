@@ -1,0 +1,521 @@
+//! One call from `tool_use` to `tool_result` (reference §2.1), in order:
+//!
+//! ```text
+//! lookup (name, then alias) -> abort check -> schema validation (with coercion) ->
+//! tool validation -> PreToolUse hooks -> permission decision (ask -> Asker) -> call ->
+//! PostToolUse hooks -> empty/size processing -> context change handed to the scheduler
+//! ```
+//!
+//! [`Engine`] owns what every call needs (pool, session, policy, asker, hooks, progress sink).
+//! A tool that panics or fails yields an error result; the process never dies. Scheduling many
+//! calls lives in `orchestrate`.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use serde_json::Value;
+
+use crate::abort::Turn;
+use crate::budget;
+use crate::content::{ContentBlock, ContextChange, ToolCall, ToolResult};
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::hooks::{Hooks, NoHooks, PostToolUseOutcome};
+use crate::input::ToolInput;
+use crate::messages;
+use crate::permissions::{
+    AskAnswer, AskRequest, Asker, Behavior, Decision, DecisionSource, DefaultPolicy, NoAsker, PermissionPolicy,
+    PermissionRequest,
+};
+use crate::progress::{NoProgress, ProgressSink};
+use crate::registry::Pool;
+use crate::session::Session;
+use crate::tool::{ResultLimit, Tool};
+
+/// Session data key listing deferred tools whose schemas the model has loaded (ToolSearch).
+pub const DISCOVERED_TOOLS_KEY: &str = "discovered_tools";
+
+/// Tunables of an [`Engine`].
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Most concurrency-safe calls running at once (`CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`).
+    pub max_concurrency: usize,
+    /// Aggregate cap on one message's results, in chars.
+    pub message_budget_chars: usize,
+    /// How long a cancelled call may take to return its partial result before it is dropped.
+    pub cancel_grace: Duration,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        let max_concurrency = ["HANDS_MAX_TOOL_USE_CONCURRENCY", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY"]
+            .iter()
+            .find_map(|k| std::env::var(k).ok()?.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(10);
+        Self {
+            max_concurrency,
+            message_budget_chars: budget::MAX_TOOL_RESULTS_PER_MESSAGE_CHARS,
+            cancel_grace: Duration::from_secs(5),
+        }
+    }
+}
+
+pub(crate) struct EngineInner {
+    pub(crate) pool: Arc<Pool>,
+    pub(crate) session: Arc<Session>,
+    pub(crate) policy: Arc<dyn PermissionPolicy>,
+    pub(crate) asker: Arc<dyn Asker>,
+    pub(crate) hooks: Arc<dyn Hooks>,
+    pub(crate) progress: Arc<dyn ProgressSink>,
+    pub(crate) options: EngineOptions,
+}
+
+/// Runs tool calls for one session. Cheap to clone.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<EngineInner>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("pool", &self.inner.pool).field("session", &self.inner.session).finish()
+    }
+}
+
+/// Builds an [`Engine`]; everything but the pool and session has a default.
+pub struct EngineBuilder {
+    pool: Arc<Pool>,
+    session: Arc<Session>,
+    policy: Arc<dyn PermissionPolicy>,
+    asker: Arc<dyn Asker>,
+    hooks: Arc<dyn Hooks>,
+    progress: Arc<dyn ProgressSink>,
+    options: EngineOptions,
+}
+
+impl EngineBuilder {
+    /// The permission policy (default: [`DefaultPolicy`]).
+    pub fn policy(mut self, policy: Arc<dyn PermissionPolicy>) -> Self {
+        self.policy = policy;
+        self
+    }
+    /// Who answers asks (default: [`NoAsker`], which denies with an explanation).
+    pub fn asker(mut self, asker: Arc<dyn Asker>) -> Self {
+        self.asker = asker;
+        self
+    }
+    /// The hooks (default: none).
+    pub fn hooks(mut self, hooks: Arc<dyn Hooks>) -> Self {
+        self.hooks = hooks;
+        self
+    }
+    /// Where progress goes (default: nowhere).
+    pub fn progress(mut self, progress: Arc<dyn ProgressSink>) -> Self {
+        self.progress = progress;
+        self
+    }
+    /// Tunables.
+    pub fn options(mut self, options: EngineOptions) -> Self {
+        self.options = options;
+        self
+    }
+    /// Finish.
+    pub fn build(self) -> Engine {
+        Engine {
+            inner: Arc::new(EngineInner {
+                pool: self.pool,
+                session: self.session,
+                policy: self.policy,
+                asker: self.asker,
+                hooks: self.hooks,
+                progress: self.progress,
+                options: self.options,
+            }),
+        }
+    }
+}
+
+/// A call after lookup and schema validation, ready to be scheduled.
+pub(crate) struct Prepared {
+    pub(crate) call: ToolCall,
+    pub(crate) tool: Option<Arc<dyn Tool>>,
+    pub(crate) input: Result<ToolInput, String>,
+}
+
+impl Prepared {
+    /// Concurrency-safe: known tool, valid input, and the tool says so. Anything else is unsafe.
+    pub(crate) fn is_concurrency_safe(&self) -> bool {
+        match (&self.tool, &self.input) {
+            (Some(tool), Ok(input)) => {
+                std::panic::catch_unwind(AssertUnwindSafe(|| tool.is_concurrency_safe(input))).unwrap_or(false)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Everything one call produced.
+#[derive(Debug)]
+pub struct CallOutcome {
+    /// What the model sees.
+    pub result: ToolResult,
+    /// A session change for the scheduler to apply.
+    pub context_change: Option<ContextChange>,
+    /// Extra messages from the tool (appended after the result).
+    pub new_messages: Vec<Value>,
+    /// Exempt from the per-message budget (tools with unlimited results).
+    pub budget_exempt: bool,
+    /// The permission decision, when one was made.
+    pub decision: Option<Decision>,
+    /// A hook asked to stop the agent (`continue: false`), with this reason.
+    pub stop: Option<String>,
+}
+
+impl CallOutcome {
+    fn error(id: &str, text: String) -> Self {
+        Self {
+            result: ToolResult::error(id, text),
+            context_change: None,
+            new_messages: Vec::new(),
+            budget_exempt: false,
+            decision: None,
+            stop: None,
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "the tool panicked".to_string()
+    }
+}
+
+impl Engine {
+    /// Start building an engine over `pool` for `session`.
+    pub fn builder(pool: Arc<Pool>, session: Arc<Session>) -> EngineBuilder {
+        EngineBuilder {
+            pool,
+            session,
+            policy: Arc::new(DefaultPolicy),
+            asker: Arc::new(NoAsker),
+            hooks: Arc::new(NoHooks),
+            progress: Arc::new(NoProgress),
+            options: EngineOptions::default(),
+        }
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &Arc<Pool> {
+        &self.inner.pool
+    }
+
+    /// The session.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.inner.session
+    }
+
+    /// The options.
+    pub fn options(&self) -> &EngineOptions {
+        &self.inner.options
+    }
+
+    /// Whether the model has this tool's schema: not deferred, always loaded, or discovered.
+    pub fn schema_was_sent(&self, tool: &dyn Tool) -> bool {
+        let deferred = (tool.should_defer() || tool.is_external()) && !tool.always_load();
+        if !deferred {
+            return true;
+        }
+        self.inner
+            .session
+            .data(DISCOVERED_TOOLS_KEY)
+            .and_then(|v| v.as_array().map(|a| a.iter().any(|n| n.as_str() == Some(tool.name()))))
+            .unwrap_or(false)
+    }
+
+    /// Lookup and schema validation.
+    pub(crate) fn prepare(&self, call: ToolCall) -> Prepared {
+        let Some(entry) = self.inner.pool.find(&call.name) else {
+            return Prepared { call, tool: None, input: Err(String::new()) };
+        };
+        let tool = Arc::clone(entry.tool());
+        let validator = match entry.validator() {
+            Ok(v) => Arc::clone(v),
+            Err(e) => {
+                let msg = messages::input_validation_error(&format!("{} failed: {e}", tool.name()));
+                return Prepared { call, tool: Some(tool), input: Err(msg) };
+            }
+        };
+        let mut value = call.input.clone();
+        let input = match validator.validate(tool.name(), &mut value) {
+            Ok(()) => Ok(ToolInput::new(value)),
+            Err(msg) => {
+                let mut text = msg;
+                if !self.schema_was_sent(tool.as_ref()) {
+                    text.push_str(&messages::schema_not_sent_hint(tool.name()));
+                }
+                Err(messages::input_validation_error(&text))
+            }
+        };
+        Prepared { call, tool: Some(tool), input }
+    }
+
+    fn context(&self, call: &ToolCall, tool: &dyn Tool, turn: &Turn) -> ToolContext {
+        ToolContext::new(
+            Arc::clone(&self.inner.session),
+            Arc::clone(&self.inner.pool),
+            call.id.clone(),
+            tool.name(),
+            turn.signal_for(tool.interrupt_behavior()),
+            Arc::clone(&self.inner.progress),
+        )
+    }
+
+    /// Run one call through the whole pipeline. The context change is returned, not applied.
+    pub async fn call(&self, call: ToolCall, turn: &Turn) -> CallOutcome {
+        let prepared = self.prepare(call);
+        self.execute(prepared, turn).await
+    }
+
+    /// Run one call and apply its context change right away (a serial call).
+    pub async fn run_one(&self, call: ToolCall, turn: &Turn) -> ToolResult {
+        let outcome = self.call(call, turn).await;
+        if let Some(change) = &outcome.context_change {
+            change.apply(&self.inner.session);
+        }
+        outcome.result
+    }
+
+    /// The permission decision for a call, without running it (`hands why`).
+    pub async fn explain(&self, call: ToolCall) -> Result<Decision, ToolResult> {
+        let prepared = self.prepare(call);
+        let id = prepared.call.id.clone();
+        let Some(tool) = prepared.tool.clone() else {
+            return Err(ToolResult::error(&id, messages::no_such_tool(&prepared.call.name)));
+        };
+        let input = prepared.input.map_err(|e| ToolResult::error(&id, e))?;
+        let turn = Turn::new();
+        let ctx = self.context(&prepared.call, tool.as_ref(), &turn);
+        if let Err(e) = tool.validate_input(&input, &ctx).await {
+            return Err(ToolResult::error(&id, messages::tool_use_error(&e.message)));
+        }
+        let tool_result = tool.check_permissions(&input, &ctx).await;
+        let request = PermissionRequest { tool: tool.as_ref(), input: &input, ctx: &ctx, tool_result: &tool_result };
+        Ok(self.inner.policy.decide(&request).await)
+    }
+
+    pub(crate) async fn execute(&self, prepared: Prepared, turn: &Turn) -> CallOutcome {
+        let Prepared { call, tool, input } = prepared;
+        let id = call.id.clone();
+        // 1. Lookup.
+        let Some(tool) = tool else {
+            return CallOutcome::error(&id, messages::no_such_tool(&call.name));
+        };
+        // 2. Abort check.
+        if turn.is_aborted() {
+            return CallOutcome::error(&id, messages::CANCEL_MESSAGE.to_string());
+        }
+        // 3. Schema validation (done in `prepare`).
+        let input = match input {
+            Ok(i) => i,
+            Err(msg) => return CallOutcome::error(&id, msg),
+        };
+        let outcome = AssertUnwindSafe(self.execute_valid(&call, tool.as_ref(), input, turn)).catch_unwind().await;
+        match outcome {
+            Ok(o) => o,
+            Err(panic) => {
+                let msg = panic_message(panic.as_ref());
+                tracing::error!(tool = tool.name(), panic = %msg, "tool panicked");
+                CallOutcome::error(&id, messages::error_calling_tool(tool.name(), &msg))
+            }
+        }
+    }
+
+    async fn execute_valid(&self, call: &ToolCall, tool: &dyn Tool, mut input: ToolInput, turn: &Turn) -> CallOutcome {
+        let id = call.id.as_str();
+        let ctx = self.context(call, tool, turn);
+        let hooks = &self.inner.hooks;
+
+        // 4. Tool validation.
+        if let Err(e) = tool.validate_input(&input, &ctx).await {
+            return CallOutcome::error(id, messages::tool_use_error(&e.message));
+        }
+
+        // 5. PreToolUse hooks.
+        let mut extra_context = Vec::new();
+        let mut stop = None;
+        let mut hook_permission = None;
+        if !hooks.is_empty() {
+            let pre = hooks.pre_tool_use(tool.name(), &input, &ctx).await;
+            if let Some(reason) = pre.block {
+                let mut o = CallOutcome::error(id, format!("PreToolUse hook blocked this call: {reason}"));
+                o.stop = pre.stop;
+                return o;
+            }
+            if let Some(updated) = pre.updated_input {
+                match self.revalidate(tool, updated) {
+                    Ok(i) => input = i,
+                    Err(msg) => return CallOutcome::error(id, msg),
+                }
+            }
+            extra_context = pre.additional_context;
+            stop = pre.stop;
+            hook_permission = pre.permission;
+        }
+
+        // 6. Permission decision.
+        let tool_result = tool.check_permissions(&input, &ctx).await;
+        let mut decision = {
+            let request = PermissionRequest { tool, input: &input, ctx: &ctx, tool_result: &tool_result };
+            self.inner.policy.decide(&request).await
+        };
+        if let Some(hook) = hook_permission {
+            decision = merge_hook_decision(decision, hook);
+        }
+        if decision.behavior == Behavior::Ask {
+            decision = self.ask(tool, &input, decision).await;
+        }
+        if decision.behavior != Behavior::Allow {
+            let message = decision.message.clone().unwrap_or_else(|| messages::permission_denied(tool.name()));
+            let mut o = CallOutcome::error(id, message);
+            o.decision = Some(decision);
+            o.stop = stop;
+            return o;
+        }
+        if let Some(updated) = decision.updated_input.take() {
+            match self.revalidate(tool, updated) {
+                Ok(i) => input = i,
+                Err(msg) => return CallOutcome::error(id, msg),
+            }
+        }
+
+        // 7. Call, racing the cancellation signal (with a grace period for partial output).
+        let grace = self.inner.options.cancel_grace;
+        let token = ctx.cancel_token().clone();
+        let call_future = AssertUnwindSafe(tool.call(&input, &ctx)).catch_unwind();
+        tokio::pin!(call_future);
+        let called = tokio::select! {
+            r = &mut call_future => Some(r),
+            _ = async { token.cancelled().await; tokio::time::sleep(grace).await } => None,
+        };
+        let (mut result, context_change, new_messages, failed) = match called {
+            None => (ToolResult::error(id, messages::INTERRUPTED_MESSAGE), None, Vec::new(), true),
+            Some(Err(panic)) => {
+                let msg = panic_message(panic.as_ref());
+                tracing::error!(tool = tool.name(), panic = %msg, "tool panicked");
+                (ToolResult::error(id, messages::error_calling_tool(tool.name(), &msg)), None, Vec::new(), true)
+            }
+            Some(Ok(Err(ToolError::Cancelled))) => {
+                (ToolResult::error(id, messages::INTERRUPTED_MESSAGE), None, Vec::new(), true)
+            }
+            Some(Ok(Err(e))) => {
+                (ToolResult::error(id, messages::error_calling_tool(tool.name(), &e.to_string())), None, Vec::new(), true)
+            }
+            Some(Ok(Ok(out))) => {
+                let failed = out.is_error;
+                (ToolResult::new(id, out.content, out.is_error), out.context_change, out.new_messages, failed)
+            }
+        };
+
+        // 8. PostToolUse hooks.
+        if !hooks.is_empty() {
+            let post: PostToolUseOutcome = if failed {
+                hooks.post_tool_use_failure(tool.name(), &input, &result, &ctx).await
+            } else {
+                hooks.post_tool_use(tool.name(), &input, &result, &ctx).await
+            };
+            if let Some(content) = post.updated_output {
+                result.content = content;
+            }
+            if let Some(reason) = post.block_reason {
+                extra_context.push(format!("PostToolUse hook feedback: {reason}"));
+            }
+            extra_context.extend(post.additional_context);
+            stop = stop.or(post.stop);
+        }
+        for text in extra_context {
+            result.content.push(ContentBlock::text(text));
+        }
+
+        // 9. Empty result and size processing.
+        if result.content.iter().all(|b| b.as_text().is_some_and(|t| t.trim().is_empty())) {
+            result.content = vec![ContentBlock::text(messages::completed_with_no_output(tool.name()))];
+        }
+        let limit = tool.max_result_size_chars();
+        budget::cap_result(&self.inner.session, limit, &mut result);
+
+        CallOutcome {
+            result,
+            context_change,
+            new_messages,
+            budget_exempt: limit == ResultLimit::Unlimited,
+            decision: Some(decision),
+            stop,
+        }
+    }
+
+    fn revalidate(&self, tool: &dyn Tool, mut value: Value) -> Result<ToolInput, String> {
+        let entry = self.inner.pool.find(tool.name()).ok_or_else(|| messages::no_such_tool(tool.name()))?;
+        let validator = entry.validator().map_err(|e| messages::input_validation_error(e))?;
+        validator.validate(tool.name(), &mut value).map_err(|m| messages::input_validation_error(&m))?;
+        Ok(ToolInput::new(value))
+    }
+
+    async fn ask(&self, tool: &dyn Tool, input: &ToolInput, decision: Decision) -> Decision {
+        let request = AskRequest {
+            tool: tool.name().to_string(),
+            input: input.value().clone(),
+            question: decision.message.clone().unwrap_or_else(|| format!("Allow {}?", tool.name())),
+            reason: decision.reason.clone(),
+            suggested_rule: Some(tool.name().to_string()),
+        };
+        match self.inner.asker.ask(&request).await {
+            AskAnswer::Allow | AskAnswer::AllowAlways => {
+                let mut d = Decision::allow(DecisionSource::User, "the user approved this call");
+                d.updated_input = decision.updated_input;
+                d
+            }
+            AskAnswer::Deny { feedback } => {
+                let mut message = messages::REJECT_MESSAGE.to_string();
+                if let Some(f) = feedback.filter(|f| !f.trim().is_empty()) {
+                    message.push_str("\n\nTo tell you how to proceed, the user said:\n");
+                    message.push_str(&f);
+                }
+                Decision::deny(DecisionSource::User, "the user rejected this call", message)
+            }
+            AskAnswer::Unavailable { why } => {
+                let name = tool.name();
+                Decision::deny(
+                    decision.source.clone(),
+                    format!("{} and {why}", decision.reason),
+                    format!(
+                        "Permission to use {name} has been denied: this call needs approval ({}, from {}) and {why}. To allow it, add an allow rule such as `{name}` to the settings, or choose a permission mode that allows it (--permission-mode acceptEdits or bypassPermissions).",
+                        decision.reason, decision.source
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// A hook's opinion combined with the policy's: a hook can make a decision stricter (deny, ask),
+/// and its allow only skips an ask that came from the default rules, never a rule's deny or ask.
+fn merge_hook_decision(decision: Decision, hook: crate::hooks::HookPermission) -> Decision {
+    let source = DecisionSource::Hook { command: hook.command.clone() };
+    let reason = hook.reason.clone().unwrap_or_else(|| "a PreToolUse hook decided".into());
+    match (hook.behavior, decision.behavior) {
+        (_, Behavior::Deny) => decision,
+        (Behavior::Deny, _) => Decision::deny(source, reason.clone(), format!("Blocked by PreToolUse hook: {reason}")),
+        (Behavior::Ask, _) => Decision::ask(source, reason.clone(), decision.message.clone().unwrap_or(reason)),
+        (Behavior::Allow, Behavior::Ask) if matches!(decision.source, DecisionSource::Default) => {
+            Decision::allow(source, reason)
+        }
+        (Behavior::Allow, _) => decision,
+    }
+}

@@ -1,0 +1,198 @@
+//! Finding tools: [`registered_tools`] collects what `inventory` registered at link time, and
+//! [`Pool`] is the ordered set one model sees — bare-deny prefilter, `is_enabled`, simple mode,
+//! built-ins sorted by name then external (MCP) tools sorted by name, built-ins winning a name
+//! clash — with lookup by name, then alias (reference §2.1 step 1, §6).
+//!
+//! Permission decisions for a call are not made here; only a bare deny rule (`Bash`,
+//! `mcp__server`) removes tools from the pool.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use crate::schema::CompiledSchema;
+use crate::tool::{Tool, ToolRegistration};
+
+/// Tools of simple mode (`CLAUDE_CODE_SIMPLE`): the minimal editing set.
+pub const SIMPLE_MODE_TOOLS: [&str; 3] = ["Bash", "Edit", "Read"];
+
+/// Every tool registered in this binary, built once, in registration-independent (name) order.
+pub fn registered_tools() -> &'static [Arc<dyn Tool>] {
+    static TOOLS: OnceLock<Vec<Arc<dyn Tool>>> = OnceLock::new();
+    TOOLS.get_or_init(|| {
+        let mut tools: Vec<Arc<dyn Tool>> = inventory::iter::<ToolRegistration>.into_iter().map(|r| (r.make)()).collect();
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        tools
+    })
+}
+
+/// How to assemble a pool.
+#[derive(Clone, Default)]
+pub struct PoolConfig {
+    /// Simple mode: only Bash, Read and Edit among the built-ins.
+    pub simple: bool,
+    /// Tool names (or `mcp__server` prefixes) named by bare deny rules: removed from the pool.
+    pub denied: Vec<String>,
+    /// When set, only these built-ins (by name) are kept (tests, embedded uses).
+    pub only: Option<Vec<String>>,
+    /// Tools from outside the build (MCP), added after the built-ins.
+    pub external: Vec<Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for PoolConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PoolConfig")
+            .field("simple", &self.simple)
+            .field("denied", &self.denied)
+            .field("only", &self.only)
+            .field("external", &self.external.iter().map(|t| t.name().to_string()).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Whether a bare deny rule `rule` removes `tool` (exact name, `mcp__server` for all of a
+/// server's tools, `mcp__server__*`).
+pub fn bare_deny_matches(rule: &str, tool: &str) -> bool {
+    if rule == tool {
+        return true;
+    }
+    if let Some(prefix) = rule.strip_suffix("__*") {
+        return rule.starts_with("mcp__") && tool.starts_with(prefix) && tool[prefix.len()..].starts_with("__");
+    }
+    rule.starts_with("mcp__")
+        && rule.matches("__").count() == 1
+        && tool.starts_with(rule)
+        && tool[rule.len()..].starts_with("__")
+}
+
+/// One tool in a pool, with its compiled validator (built on first use).
+pub struct PoolEntry {
+    tool: Arc<dyn Tool>,
+    external: bool,
+    validator: OnceLock<Result<Arc<CompiledSchema>, String>>,
+}
+
+impl PoolEntry {
+    /// The tool.
+    pub fn tool(&self) -> &Arc<dyn Tool> {
+        &self.tool
+    }
+
+    /// Whether the tool came from outside the build.
+    pub fn is_external(&self) -> bool {
+        self.external
+    }
+
+    /// The compiled input validator; an invalid schema is reported once and kept as an error.
+    pub fn validator(&self) -> Result<&Arc<CompiledSchema>, &str> {
+        self.validator
+            .get_or_init(|| CompiledSchema::compile(self.tool.input_schema()).map(Arc::new))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+/// The ordered set of tools one model sees.
+pub struct Pool {
+    entries: Vec<PoolEntry>,
+    by_name: HashMap<String, usize>,
+    builtin_len: usize,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+impl Pool {
+    /// The pool of this binary's registered tools.
+    pub fn builtin(config: PoolConfig) -> Pool {
+        Pool::assemble(registered_tools().to_vec(), config)
+    }
+
+    /// Assemble a pool from explicit built-ins (tests, embedders) and `config.external`.
+    pub fn assemble(builtins: Vec<Arc<dyn Tool>>, config: PoolConfig) -> Pool {
+        let denied = |name: &str| config.denied.iter().any(|r| bare_deny_matches(r, name));
+        let mut builtins: Vec<_> = builtins
+            .into_iter()
+            .filter(|t| t.is_enabled() && !denied(t.name()))
+            .filter(|t| !config.simple || SIMPLE_MODE_TOOLS.contains(&t.name()))
+            .filter(|t| config.only.as_ref().is_none_or(|only| only.iter().any(|n| n == t.name())))
+            .collect();
+        builtins.sort_by(|a, b| a.name().cmp(b.name()));
+        builtins.dedup_by(|a, b| a.name() == b.name());
+        let mut external: Vec<_> =
+            config.external.iter().filter(|t| t.is_enabled() && !denied(t.name())).cloned().collect();
+        external.sort_by(|a, b| a.name().cmp(b.name()));
+
+        let mut pool = Pool { entries: Vec::new(), by_name: HashMap::new(), builtin_len: 0 };
+        for (tools, is_external) in [(builtins, false), (external, true)] {
+            for tool in tools {
+                if pool.by_name.contains_key(tool.name()) {
+                    tracing::debug!(tool = tool.name(), "dropping external tool: a built-in has this name");
+                    continue;
+                }
+                pool.by_name.insert(tool.name().to_string(), pool.entries.len());
+                pool.entries.push(PoolEntry { tool, external: is_external, validator: OnceLock::new() });
+            }
+            if !is_external {
+                pool.builtin_len = pool.entries.len();
+            }
+        }
+        pool
+    }
+
+    /// Find a tool by name, then by alias.
+    pub fn find(&self, name: &str) -> Option<&PoolEntry> {
+        if let Some(&i) = self.by_name.get(name) {
+            return Some(&self.entries[i]);
+        }
+        self.entries.iter().find(|e| e.tool.aliases().contains(&name))
+    }
+
+    /// The tools in order.
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = &Arc<dyn Tool>> {
+        self.entries.iter().map(|e| &e.tool)
+    }
+
+    /// The entries in order.
+    pub fn entries(&self) -> &[PoolEntry] {
+        &self.entries
+    }
+
+    /// The names in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries.iter().map(|e| e.tool.name()).collect()
+    }
+
+    /// How many entries are built-ins (they come first).
+    pub fn builtin_len(&self) -> usize {
+        self.builtin_len
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the pool is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_deny_rules() {
+        assert!(bare_deny_matches("Bash", "Bash"));
+        assert!(!bare_deny_matches("Bash", "BashOutput"));
+        assert!(bare_deny_matches("mcp__fs", "mcp__fs__read"));
+        assert!(!bare_deny_matches("mcp__fs", "mcp__fsx__read"));
+        assert!(bare_deny_matches("mcp__fs__*", "mcp__fs__read"));
+        assert!(!bare_deny_matches("mcp__fs__read", "mcp__fs__read_all"));
+        assert!(bare_deny_matches("mcp__fs__read", "mcp__fs__read"));
+    }
+}

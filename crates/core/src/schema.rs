@@ -1,0 +1,377 @@
+//! Input schemas: generation from Rust types with `schemars` ([`schema_for`]), compiled validation
+//! with `jsonschema` ([`CompiledSchema`]), Claude Code's string coercion (`"5"` and `"true"` are
+//! accepted where a number or boolean is expected) and model-readable error messages in Claude
+//! Code's shapes (reference §2.1 step 3):
+//!
+//! ```text
+//! Read failed due to the following issue:
+//! The required parameter `file_path` is missing
+//! ```
+//!
+//! Tool-specific checks (`validate_input`) are not here.
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Number, Value};
+
+/// The JSON Schema of `T` in the shape Claude Code sends: draft-07, subschemas inlined, every
+/// object closed (`additionalProperties: false`), optional fields without a `null` type, no
+/// root `title`, no integer `format` annotations.
+pub fn schema_for<T: JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft07();
+    settings.inline_subschemas = true;
+    let mut value = settings.into_generator().into_root_schema_for::<T>().to_value();
+    if let Some(obj) = value.as_object_mut() {
+        obj.remove("title");
+        obj.remove("definitions");
+    }
+    tidy(&mut value);
+    value
+}
+
+fn tidy(schema: &mut Value) {
+    let Some(obj) = schema.as_object_mut() else { return };
+    if obj.get("format").and_then(Value::as_str).is_some_and(|f| {
+        matches!(f, "uint" | "uint8" | "uint16" | "uint32" | "uint64" | "int" | "int8" | "int16" | "int32" | "int64" | "double" | "float")
+    }) {
+        obj.remove("format");
+    }
+    let required: Vec<String> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
+        for (name, prop) in props.iter_mut() {
+            if !required.contains(name) {
+                strip_null(prop);
+            }
+            tidy(prop);
+        }
+    }
+    if obj.contains_key("properties") && !obj.contains_key("additionalProperties") {
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(sub) = obj.get_mut(key) {
+            tidy(sub);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(subs)) = obj.get_mut(key) {
+            subs.iter_mut().for_each(tidy);
+        }
+    }
+}
+
+/// Turn `{"type": ["x", "null"]}` into `{"type": "x"}` and drop `{"type":"null"}` from `anyOf`.
+fn strip_null(prop: &mut Value) {
+    let Some(obj) = prop.as_object_mut() else { return };
+    if let Some(Value::Array(types)) = obj.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types[0].clone();
+            obj.insert("type".into(), only);
+        }
+    }
+    let single = if let Some(Value::Array(variants)) = obj.get_mut("anyOf") {
+        variants.retain(|v| v.get("type").and_then(Value::as_str) != Some("null"));
+        if variants.len() == 1 { variants.pop() } else { None }
+    } else {
+        None
+    };
+    if let Some(Value::Object(inner)) = single {
+        obj.remove("anyOf");
+        for (k, v) in inner {
+            obj.entry(k).or_insert(v);
+        }
+    }
+    if let Some(Value::Array(values)) = obj.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+}
+
+/// Where strings must be turned into numbers or booleans before validation.
+#[derive(Debug, Clone, PartialEq)]
+enum Coercion {
+    None,
+    Number,
+    Integer,
+    Boolean,
+    Object(Vec<(String, Coercion)>),
+    Array(Box<Coercion>),
+}
+
+impl Coercion {
+    fn of(schema: &Value) -> Coercion {
+        let types: Vec<&str> = match schema.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if types.contains(&"string") {
+            return Coercion::None;
+        }
+        if types.contains(&"boolean") {
+            return Coercion::Boolean;
+        }
+        if types.contains(&"integer") {
+            return Coercion::Integer;
+        }
+        if types.contains(&"number") {
+            return Coercion::Number;
+        }
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            let fields: Vec<_> = props
+                .iter()
+                .map(|(k, v)| (k.clone(), Coercion::of(v)))
+                .filter(|(_, c)| *c != Coercion::None)
+                .collect();
+            return if fields.is_empty() { Coercion::None } else { Coercion::Object(fields) };
+        }
+        if let Some(items) = schema.get("items") {
+            let inner = Coercion::of(items);
+            return if inner == Coercion::None { Coercion::None } else { Coercion::Array(Box::new(inner)) };
+        }
+        Coercion::None
+    }
+
+    fn apply(&self, value: &mut Value) {
+        match (self, value) {
+            (Coercion::None, _) => {}
+            (Coercion::Boolean, v @ Value::String(_)) => match v.as_str().map(str::trim) {
+                Some("true") => *v = Value::Bool(true),
+                Some("false") => *v = Value::Bool(false),
+                _ => {}
+            },
+            (Coercion::Integer | Coercion::Number, v @ Value::String(_)) => {
+                let s = v.as_str().unwrap_or_default().trim();
+                let parsed = if let Ok(i) = s.parse::<i64>() {
+                    Some(Number::from(i))
+                } else if let Ok(u) = s.parse::<u64>() {
+                    Some(Number::from(u))
+                } else {
+                    s.parse::<f64>().ok().filter(|f| f.is_finite()).and_then(Number::from_f64)
+                };
+                if let Some(n) = parsed {
+                    *v = Value::Number(n);
+                }
+            }
+            (Coercion::Object(fields), Value::Object(map)) => {
+                for (name, c) in fields {
+                    if let Some(v) = map.get_mut(name) {
+                        c.apply(v);
+                    }
+                }
+            }
+            (Coercion::Array(inner), Value::Array(items)) => items.iter_mut().for_each(|v| inner.apply(v)),
+            _ => {}
+        }
+    }
+}
+
+/// A tool's input schema, compiled once.
+pub struct CompiledSchema {
+    validator: jsonschema::Validator,
+    coercion: Coercion,
+}
+
+impl std::fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledSchema").field("coercion", &self.coercion).finish()
+    }
+}
+
+impl CompiledSchema {
+    /// Compile `schema` (draft-07 unless it says otherwise). External `$ref`s are not fetched.
+    pub fn compile(schema: &Value) -> Result<Self, String> {
+        let validator = jsonschema::draft7::options()
+            .build(schema)
+            .map_err(|e| format!("the tool's input schema is invalid: {e}"))?;
+        Ok(Self { validator, coercion: Coercion::of(schema) })
+    }
+
+    /// Coerce string numbers and booleans in `input`, then validate it. On failure returns the
+    /// message (without the `<tool_use_error>InputValidationError:` wrapper).
+    pub fn validate(&self, tool: &str, input: &mut Value) -> Result<(), String> {
+        self.coercion.apply(input);
+        if self.validator.is_valid(input) {
+            return Ok(());
+        }
+        Err(format_errors(tool, self.validator.iter_errors(input)))
+    }
+}
+
+fn json_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn expected_name(kind: &TypeKind) -> String {
+    let name = |t: String| if t == "integer" { "number".to_string() } else { t };
+    match kind {
+        TypeKind::Single(t) => name(t.to_string()),
+        TypeKind::Multiple(set) => {
+            let mut names: Vec<String> = set.iter().map(|t| name(t.to_string())).collect();
+            names.dedup();
+            names.join(" | ")
+        }
+    }
+}
+
+fn param_path(pointer: &str) -> String {
+    pointer.trim_start_matches('/').split('/').map(|s| s.replace("~1", "/").replace("~0", "~")).collect::<Vec<_>>().join(".")
+}
+
+fn join_path(parent: &str, child: &str) -> String {
+    if parent.is_empty() { child.to_string() } else { format!("{parent}.{child}") }
+}
+
+fn format_errors<'a>(tool: &str, errors: impl Iterator<Item = jsonschema::ValidationError<'a>>) -> String {
+    let mut missing = Vec::new();
+    let mut unexpected = Vec::new();
+    let mut types = Vec::new();
+    let mut other = Vec::new();
+    for error in errors {
+        let path = param_path(error.instance_path().as_str());
+        match error.kind() {
+            ValidationErrorKind::Required { property } => {
+                let prop = property.as_str().map_or_else(|| property.to_string(), str::to_string);
+                missing.push(format!("The required parameter `{}` is missing", join_path(&path, &prop)));
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected: names } => {
+                for name in names {
+                    unexpected.push(format!("An unexpected parameter `{}` was provided", join_path(&path, name)));
+                }
+            }
+            ValidationErrorKind::Type { kind } => {
+                types.push(format!(
+                    "The parameter `{}` type is expected as `{}` but provided as `{}`",
+                    if path.is_empty() { "input" } else { &path },
+                    expected_name(kind),
+                    json_type_name(error.instance())
+                ));
+            }
+            _ => {
+                let target = if path.is_empty() { "input".to_string() } else { path };
+                other.push(format!("The parameter `{target}` is invalid: {error}"));
+            }
+        }
+    }
+    let parts: Vec<String> = missing.into_iter().chain(unexpected).chain(types).chain(other).collect();
+    let word = if parts.len() > 1 { "issues" } else { "issue" };
+    format!("{tool} failed due to the following {word}:\n{}", parts.join("\n"))
+}
+
+/// An empty object map, for callers that need a default input.
+pub fn empty_input() -> Value {
+    Value::Object(Map::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    /// Test input.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Input {
+        /// The path.
+        file_path: String,
+        /// Where to start.
+        offset: Option<u64>,
+        /// Flag.
+        replace_all: Option<bool>,
+        /// Nested.
+        edits: Option<Vec<Edit>>,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Edit {
+        old_string: String,
+        count: Option<u32>,
+    }
+
+    fn compiled() -> CompiledSchema {
+        CompiledSchema::compile(&schema_for::<Input>()).unwrap()
+    }
+
+    #[test]
+    fn generated_schema_has_claude_code_shape() {
+        let s = schema_for::<Input>();
+        assert_eq!(s["$schema"], "http://json-schema.org/draft-07/schema#");
+        assert_eq!(s["type"], "object");
+        assert_eq!(s["additionalProperties"], false);
+        assert_eq!(s["required"], json!(["file_path"]));
+        assert_eq!(s["properties"]["offset"]["type"], "integer");
+        assert!(s["properties"]["offset"].get("format").is_none());
+        assert_eq!(s["properties"]["file_path"]["description"], "The path.");
+        assert_eq!(s["properties"]["edits"]["items"]["additionalProperties"], false);
+        assert!(s.get("title").is_none());
+        assert!(!s.to_string().contains("$ref"));
+    }
+
+    #[test]
+    fn missing_parameter() {
+        let mut v = json!({});
+        let err = compiled().validate("Read", &mut v).unwrap_err();
+        assert_eq!(err, "Read failed due to the following issue:\nThe required parameter `file_path` is missing");
+    }
+
+    #[test]
+    fn unexpected_and_type_errors_together() {
+        let mut v = json!({"file_path": 3, "bogus": 1});
+        let err = compiled().validate("Read", &mut v).unwrap_err();
+        assert_eq!(
+            err,
+            "Read failed due to the following issues:\nAn unexpected parameter `bogus` was provided\nThe parameter `file_path` type is expected as `string` but provided as `number`"
+        );
+    }
+
+    #[test]
+    fn strings_are_coerced_to_numbers_and_booleans() {
+        let mut v = json!({"file_path": "/x", "offset": "5", "replace_all": "true", "edits": [{"old_string": "a", "count": "2"}]});
+        compiled().validate("Read", &mut v).unwrap();
+        assert_eq!(v["offset"], 5);
+        assert_eq!(v["replace_all"], true);
+        assert_eq!(v["edits"][0]["count"], 2);
+    }
+
+    #[test]
+    fn non_numeric_strings_stay_errors() {
+        let mut v = json!({"file_path": "/x", "offset": "five"});
+        let err = compiled().validate("Read", &mut v).unwrap_err();
+        assert!(err.contains("The parameter `offset` type is expected as `number` but provided as `string`"), "{err}");
+    }
+
+    #[test]
+    fn nested_paths_are_named() {
+        let mut v = json!({"file_path": "/x", "edits": [{"count": 1}]});
+        let err = compiled().validate("MultiEdit", &mut v).unwrap_err();
+        assert!(err.contains("The required parameter `edits.0.old_string` is missing"), "{err}");
+    }
+
+    #[test]
+    fn other_keyword_errors_are_reported() {
+        let mut v = json!({"file_path": "/x", "offset": -1});
+        let err = compiled().validate("Read", &mut v).unwrap_err();
+        assert!(err.contains("The parameter `offset` is invalid"), "{err}");
+    }
+
+    #[test]
+    fn null_for_optional_is_a_type_error() {
+        let mut v = json!({"file_path": "/x", "offset": null});
+        let err = compiled().validate("Read", &mut v).unwrap_err();
+        assert!(err.contains("provided as `null`"), "{err}");
+    }
+}

@@ -1,0 +1,481 @@
+//! [`Session`]: what lives across calls — working directory and additional directories, the
+//! file-state cache, the permission mode, a persisted key-value store for tools (todo list,
+//! discovered tools), per-tool extensions that are not persisted (background tasks), and the
+//! directory where oversized results are written.
+//!
+//! A session can be saved and restored by name ([`Session::open`], [`Session::save`]) so separate
+//! `hands` invocations share one. The state directory follows the platform convention
+//! (`$XDG_STATE_HOME/hands`, else `~/.local/state/hands`), overridable with `HANDS_STATE_DIR` or
+//! [`SessionConfig::state_dir`].
+//!
+//! Permission rules are not stored here; the session only carries what the permission engine
+//! installs ([`PathFilter`] for reads, the mode).
+
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::file_state::{FileState, FileStateCache};
+use crate::permissions::PermissionMode;
+
+/// Errors opening or saving a session.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The working directory is missing or not a directory.
+    #[error("working directory {0} does not exist or is not a directory")]
+    BadCwd(PathBuf),
+    /// A session name with characters other than letters, digits, `-`, `_`, `.`.
+    #[error("invalid session name `{0}`: use letters, digits, '-', '_' or '.'")]
+    BadName(String),
+    /// Reading or writing the state directory failed.
+    #[error("session state at {path}: {source}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// What failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The saved session is not valid JSON of the expected shape.
+    #[error("saved session {path} is corrupt ({source}); delete it to start over")]
+    Corrupt {
+        /// The file involved.
+        path: PathBuf,
+        /// The parse error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Lets the permission engine tell tools which paths must not be read (Grep, Glob skip them).
+pub trait PathFilter: Send + Sync {
+    /// Whether reading `path` (absolute) is denied.
+    fn is_read_denied(&self, path: &Path) -> bool;
+}
+
+/// How to open a session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionConfig {
+    /// Save and restore under this name; `None` for a throwaway session.
+    pub name: Option<String>,
+    /// Working directory; defaults to the process's current directory.
+    pub cwd: Option<PathBuf>,
+    /// Additional working directories (`--add-dir`).
+    pub additional_dirs: Vec<PathBuf>,
+    /// State directory; defaults to [`default_state_dir`].
+    pub state_dir: Option<PathBuf>,
+    /// Permission mode; `None` keeps a restored session's mode (or `default`).
+    pub permission_mode: Option<PermissionMode>,
+}
+
+/// `$HANDS_STATE_DIR`, else `$XDG_STATE_HOME/hands`, else `~/.local/state/hands`, else a folder in
+/// the temp directory.
+pub fn default_state_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("HANDS_STATE_DIR").filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir).join("hands");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(home).join(".local/state/hands");
+    }
+    std::env::temp_dir().join("hands-state")
+}
+
+/// The saved form of a session.
+#[derive(Debug, Serialize, Deserialize)]
+struct Snapshot {
+    id: String,
+    project_dir: PathBuf,
+    cwd: PathBuf,
+    additional_dirs: Vec<PathBuf>,
+    permission_mode: PermissionMode,
+    file_state: Vec<(PathBuf, FileState)>,
+    data: BTreeMap<String, Value>,
+}
+
+type CloseHook = Box<dyn FnOnce() + Send>;
+
+/// Everything that lives across the calls of one agent session.
+pub struct Session {
+    id: String,
+    name: Option<String>,
+    state_dir: PathBuf,
+    project_dir: PathBuf,
+    cwd: RwLock<PathBuf>,
+    additional_dirs: RwLock<Vec<PathBuf>>,
+    permission_mode: RwLock<PermissionMode>,
+    file_state: FileStateCache,
+    data: Mutex<BTreeMap<String, Value>>,
+    read_filter: RwLock<Option<Arc<dyn PathFilter>>>,
+    extensions: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    on_close: Mutex<Vec<CloseHook>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).field("name", &self.name).field("cwd", &self.cwd()).finish()
+    }
+}
+
+fn new_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{:x}-{:x}-{:x}", nanos, std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('.')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Make `path` absolute against `base` and remove `.` and `..` components lexically.
+pub fn normalize_path(base: &Path, path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() { path.to_path_buf() } else { base.join(path) };
+    let mut out = PathBuf::new();
+    for comp in joined.components() {
+        match comp {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+impl Session {
+    /// A new session that is not saved anywhere unless `config.name` is set.
+    pub fn new(config: SessionConfig) -> Result<Arc<Session>, SessionError> {
+        let cwd = match config.cwd {
+            Some(c) => c,
+            None => std::env::current_dir().map_err(|e| SessionError::Io { path: ".".into(), source: e })?,
+        };
+        let cwd = std::fs::canonicalize(&cwd).map_err(|_| SessionError::BadCwd(cwd.clone()))?;
+        if !cwd.is_dir() {
+            return Err(SessionError::BadCwd(cwd));
+        }
+        if let Some(name) = &config.name {
+            if !valid_name(name) {
+                return Err(SessionError::BadName(name.clone()));
+            }
+        }
+        let additional = config
+            .additional_dirs
+            .iter()
+            .map(|d| std::fs::canonicalize(normalize_path(&cwd, d)).map_err(|_| SessionError::BadCwd(d.clone())))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Arc::new(Session {
+            id: new_id(),
+            name: config.name,
+            state_dir: config.state_dir.unwrap_or_else(default_state_dir),
+            project_dir: cwd.clone(),
+            cwd: RwLock::new(cwd),
+            additional_dirs: RwLock::new(additional),
+            permission_mode: RwLock::new(config.permission_mode.unwrap_or_default()),
+            file_state: FileStateCache::new(),
+            data: Mutex::new(BTreeMap::new()),
+            read_filter: RwLock::new(None),
+            extensions: Mutex::new(HashMap::new()),
+            on_close: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// Restore the session saved under `config.name`, or start it when none is saved.
+    ///
+    /// A `cwd` given in `config` replaces the saved one; additional directories are merged.
+    pub fn open(config: SessionConfig) -> Result<Arc<Session>, SessionError> {
+        let Some(name) = config.name.clone() else { return Session::new(config) };
+        if !valid_name(&name) {
+            return Err(SessionError::BadName(name));
+        }
+        let state_dir = config.state_dir.clone().unwrap_or_else(default_state_dir);
+        let path = Self::snapshot_path_in(&state_dir, &name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Session::new(config),
+            Err(e) => return Err(SessionError::Io { path, source: e }),
+        };
+        let snap: Snapshot = serde_json::from_str(&text).map_err(|e| SessionError::Corrupt { path: path.clone(), source: e })?;
+        let explicit_cwd = config.cwd.is_some();
+        let mut cfg = config;
+        if !explicit_cwd {
+            // A saved directory that disappeared falls back to the project directory.
+            cfg.cwd = Some(if snap.cwd.is_dir() { snap.cwd.clone() } else { snap.project_dir.clone() });
+        }
+        let mut dirs = snap.additional_dirs.clone();
+        dirs.extend(cfg.additional_dirs.drain(..));
+        dirs.retain(|d| d.is_dir());
+        dirs.dedup();
+        cfg.additional_dirs = dirs;
+        cfg.state_dir = Some(state_dir);
+        let mode_override = cfg.permission_mode;
+        let session = Session::new(cfg)?;
+        // Restore identity and state. `new` built a fresh id; keep the saved one so the
+        // tool-results folder stays the same across invocations.
+        let mut session = Arc::try_unwrap(session).unwrap_or_else(|_| unreachable!("fresh Arc"));
+        session.id = snap.id;
+        if !explicit_cwd && snap.project_dir.is_dir() {
+            session.project_dir = snap.project_dir;
+        }
+        *session.permission_mode.get_mut().unwrap_or_else(|e| e.into_inner()) = mode_override.unwrap_or(snap.permission_mode);
+        session.file_state.restore(snap.file_state);
+        *session.data.get_mut().unwrap_or_else(|e| e.into_inner()) = snap.data;
+        Ok(Arc::new(session))
+    }
+
+    fn snapshot_path_in(state_dir: &Path, name: &str) -> PathBuf {
+        state_dir.join("sessions").join(format!("{name}.json"))
+    }
+
+    /// Save a named session (atomically). A session without a name is not saved.
+    pub fn save(&self) -> Result<(), SessionError> {
+        let Some(name) = &self.name else { return Ok(()) };
+        let path = Self::snapshot_path_in(&self.state_dir, name);
+        let snap = Snapshot {
+            id: self.id.clone(),
+            project_dir: self.project_dir.clone(),
+            cwd: self.cwd(),
+            additional_dirs: self.additional_dirs(),
+            permission_mode: self.permission_mode(),
+            file_state: self.file_state.snapshot(),
+            data: self.data.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        };
+        let io = |source| SessionError::Io { path: path.clone(), source };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io)?;
+        }
+        let json = serde_json::to_vec_pretty(&snap).expect("snapshot serializes");
+        crate::fs::atomic_write(&path, &json).map_err(io)
+    }
+
+    /// Unique id (stable across save and restore).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The name it is saved under, if any.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The state directory root.
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    /// Where oversized results of this session are written: `<state>/<id>/tool-results`.
+    pub fn tool_results_dir(&self) -> PathBuf {
+        self.state_dir.join(&self.id).join("tool-results")
+    }
+
+    /// The directory the session started in (the project).
+    pub fn project_dir(&self) -> &Path {
+        &self.project_dir
+    }
+
+    /// The current working directory.
+    pub fn cwd(&self) -> PathBuf {
+        self.cwd.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Change the working directory (Bash's `cd` persists through this).
+    pub fn set_cwd(&self, dir: PathBuf) {
+        *self.cwd.write().unwrap_or_else(|e| e.into_inner()) = dir;
+    }
+
+    /// Additional working directories.
+    pub fn additional_dirs(&self) -> Vec<PathBuf> {
+        self.additional_dirs.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Add a working directory (absolute, normalized).
+    pub fn add_dir(&self, dir: PathBuf) {
+        let mut dirs = self.additional_dirs.write().unwrap_or_else(|e| e.into_inner());
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+
+    /// Every working directory: the project directory, then the additional ones.
+    pub fn working_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.project_dir.clone()];
+        for d in self.additional_dirs() {
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+        dirs
+    }
+
+    /// Resolve a path as the model gave it: relative to the cwd, `.`/`..` removed (no symlinks
+    /// resolved: the path policy does that).
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        normalize_path(&self.cwd(), Path::new(path))
+    }
+
+    /// The permission mode in force.
+    pub fn permission_mode(&self) -> PermissionMode {
+        *self.permission_mode.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Change the permission mode.
+    pub fn set_permission_mode(&self, mode: PermissionMode) {
+        *self.permission_mode.write().unwrap_or_else(|e| e.into_inner()) = mode;
+    }
+
+    /// The file-state cache.
+    pub fn file_state(&self) -> &FileStateCache {
+        &self.file_state
+    }
+
+    /// A value from the persisted store.
+    pub fn data(&self, key: &str) -> Option<Value> {
+        self.data.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned()
+    }
+
+    /// Store a value that is saved with the session (`None` removes it).
+    pub fn set_data(&self, key: &str, value: Option<Value>) {
+        let mut data = self.data.lock().unwrap_or_else(|e| e.into_inner());
+        match value {
+            Some(v) => data.insert(key.to_string(), v),
+            None => data.remove(key),
+        };
+    }
+
+    /// Install the read-deny filter (the permission engine does).
+    pub fn set_read_filter(&self, filter: Option<Arc<dyn PathFilter>>) {
+        *self.read_filter.write().unwrap_or_else(|e| e.into_inner()) = filter;
+    }
+
+    /// Whether reading `path` is denied by the permission rules.
+    pub fn is_read_denied(&self, path: &Path) -> bool {
+        self.read_filter.read().unwrap_or_else(|e| e.into_inner()).as_ref().is_some_and(|f| f.is_read_denied(path))
+    }
+
+    /// The read-deny filter, for tools that check many paths (cloned once per call).
+    pub fn read_filter(&self) -> Option<Arc<dyn PathFilter>> {
+        self.read_filter.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The session's instance of a per-tool extension, created on first use. Extensions are not
+    /// saved; they live as long as the session.
+    pub fn extension<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Arc<T> {
+        let mut map = self.extensions.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = map.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(init()) as Arc<dyn Any + Send + Sync>);
+        Arc::clone(entry).downcast::<T>().unwrap_or_else(|_| unreachable!("extension map is keyed by TypeId"))
+    }
+
+    /// The extension of type `T`, if one was created.
+    pub fn get_extension<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        let map = self.extensions.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&TypeId::of::<T>()).cloned().and_then(|a| a.downcast::<T>().ok())
+    }
+
+    /// Run `hook` when the session ends ([`Session::close`] or drop). Background tasks use this
+    /// to make sure nothing outlives the session.
+    pub fn on_close(&self, hook: impl FnOnce() + Send + 'static) {
+        self.on_close.lock().unwrap_or_else(|e| e.into_inner()).push(Box::new(hook));
+    }
+
+    /// End the session: run the close hooks and drop the extensions. Idempotent.
+    pub fn close(&self) {
+        let hooks = std::mem::take(&mut *self.on_close.lock().unwrap_or_else(|e| e.into_inner()));
+        for hook in hooks {
+            hook();
+        }
+        self.extensions.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_and_restore_by_name() {
+        let state = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let sub = work.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let cfg = SessionConfig {
+            name: Some("s1".into()),
+            cwd: Some(work.path().to_path_buf()),
+            state_dir: Some(state.path().to_path_buf()),
+            ..Default::default()
+        };
+        let s = Session::open(cfg.clone()).unwrap();
+        s.set_cwd(std::fs::canonicalize(&sub).unwrap());
+        s.set_data("todos", Some(serde_json::json!([1, 2])));
+        s.set_permission_mode(PermissionMode::AcceptEdits);
+        s.file_state().record(
+            "/x",
+            FileState { content_hash: 9, mtime_ms: 1, size: 1, offset: None, limit: None, partial: false },
+        );
+        let id = s.id().to_string();
+        s.save().unwrap();
+        drop(s);
+
+        let restored = Session::open(SessionConfig { cwd: None, ..cfg }).unwrap();
+        assert_eq!(restored.id(), id);
+        assert_eq!(restored.cwd(), std::fs::canonicalize(&sub).unwrap());
+        assert_eq!(restored.project_dir(), std::fs::canonicalize(work.path()).unwrap());
+        assert_eq!(restored.data("todos"), Some(serde_json::json!([1, 2])));
+        assert_eq!(restored.permission_mode(), PermissionMode::AcceptEdits);
+        assert_eq!(restored.file_state().len(), 1);
+    }
+
+    #[test]
+    fn rejects_bad_names_and_cwds() {
+        let cfg = SessionConfig { name: Some("../x".into()), ..Default::default() };
+        assert!(matches!(Session::open(cfg), Err(SessionError::BadName(_))));
+        let cfg = SessionConfig { cwd: Some("/definitely/not/here".into()), ..Default::default() };
+        assert!(matches!(Session::new(cfg), Err(SessionError::BadCwd(_))));
+    }
+
+    #[test]
+    fn close_runs_hooks_once() {
+        let s = Session::new(SessionConfig::default()).unwrap();
+        let count = Arc::new(AtomicU64::new(0));
+        let c = count.clone();
+        s.on_close(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+        });
+        s.close();
+        s.close();
+        drop(s);
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn extensions_are_per_type_singletons() {
+        let s = Session::new(SessionConfig::default()).unwrap();
+        let a = s.extension(|| Mutex::new(1u32));
+        *a.lock().unwrap() = 5;
+        let b = s.extension(|| Mutex::new(0u32));
+        assert_eq!(*b.lock().unwrap(), 5);
+        assert!(s.get_extension::<String>().is_none());
+    }
+
+    #[test]
+    fn normalizes_paths() {
+        assert_eq!(normalize_path(Path::new("/a/b"), Path::new("../c/./d")), PathBuf::from("/a/c/d"));
+        assert_eq!(normalize_path(Path::new("/a"), Path::new("/x/../y")), PathBuf::from("/y"));
+    }
+}
