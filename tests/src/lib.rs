@@ -1,1 +1,97 @@
-//! Helpers for the end-to-end tests live in `tests/common`.
+//! Helpers for the end-to-end tests in `tests/`: finding (and building once) the `hands` binary,
+//! and running it in a temporary project with its own state directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ lives in the workspace").to_path_buf()
+}
+
+/// Path to a `hands` binary built from this workspace with default features. Built once per test
+/// process (a no-op when up to date), so the tests always drive the current code.
+pub fn hands_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "hands", "--bin", "hands"])
+            .current_dir(workspace_root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the hands binary failed");
+        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace_root().join("target"));
+        let target = if target.is_absolute() { target } else { workspace_root().join(target) };
+        let bin = target.join("debug").join("hands");
+        assert!(bin.exists(), "no binary at {}", bin.display());
+        bin
+    })
+}
+
+/// A temporary project directory and state directory to run `hands` in.
+pub struct Project {
+    /// The project (the session's working directory).
+    pub dir: tempfile::TempDir,
+    /// The state directory (sessions, large results).
+    pub state: tempfile::TempDir,
+}
+
+impl Default for Project {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Project {
+    /// An empty project.
+    pub fn new() -> Self {
+        Self { dir: tempfile::tempdir().expect("tempdir"), state: tempfile::tempdir().expect("tempdir") }
+    }
+
+    /// Write a file (creating parent directories) and return its absolute path.
+    pub fn file(&self, rel: &str, content: &str) -> PathBuf {
+        let path = self.dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("has parent")).expect("mkdir");
+        std::fs::write(&path, content).expect("write");
+        path
+    }
+
+    /// A `hands` command running in this project with its own state directory.
+    pub fn hands(&self) -> Command {
+        let mut cmd = Command::new(hands_bin());
+        cmd.current_dir(self.dir.path()).env("HANDS_STATE_DIR", self.state.path()).env_remove("RUST_LOG");
+        cmd
+    }
+
+    /// Run `hands ARGS` and capture its output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.hands().args(args).stdin(Stdio::null()).output().expect("hands runs")
+    }
+
+    /// Run `hands ARGS` with `stdin` as standard input.
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        use std::io::Write;
+        let mut child = self
+            .hands()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("hands runs");
+        child.stdin.take().expect("piped").write_all(stdin.as_bytes()).expect("write stdin");
+        child.wait_with_output().expect("hands finishes")
+    }
+}
+
+/// stdout as a string.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// stderr as a string.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}

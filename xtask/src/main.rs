@@ -1,2 +1,76 @@
-//! `cargo xtask`: project automation (skeleton; being written).
-fn main() {}
+//! `cargo xtask`: project automation, so that CI and a newcomer run the same commands.
+//!
+//! - `cargo xtask ci`: everything CI checks — formatting, clippy with `-D warnings`, every test
+//!   of the workspace (nextest when installed, plus doc tests), and the fast checks other
+//!   subcommands provide (feature gates, generated docs).
+//!
+//! Each further subcommand lives in its own module; this file only parses and dispatches.
+
+mod docs;
+mod facade;
+mod feature_matrix;
+mod new_tool;
+mod util;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "xtask", about = "hands project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Formatting, clippy, all tests and the fast build checks: what CI runs.
+    Ci,
+    /// Build `hands` with each tool feature, groups and everything; check the tools listed and
+    /// that left-out tools are absent from the binary.
+    FeatureMatrix {
+        /// The CI subset: debug builds of one gated tool, `core` and all features.
+        #[arg(long)]
+        fast: bool,
+    },
+    /// Create `crates/tool-NAME` in the standard layout and hook it into the default build.
+    NewTool {
+        /// Kebab-case short name: `word-count` gives crate `hands-tool-word-count`, tool `WordCount`.
+        name: String,
+        /// The wire name the model calls, when PascalCase of NAME is not it.
+        #[arg(long)]
+        tool_name: Option<String>,
+    },
+    /// Generate docs/tools.md from the registered tools.
+    Docs {
+        /// Fail when the checked-in file is stale instead of writing it.
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Ci => ci(),
+        Command::FeatureMatrix { fast } => feature_matrix::run(fast),
+        Command::NewTool { name, tool_name } => new_tool::run(&name, tool_name.as_deref()),
+        Command::Docs { check } => docs::run(check),
+    }
+}
+
+fn ci() -> anyhow::Result<()> {
+    use util::{cargo, has_cargo_subcommand, step};
+    step("format", || cargo(&["fmt", "--all", "--", "--check"]))?;
+    step("clippy", || cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    if has_cargo_subcommand("nextest") {
+        step("tests (nextest)", || cargo(&["nextest", "run", "--workspace", "--no-fail-fast"]))?;
+        step("doc tests", || cargo(&["test", "--workspace", "--doc"]))?;
+    } else {
+        step("tests", || cargo(&["test", "--workspace", "--no-fail-fast"]))?;
+    }
+    // new-xtask: ci steps
+    step("feature gates (fast matrix)", || feature_matrix::run(true))?;
+    step("docs/tools.md up to date", || docs::run(true))?;
+    println!("xtask ci: all checks passed");
+    Ok(())
+}

@@ -1,6 +1,78 @@
-//! The `hands` command (skeleton; being written).
-fn main() {
-    for tool in hands_tools::registered_tools() {
-        println!("{}", tool.name());
+//! `hands`: the command-line front door.
+//!
+//! ```text
+//! hands tools [--format names|anthropic|openai|gemini] [--simple]   the pool, as the model gets it
+//! hands call TOOL 'JSON' [--cwd DIR] [--session NAME]               one call through the pipeline
+//! hands run [--session NAME]                                         JSON lines in, tool_results out
+//! ```
+//!
+//! stdout carries only results; logs go to stderr under `RUST_LOG`. Exit status: 0, 1 when the
+//! result is an error, 2 for usage errors. What each subcommand does lives in `commands/`; how a
+//! session and engine are built from the options lives in `setup.rs`.
+
+mod commands;
+mod setup;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// hands: the tools of a coding agent, compatible with Claude Code's.
+#[derive(Debug, Parser)]
+#[command(name = "hands", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the tool pool in order, as the model would get it.
+    Tools(commands::tools::Args),
+    /// Run one tool call through the whole pipeline and print the result.
+    Call(commands::call::Args),
+    /// Read tool calls as JSON lines on stdin, write tool_result blocks as JSON lines on stdout.
+    Run(commands::run::Args),
+}
+
+/// What a subcommand reports back to `main`.
+pub enum Outcome {
+    /// Everything went fine.
+    Success,
+    /// The tool result was an error (exit status 1).
+    ToolError,
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("hands: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Tools(args) => commands::tools::run(args).await,
+            Command::Call(args) => commands::call::run(args).await,
+            Command::Run(args) => commands::run::run(args).await,
+        }
+    });
+    // Background work (tasks, servers) must not keep the process alive after the command.
+    runtime.shutdown_background();
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::ToolError) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("hands: {e:#}");
+            ExitCode::from(2)
+        }
     }
 }

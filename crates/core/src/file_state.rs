@@ -79,8 +79,23 @@ impl FileState {
         if meta.len() != self.size {
             return Ok(Freshness::Modified);
         }
-        let bytes = std::fs::read(path)?;
-        Ok(if hash_bytes(&bytes) == self.content_hash { Freshness::Touched } else { Freshness::Modified })
+        Ok(if hash_file(path)? == self.content_hash { Freshness::Touched } else { Freshness::Modified })
+    }
+}
+
+/// [`hash_bytes`] of a file's content, read in chunks so a large file is never held in memory.
+pub fn hash_file(path: &Path) -> std::io::Result<u64> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(hasher.digest()),
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -168,6 +183,15 @@ mod tests {
         assert_eq!(cache.freshness(&path).unwrap(), Freshness::Modified);
 
         assert_eq!(cache.freshness(&dir.path().join("other")).unwrap(), Freshness::Unknown);
+    }
+
+    #[test]
+    fn streamed_hash_matches_the_one_shot_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let bytes: Vec<u8> = (0..1_000_003u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(hash_file(&path).unwrap(), hash_bytes(&bytes));
     }
 
     #[test]

@@ -13,7 +13,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use tokio::sync::{Semaphore, mpsc};
+use futures::stream::{self, StreamExt};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::abort::Turn;
@@ -87,28 +88,16 @@ impl Engine {
                 }
                 continue;
             }
-            let permits = Arc::new(Semaphore::new(self.options().max_concurrency.max(1)));
-            let mut handles = Vec::with_capacity(run.calls.len());
-            for &i in &run.calls {
-                let p = slots[i].take().expect("each call runs once");
-                let id = p.call.id.clone();
-                let engine = self.clone();
-                let turn = turn.clone();
-                let permits = Arc::clone(&permits);
-                handles.push((
-                    i,
-                    id,
-                    tokio::spawn(async move {
-                        let _permit = permits.acquire_owned().await;
-                        engine.execute(p, &turn).await
-                    }),
-                ));
-            }
-            let mut finished = Vec::with_capacity(handles.len());
-            for (i, id, handle) in handles {
-                let outcome = handle.await.unwrap_or_else(|e| panicked(&id, e));
-                finished.push((i, outcome));
-            }
+            // A parallel run is polled concurrently in this task, at most `max_concurrency` at
+            // once, in block order. Tools do blocking work on `spawn_blocking` (the contract), so
+            // this is parallel where it matters and avoids a task spawn per call.
+            let prepared: Vec<(usize, Prepared)> =
+                run.calls.iter().map(|&i| (i, slots[i].take().expect("each call runs once"))).collect();
+            let finished: Vec<(usize, CallOutcome)> = stream::iter(prepared)
+                .map(|(i, p)| async move { (i, self.execute(p, turn).await) })
+                .buffered(self.options().max_concurrency.max(1))
+                .collect()
+                .await;
             // Context changes of a parallel run: after the run, in block order.
             for (_, outcome) in &finished {
                 if let Some(change) = &outcome.context_change {

@@ -226,17 +226,13 @@ impl Engine {
         &self.inner.options
     }
 
-    /// Whether the model has this tool's schema: not deferred, always loaded, or discovered.
+    /// Whether the model has this tool's schema: not deferrable, tool search off for this pool
+    /// and session (`ENABLE_TOOL_SEARCH`, see [`crate::deferral`]), or discovered.
     pub fn schema_was_sent(&self, tool: &dyn Tool) -> bool {
-        let deferred = (tool.should_defer() || tool.is_external()) && !tool.always_load();
-        if !deferred {
-            return true;
-        }
-        self.inner
-            .session
-            .data(DISCOVERED_TOOLS_KEY)
-            .and_then(|v| v.as_array().map(|a| a.iter().any(|n| n.as_str() == Some(tool.name()))))
-            .unwrap_or(false)
+        let session = &self.inner.session;
+        !crate::deferral::is_deferrable(tool)
+            || crate::deferral::is_discovered(session, tool.name())
+            || !crate::deferral::tool_search_active(&self.inner.pool, session)
     }
 
     /// Lookup and schema validation.
@@ -253,6 +249,7 @@ impl Engine {
             }
         };
         let mut value = call.input.clone();
+        tool.normalize_input(&mut value);
         let input = match validator.validate(tool.name(), &mut value) {
             Ok(()) => Ok(ToolInput::new(value)),
             Err(msg) => {
@@ -371,15 +368,14 @@ impl Engine {
 
         // 6. Permission decision.
         let tool_result = tool.check_permissions(&input, &ctx).await;
-        let mut decision = {
-            let request = PermissionRequest { tool, input: &input, ctx: &ctx, tool_result: &tool_result };
-            self.inner.policy.decide(&request).await
-        };
+        let request = PermissionRequest { tool, input: &input, ctx: &ctx, tool_result: &tool_result };
+        let mut decision = self.inner.policy.decide(&request).await;
         if let Some(hook) = hook_permission {
             decision = merge_hook_decision(decision, hook);
         }
         if decision.behavior == Behavior::Ask {
-            decision = self.ask(tool, &input, decision).await;
+            let suggested = self.inner.policy.suggested_rules(&request);
+            decision = self.ask(tool, &input, decision, suggested).await;
         }
         if decision.behavior != Behavior::Allow {
             let message = decision.message.clone().unwrap_or_else(|| messages::permission_denied(tool.name()));
@@ -467,17 +463,31 @@ impl Engine {
         Ok(ToolInput::new(value))
     }
 
-    async fn ask(&self, tool: &dyn Tool, input: &ToolInput, decision: Decision) -> Decision {
+    /// Put an `ask` to the asker. "Always" also has the policy remember `suggested` rules.
+    async fn ask(&self, tool: &dyn Tool, input: &ToolInput, decision: Decision, suggested: Vec<String>) -> Decision {
         let request = AskRequest {
             tool: tool.name().to_string(),
             input: input.value().clone(),
             question: decision.message.clone().unwrap_or_else(|| format!("Allow {}?", tool.name())),
             reason: decision.reason.clone(),
-            suggested_rule: Some(tool.name().to_string()),
+            suggested_rule: Some(if suggested.is_empty() { tool.name().to_string() } else { suggested.join(", ") }),
         };
         match self.inner.asker.ask(&request).await {
-            AskAnswer::Allow | AskAnswer::AllowAlways => {
+            AskAnswer::Allow => {
                 let mut d = Decision::allow(DecisionSource::User, "the user approved this call");
+                d.updated_input = decision.updated_input;
+                d
+            }
+            AskAnswer::AllowAlways => {
+                let remembered = match self.inner.policy.remember(&suggested) {
+                    Ok(()) if !suggested.is_empty() => format!(" and added {} to the allow rules", suggested.join(", ")),
+                    Ok(()) => String::new(),
+                    Err(e) => {
+                        tracing::warn!(tool = tool.name(), "could not remember the always-allow answer: {e}");
+                        format!(" (remembering it failed: {e})")
+                    }
+                };
+                let mut d = Decision::allow(DecisionSource::User, format!("the user approved this call{remembered}"));
                 d.updated_input = decision.updated_input;
                 d
             }

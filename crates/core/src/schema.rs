@@ -17,13 +17,15 @@ use serde_json::{Map, Number, Value};
 
 /// The JSON Schema of `T` in the shape Claude Code sends: draft-07, subschemas inlined, every
 /// object closed (`additionalProperties: false`), optional fields without a `null` type, no
-/// root `title`, no integer `format` annotations.
+/// root `title` or `description` (the input struct's doc comment is for Rust readers; the model
+/// reads the tool's prompt), no integer `format` annotations.
 pub fn schema_for<T: JsonSchema>() -> Value {
     let mut settings = SchemaSettings::draft07();
     settings.inline_subschemas = true;
     let mut value = settings.into_generator().into_root_schema_for::<T>().to_value();
     if let Some(obj) = value.as_object_mut() {
         obj.remove("title");
+        obj.remove("description");
         obj.remove("definitions");
     }
     tidy(&mut value);
@@ -318,6 +320,7 @@ mod tests {
         assert_eq!(s["properties"]["file_path"]["description"], "The path.");
         assert_eq!(s["properties"]["edits"]["items"]["additionalProperties"], false);
         assert!(s.get("title").is_none());
+        assert!(s.get("description").is_none(), "the input struct's doc comment is not sent");
         assert!(!s.to_string().contains("$ref"));
     }
 

@@ -94,6 +94,17 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// Whether the tool may reach beyond the local machine (network, external services). Used for
+    /// MCP's `openWorldHint`. Fails closed: a tool that does not say otherwise is open-world.
+    fn is_open_world(&self) -> bool {
+        true
+    }
+
+    /// Rewrite legacy spellings of an input before schema validation, as Claude Code's
+    /// `normalizeToolInput` does (`bash_id` to `task_id`, `wait_up_to` seconds to `timeout` ms).
+    /// The default leaves the input alone.
+    fn normalize_input(&self, _input: &mut Value) {}
+
     /// Whether the schema is withheld until the model loads it through ToolSearch.
     fn should_defer(&self) -> bool {
         false
@@ -201,6 +212,12 @@ pub trait TypedTool: Send + Sync + 'static {
     fn is_destructive(&self, _input: &Self::Input) -> bool {
         false
     }
+    /// See [`Tool::is_open_world`].
+    fn is_open_world(&self) -> bool {
+        true
+    }
+    /// See [`Tool::normalize_input`].
+    fn normalize_input(&self, _input: &mut Value) {}
     /// See [`Tool::should_defer`].
     fn should_defer(&self) -> bool {
         false
@@ -297,6 +314,12 @@ impl<T: TypedTool> Tool for Typed<T> {
     fn is_destructive(&self, input: &ToolInput) -> bool {
         // Unparseable input: assume the worst.
         self.parse(input).is_none_or(|i| self.tool.is_destructive(i))
+    }
+    fn is_open_world(&self) -> bool {
+        self.tool.is_open_world()
+    }
+    fn normalize_input(&self, input: &mut Value) {
+        self.tool.normalize_input(input)
     }
     fn should_defer(&self) -> bool {
         self.tool.should_defer()

@@ -20,11 +20,59 @@ use hands_core::{Pool, PoolConfig, Tool};
 /// (cargo feature, tool names it registers) for every feature enabled in this build.
 pub const ENABLED: &[(&str, &[&str])] = &[
     // new-tool: enabled
+    #[cfg(feature = "read")]
+    ("read", &["Read"]),
+    #[cfg(feature = "write")]
+    ("write", &["Write"]),
+    #[cfg(feature = "edit")]
+    ("edit", &["Edit"]),
+    #[cfg(feature = "multi-edit")]
+    ("multi-edit", &["MultiEdit"]),
+    #[cfg(feature = "notebook-edit")]
+    ("notebook-edit", &["NotebookEdit"]),
+    #[cfg(feature = "glob")]
+    ("glob", &["Glob"]),
+    #[cfg(feature = "grep")]
+    ("grep", &["Grep"]),
+    #[cfg(feature = "ls")]
+    ("ls", &["LS"]),
+    #[cfg(feature = "sleep")]
+    ("sleep", &["Sleep"]),
+    #[cfg(feature = "todo-write")]
+    ("todo-write", &["TodoWrite"]),
+    #[cfg(feature = "web-fetch")]
+    ("web-fetch", &["WebFetch"]),
+    #[cfg(feature = "tool-search")]
+    ("tool-search", &["ToolSearch"]),
 ];
 
 /// Reference every enabled tool crate so the linker keeps its registration.
 pub fn link() {
     // new-tool: link
+    #[cfg(feature = "read")]
+    hands_tool_read::link();
+    #[cfg(feature = "write")]
+    hands_tool_write::link();
+    #[cfg(feature = "edit")]
+    hands_tool_edit::link();
+    #[cfg(feature = "multi-edit")]
+    hands_tool_multi_edit::link();
+    #[cfg(feature = "notebook-edit")]
+    hands_tool_notebook_edit::link();
+    #[cfg(feature = "glob")]
+    hands_tool_glob::link();
+    #[cfg(feature = "grep")]
+    hands_tool_grep::link();
+    #[cfg(feature = "ls")]
+    hands_tool_ls::link();
+    #[cfg(feature = "sleep")]
+    hands_tool_sleep::link();
+    #[cfg(feature = "todo-write")]
+    hands_tool_todo_write::link();
+    #[cfg(feature = "web-fetch")]
+    hands_tool_web_fetch::link();
+    #[cfg(feature = "tool-search")]
+    hands_tool_tool_search::link();
 }
 
 /// Every registered tool in this build, sorted by name.

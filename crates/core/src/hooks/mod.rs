@@ -2,8 +2,10 @@
 //! what a PostToolUse / PostToolUseFailure hook may answer ([`PostToolUseOutcome`]), and the
 //! [`Hooks`] trait the pipeline calls. [`NoHooks`] is the default.
 //!
-//! Running hook commands from settings files is an implementation of [`Hooks`]; the pipeline only
-//! knows this interface.
+//! Running hook commands from settings files is an implementation of [`Hooks`]
+//! ([`command::CommandHooks`]); the pipeline only knows this interface.
+
+pub mod command;
 
 use async_trait::async_trait;
 use serde_json::Value;

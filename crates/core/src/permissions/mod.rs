@@ -3,10 +3,52 @@
 //! ([`PermissionPolicy`]) and who answers an `ask` ([`Asker`]).
 //!
 //! [`DefaultPolicy`] is the built-in stage: deny from the tool wins, `bypassPermissions` allows
-//! everything else, read-only calls are allowed, the rest asks (in `dontAsk`, denies). The rule
-//! engine with settings files plugs in as another [`PermissionPolicy`].
+//! everything else, read-only calls are allowed, the rest asks (in `dontAsk`, denies).
+//!
+//! Claude Code's rules and settings files plug in as another policy, [`engine::PermissionEngine`]:
+//!
+//! - `rules`: one rule (`Bash(npm run *)`, `Read(./.env)`, `mcp__github__*`), parsing and which
+//!   tools it names; `command_rules`: Bash content matching (wildcards, word boundaries, `:*`,
+//!   wrappers, `VAR=value`); `path_rules`: gitignore-style paths with the `//`, `~/`, `/`, `./`
+//!   anchors;
+//! - `ruleset`: the merged rules and the decision order of reference §3.4;
+//! - `settings`: the settings files, their precedence and how they merge;
+//! - `engine`: loading, live reload (`watch`), the read-deny filter, "always allow";
+//! - `terminal`: the `/dev/tty` prompt ([`terminal::TerminalAsker`]).
+//!
+//! The one entry point for a front end:
+//!
+//! ```no_run
+//! # fn demo(session: std::sync::Arc<hands_core::Session>, pool: std::sync::Arc<hands_core::Pool>) -> Result<(), Box<dyn std::error::Error>> {
+//! use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
+//! let mut options = LoadOptions::new(session.project_dir()); // $HOME, /etc/claude-code/managed-settings.json
+//! options.cli_allow = vec!["Bash(cargo test *)".into()];   // --allow
+//! options.cli_deny = vec!["Bash(git push *)".into()];      // --deny
+//! options.cli_settings = vec!["ci-settings.json".into()];  // --settings FILE
+//! options.cli_mode = None;                                 // --permission-mode
+//! let permissions = PermissionEngine::load(&options)?;      // errors only for bad flags / --settings
+//! permissions.warnings().iter().for_each(|w| eprintln!("warning: {w}"));
+//! permissions.install(&session);                           // mode, additional dirs, read filter
+//! let pool_config = hands_core::PoolConfig { denied: hands_core::permissions::PermissionPolicy::denied_tools(&permissions), ..Default::default() };
+//! let engine = hands_core::Engine::builder(pool, session)
+//!     .policy(permissions.policy())
+//!     .hooks(permissions.hooks())
+//!     .asker(std::sync::Arc::new(hands_core::permissions::terminal::TerminalAsker::new()))
+//!     .build();
+//! // `hands why TOOL JSON`: engine.explain(call) returns the Decision with its source and reason.
+//! # let _ = (pool_config, engine); Ok(()) }
+//! ```
 //!
 //! Running the `ask` and applying the answer happens in `pipeline`, not here.
+
+pub mod command_rules;
+pub mod engine;
+pub mod path_rules;
+pub mod rules;
+pub mod ruleset;
+pub mod settings;
+pub mod terminal;
+pub mod watch;
 
 use std::fmt;
 use std::str::FromStr;
@@ -158,7 +200,7 @@ impl PermissionResult {
 }
 
 /// Allow, deny or ask.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Behavior {
     /// Run it.
@@ -275,6 +317,18 @@ pub trait PermissionPolicy: Send + Sync {
     /// Tools a bare deny rule removes from the pool the model sees.
     fn denied_tools(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// Rules that answering "always" to this call's ask would add (e.g. `Bash(npm test)`);
+    /// empty when the policy cannot remember answers.
+    fn suggested_rules(&self, _request: &PermissionRequest<'_>) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Persist allow rules after an "always" answer (the rule engine writes
+    /// `.claude/settings.local.json`). The default remembers nothing.
+    fn remember(&self, _rules: &[String]) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

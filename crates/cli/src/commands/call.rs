@@ -1,0 +1,50 @@
+//! `hands call TOOL 'JSON'`: one call through the whole pipeline; prints the result content.
+//! Exit status 0, or 1 when the result is an error.
+
+use anyhow::Context;
+use hands_core::{ToolCall, Turn};
+
+use crate::Outcome;
+use crate::setup::RunOptions;
+
+/// `hands call` options.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Tool name or alias, e.g. Grep.
+    pub tool: String,
+    /// The input object as JSON, e.g. '{"pattern":"fn main"}'.
+    #[arg(default_value = "{}")]
+    pub input: String,
+    /// Print the whole tool_result block as JSON instead of its content.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+/// Run the call.
+pub async fn run(args: Args) -> anyhow::Result<Outcome> {
+    let input: serde_json::Value =
+        serde_json::from_str(&args.input).with_context(|| format!("the input is not valid JSON: {}", args.input))?;
+    let runtime = args.options.build()?;
+    let turn = Turn::new();
+    let ctrl_c = {
+        let turn = turn.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                turn.abort();
+            }
+        })
+    };
+    let result = runtime.engine.run_one(ToolCall::new("toolu_cli", &args.tool, input), &turn).await;
+    ctrl_c.abort();
+    if args.json {
+        println!("{}", serde_json::to_string(&result)?);
+    } else {
+        let text = super::render_content(&result);
+        if text.ends_with('\n') { print!("{text}") } else { println!("{text}") }
+    }
+    let is_error = result.is_error;
+    runtime.finish()?;
+    Ok(if is_error { Outcome::ToolError } else { Outcome::Success })
+}

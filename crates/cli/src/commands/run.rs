@@ -1,0 +1,196 @@
+//! `hands run`: a stream of tool calls as JSON lines on stdin, `tool_result` blocks as JSON lines
+//! on stdout, in the model's order.
+//!
+//! Input lines:
+//! - `{"role":"assistant","content":[...]}`: one assistant message = one batch (its `tool_use`
+//!   blocks; other blocks are ignored);
+//! - `{"type":"tool_use","id":...,"name":...,"input":{...}}`: streamed into the current batch and
+//!   started as soon as the scheduling rules allow; the batch ends at the next assistant message,
+//!   an `{"type":"end_turn"}` line, or end of input;
+//! - `{"type":"abort"}` / `{"type":"interrupt"}`: abort the current batch (hard, or as a new
+//!   user message would);
+//! - `{"type":"todos"}`: print the session's todo list as `{"type":"todos","todos":[...]}`.
+//!
+//! A malformed line gets `{"type":"error","line":N,"error":"..."}` and the stream goes on. End of
+//! input waits for running calls, then exits.
+
+use anyhow::Context;
+use hands_core::{ToolCall, ToolResult, Turn};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::Outcome;
+use crate::setup::{RunOptions, Runtime};
+
+/// `hands run` options.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+/// What the reader loop is running right now.
+struct Current {
+    turn: Turn,
+    /// Feeds the streaming executor, when the batch came as bare tool_use lines; dropping it
+    /// ends the batch.
+    feed: Option<mpsc::UnboundedSender<ToolCall>>,
+    /// Finishes when every result of the batch has been written.
+    done: JoinHandle<()>,
+}
+
+fn parse_tool_use(block: &Value) -> Result<ToolCall, String> {
+    let id = block.get("id").and_then(Value::as_str).ok_or("tool_use block without a string `id`")?;
+    let name = block.get("name").and_then(Value::as_str).ok_or("tool_use block without a string `name`")?;
+    let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
+    Ok(ToolCall::new(id, name, input))
+}
+
+fn result_line(result: &ToolResult) -> String {
+    serde_json::to_string(result).unwrap_or_else(|e| json!({"type": "error", "error": e.to_string()}).to_string())
+}
+
+async fn wait(current: &mut Option<Current>) {
+    if let Some(c) = current.take() {
+        drop(c.feed);
+        let _ = c.done.await;
+    }
+}
+
+/// Run the stream.
+pub async fn run(args: Args) -> anyhow::Result<Outcome> {
+    let Runtime { session, engine } = args.options.build()?;
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(mut line) = out_rx.recv().await {
+            line.push('\n');
+            if stdout.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
+            let _ = stdout.flush().await;
+        }
+    });
+
+    let mut current: Option<Current> = None;
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut number = 0usize;
+    loop {
+        let line = tokio::select! {
+            line = lines.next_line() => line.context("cannot read stdin")?,
+            _ = tokio::signal::ctrl_c() => {
+                if let Some(c) = &current { c.turn.abort(); }
+                None
+            }
+        };
+        let Some(line) = line else { break };
+        number += 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let error = |msg: String| json!({"type": "error", "line": number, "error": msg}).to_string();
+        let value: Value = match serde_json::from_str(&line) {
+            Ok(v) => v,
+            Err(e) => {
+                let _ = out_tx.send(error(format!("not valid JSON: {e}")));
+                continue;
+            }
+        };
+        let kind = value.get("type").and_then(Value::as_str);
+        let role = value.get("role").and_then(Value::as_str);
+        match (role, kind) {
+            (Some("assistant"), _) => {
+                let Some(content) = value.get("content").and_then(Value::as_array) else {
+                    let _ = out_tx.send(error("assistant message without a `content` array".into()));
+                    continue;
+                };
+                let mut calls = Vec::new();
+                let mut bad = None;
+                for block in content.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
+                    match parse_tool_use(block) {
+                        Ok(c) => calls.push(c),
+                        Err(e) => bad = Some(e),
+                    }
+                }
+                if let Some(e) = bad {
+                    let _ = out_tx.send(error(e));
+                    continue;
+                }
+                wait(&mut current).await;
+                let turn = Turn::new();
+                let (engine, out, t) = (engine.clone(), out_tx.clone(), turn.clone());
+                let done = tokio::spawn(async move {
+                    for result in engine.run_batch(calls, &t).await {
+                        let _ = out.send(result_line(&result));
+                    }
+                });
+                current = Some(Current { turn, feed: None, done });
+            }
+            (_, Some("tool_use")) => match parse_tool_use(&value) {
+                Ok(call) => {
+                    if current.as_ref().is_some_and(|c| c.feed.is_none()) {
+                        wait(&mut current).await;
+                    }
+                    let c = current.get_or_insert_with(|| {
+                        let turn = Turn::new();
+                        let mut exec = engine.streaming(&turn);
+                        let (tx, mut rx) = mpsc::unbounded_channel::<ToolCall>();
+                        let out = out_tx.clone();
+                        // The executor is fed from this task; results are written as they come.
+                        let done = tokio::spawn(async move {
+                            let mut open = true;
+                            loop {
+                                tokio::select! {
+                                    call = rx.recv(), if open => match call {
+                                        Some(call) => exec.push(call),
+                                        None => { open = false; exec.finish(); }
+                                    },
+                                    result = exec.next() => match result {
+                                        Some(r) => { let _ = out.send(result_line(&r)); }
+                                        None => break,
+                                    },
+                                }
+                            }
+                        });
+                        Current { turn, feed: Some(tx), done }
+                    });
+                    if let Some(feed) = &c.feed {
+                        let _ = feed.send(call);
+                    }
+                }
+                Err(e) => {
+                    let _ = out_tx.send(error(e));
+                }
+            },
+            (_, Some("end_turn")) => wait(&mut current).await,
+            (_, Some("abort")) => {
+                if let Some(c) = &current {
+                    c.turn.abort();
+                }
+            }
+            (_, Some("interrupt")) => {
+                if let Some(c) = &current {
+                    c.turn.interrupt();
+                }
+            }
+            (_, Some("todos")) => {
+                wait(&mut current).await;
+                let todos = session.data("todos").unwrap_or_else(|| json!([]));
+                let _ = out_tx.send(json!({"type": "todos", "todos": todos}).to_string());
+            }
+            _ => {
+                let _ = out_tx.send(error(
+                    "expected an assistant message, a tool_use block, or a control line (end_turn, abort, interrupt, todos)".into(),
+                ));
+            }
+        }
+    }
+    wait(&mut current).await;
+    drop(out_tx);
+    let _ = writer.await;
+    session.save().context("cannot save the session")?;
+    session.close();
+    Ok(Outcome::Success)
+}

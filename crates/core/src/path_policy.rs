@@ -1,0 +1,566 @@
+//! The one path policy every file tool shares (Read, Write, Edit, NotebookEdit now; Glob, Grep
+//! and Bash's redirects later): [`check_path`] turns a path as the model wrote it into a
+//! [`PathCheck`] that says where it really points and what kind of thing is there, and
+//! [`PathCheck::read_permission`] / [`PathCheck::write_permission`] turn that into the tool's own
+//! permission answer (reference §3.4, "File tools").
+//!
+//! What the policy answers:
+//! - `~` expanded, relative paths made absolute against the session's cwd, `.`/`..` removed
+//!   lexically ([`PathCheck::path`]), then symlinks resolved, with the nearest existing ancestor
+//!   for paths that do not exist yet ([`PathCheck::real`]);
+//! - inside the working directories or not, judged on the resolved path, and whether a symlink is
+//!   what takes an inside-looking path outside;
+//! - protected paths (`.git`, `.claude`, shell rc files, ...), case-insensitive;
+//! - UNC paths and non-regular files (devices such as `/dev/zero`, FIFOs, sockets).
+//!
+//! It also words the shared "file does not exist" message with its `Did you mean ...?` hint.
+//! Permission *rules* (settings files) are not here: the permission engine applies them on top.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Component, Path, PathBuf};
+
+use crate::permissions::{PermissionMode, PermissionResult};
+use crate::session::{Session, normalize_path};
+
+/// What a path names on disk (symlinks followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// Nothing there (or a dangling symlink).
+    Missing,
+    /// A regular file.
+    Regular,
+    /// A directory.
+    Directory,
+    /// A character or block device (`/dev/zero`, `/dev/tty`, ...), or a path that stands for a
+    /// process's standard streams (`/dev/stdin`, `/proc/self/fd/0`).
+    Device,
+    /// A named pipe.
+    Fifo,
+    /// A Unix socket.
+    Socket,
+    /// Anything else the platform has.
+    Other,
+}
+
+impl FileKind {
+    /// Whether reading or writing it could block forever or never end (devices, FIFOs, sockets).
+    pub fn is_special(self) -> bool {
+        matches!(self, FileKind::Device | FileKind::Fifo | FileKind::Socket | FileKind::Other)
+    }
+
+    /// A short noun for messages: `device file`, `FIFO`, ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            FileKind::Missing => "missing file",
+            FileKind::Regular => "regular file",
+            FileKind::Directory => "directory",
+            FileKind::Device => "device file",
+            FileKind::Fifo => "named pipe (FIFO)",
+            FileKind::Socket => "socket",
+            FileKind::Other => "special file",
+        }
+    }
+}
+
+/// Names that make a path protected when any component matches (case-insensitive): version
+/// control and editor/agent configuration, shell start-up files, and MCP server lists. Writes
+/// there always ask (reference §3.4, step 1g).
+pub const PROTECTED_NAMES: &[&str] = &[
+    ".git",
+    ".gitconfig",
+    ".gitmodules",
+    ".claude",
+    ".claude.json",
+    ".hands",
+    ".vscode",
+    ".idea",
+    ".mcp.json",
+    ".ripgreprc",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".profile",
+    ".cshrc",
+    ".tcshrc",
+    ".kshrc",
+    ".inputrc",
+];
+
+/// Paths that stand for a process's standard streams or terminal: reading them would read
+/// whatever hands's own stdin is, or block.
+const STREAM_PATHS: &[&str] = &[
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/console",
+    "/dev/fd/0",
+    "/dev/fd/1",
+    "/dev/fd/2",
+    "/proc/self/fd/0",
+    "/proc/self/fd/1",
+    "/proc/self/fd/2",
+];
+
+/// Everything the file tools need to know about one path the model gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathCheck {
+    /// The path as the model wrote it.
+    pub requested: String,
+    /// `~` expanded, made absolute against the session cwd, `.`/`..` removed (symlinks not
+    /// resolved). Use this in messages and as the file-state key.
+    pub path: PathBuf,
+    /// Symlinks resolved; for a path that does not exist yet, its nearest existing ancestor
+    /// resolved and the rest appended.
+    pub real: PathBuf,
+    /// What is there.
+    pub kind: FileKind,
+    /// `real` lies inside one of the session's working directories.
+    pub inside_working_dirs: bool,
+    /// The protected name (from [`PROTECTED_NAMES`], lower case) that some component of `path` or
+    /// `real` matches.
+    pub protected: Option<String>,
+    /// `path` lies inside the working directories but a symlink takes `real` outside.
+    pub symlink_escape: bool,
+    /// The path starts with `//` or `\\` (a UNC network path).
+    pub unc: bool,
+}
+
+/// Expand a leading `~` or `~/` to the home directory (`~user` is left as written).
+pub fn expand_tilde(raw: &str) -> PathBuf {
+    let home = || std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    if raw == "~" {
+        if let Some(h) = home() {
+            return h;
+        }
+    } else if let Some(rest) = raw.strip_prefix("~/") {
+        if let Some(h) = home() {
+            return h.join(rest);
+        }
+    }
+    PathBuf::from(raw)
+}
+
+/// Resolve symlinks in `path` (absolute, normalized). A path that does not exist resolves its
+/// nearest existing ancestor and keeps the rest; a dangling symlink is followed to where a write
+/// would land.
+pub fn canonicalize_with_ancestors(path: &Path) -> PathBuf {
+    if let Ok(real) = fs::canonicalize(path) {
+        return real;
+    }
+    // A dangling symlink: a write through it creates its target, so judge the target.
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        if let Ok(target) = crate::fs::write_target(path) {
+            let target = normalize_path(path.parent().unwrap_or(Path::new("/")), &target);
+            if target != path {
+                return canonicalize_with_ancestors(&target);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    let mut ancestor = path;
+    loop {
+        let Some(name) = ancestor.file_name() else { return path.to_path_buf() };
+        missing.push(name.to_os_string());
+        let Some(parent) = ancestor.parent() else { return path.to_path_buf() };
+        ancestor = parent;
+        if let Ok(real) = fs::canonicalize(ancestor) {
+            let mut out = real;
+            for part in missing.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+    }
+}
+
+fn kind_of(path: &Path) -> FileKind {
+    let kind = match fs::metadata(path) {
+        Err(_) => FileKind::Missing,
+        Ok(meta) => {
+            let t = meta.file_type();
+            if t.is_file() {
+                FileKind::Regular
+            } else if t.is_dir() {
+                FileKind::Directory
+            } else if t.is_char_device() || t.is_block_device() {
+                FileKind::Device
+            } else if t.is_fifo() {
+                FileKind::Fifo
+            } else if t.is_socket() {
+                FileKind::Socket
+            } else {
+                FileKind::Other
+            }
+        }
+    };
+    if kind != FileKind::Directory && is_stream_path(path) { FileKind::Device } else { kind }
+}
+
+fn is_stream_path(path: &Path) -> bool {
+    if STREAM_PATHS.iter().any(|p| path == Path::new(p)) {
+        return true;
+    }
+    // /proc/<pid>/fd/N and /dev/fd/N in general: another process's descriptors.
+    let parts: Vec<_> = path.components().collect();
+    matches!(
+        parts.as_slice(),
+        [Component::RootDir, Component::Normal(a), Component::Normal(_), Component::Normal(fd), Component::Normal(_)]
+            if a == &OsStr::new("proc") && fd == &OsStr::new("fd")
+    ) || matches!(
+        parts.as_slice(),
+        [Component::RootDir, Component::Normal(a), Component::Normal(fd), Component::Normal(_)]
+            if a == &OsStr::new("dev") && fd == &OsStr::new("fd")
+    )
+}
+
+/// The protected name some component of `path` matches, if any.
+pub fn protected_component(path: &Path) -> Option<&'static str> {
+    path.components().find_map(|c| match c {
+        Component::Normal(name) => {
+            let name = name.to_string_lossy();
+            PROTECTED_NAMES.iter().copied().find(|p| name.eq_ignore_ascii_case(p))
+        }
+        _ => None,
+    })
+}
+
+/// The session's working directories with symlinks resolved.
+fn canonical_working_dirs(session: &Session) -> Vec<PathBuf> {
+    session.working_dirs().into_iter().map(|d| fs::canonicalize(&d).unwrap_or(d)).collect()
+}
+
+fn inside_any(path: &Path, dirs: &[PathBuf]) -> bool {
+    dirs.iter().any(|d| path.starts_with(d))
+}
+
+/// Check the path `raw` as the model wrote it, against `session`.
+pub fn check_path(session: &Session, raw: &str) -> PathCheck {
+    let unc = raw.starts_with("//") || raw.starts_with("\\\\");
+    let path = normalize_path(&session.cwd(), &expand_tilde(raw));
+    if unc {
+        // Never touch the file system for a network path.
+        return PathCheck {
+            requested: raw.to_string(),
+            real: path.clone(),
+            path,
+            kind: FileKind::Other,
+            inside_working_dirs: false,
+            protected: None,
+            symlink_escape: false,
+            unc,
+        };
+    }
+    let real = canonicalize_with_ancestors(&path);
+    let dirs = canonical_working_dirs(session);
+    let inside_working_dirs = inside_any(&real, &dirs);
+    let symlink_escape = !inside_working_dirs && inside_any(&path, &dirs);
+    let protected = protected_component(&path).or_else(|| protected_component(&real)).map(str::to_string);
+    let kind = match kind_of(&path) {
+        FileKind::Missing => kind_of(&real),
+        k => k,
+    };
+    PathCheck { requested: raw.to_string(), path, real, kind, inside_working_dirs, protected, symlink_escape, unc }
+}
+
+impl PathCheck {
+    /// Whether the tools may open it as a file at all (not UNC, not a device, FIFO or socket).
+    pub fn is_openable(&self) -> bool {
+        !self.unc && !self.kind.is_special()
+    }
+
+    /// The message refusing a special file or a UNC path, if this is one.
+    pub fn refusal(&self, verb: &str) -> Option<String> {
+        let shown = self.path.display();
+        if self.unc {
+            return Some(format!(
+                "Cannot {verb} '{}': UNC network paths are not supported. Copy the file into the working directory first.",
+                self.requested
+            ));
+        }
+        match self.kind {
+            FileKind::Device => Some(format!(
+                "Cannot {verb} '{shown}': this device file would block or produce infinite output."
+            )),
+            FileKind::Fifo | FileKind::Socket | FileKind::Other => Some(format!(
+                "Cannot {verb} '{shown}': it is a {} and could block forever. Only regular files can be used.",
+                self.kind.describe()
+            )),
+            _ => None,
+        }
+    }
+
+    fn outside_reason(&self) -> Option<String> {
+        if self.symlink_escape {
+            Some(format!(
+                "{} is a symlink (or under one) that points outside the working directories, to {}",
+                self.path.display(),
+                self.real.display()
+            ))
+        } else if !self.inside_working_dirs {
+            Some(format!("{} is outside the working directories", self.path.display()))
+        } else {
+            None
+        }
+    }
+
+    /// The tool's own answer for reading this path: special files and UNC paths are refused;
+    /// outside the working directories (or escaping them through a symlink) asks; else allowed.
+    pub fn read_permission(&self, tool: &str) -> PermissionResult {
+        if let Some(message) = self.refusal("read") {
+            return PermissionResult::deny(message);
+        }
+        if let Some(reason) = self.outside_reason() {
+            return PermissionResult::ask(format!("Allow {tool} to read {}?", self.path.display()), reason);
+        }
+        PermissionResult::allow(format!("{} is inside the working directories", self.path.display()))
+    }
+
+    /// The tool's own answer for writing this path: special files and UNC paths are refused;
+    /// protected paths ask; outside the working directories (or through an escaping symlink)
+    /// asks; inside, `acceptEdits` and `bypassPermissions` allow and other modes pass through
+    /// to the general rules.
+    pub fn write_permission(&self, tool: &str, mode: PermissionMode) -> PermissionResult {
+        if let Some(message) = self.refusal("write to") {
+            return PermissionResult::deny(message);
+        }
+        let question = || format!("Allow {tool} to write {}?", self.path.display());
+        if let Some(name) = &self.protected {
+            return PermissionResult::ask(
+                question(),
+                format!("{} is a protected path ({name}): changes there always need confirmation", self.path.display()),
+            );
+        }
+        if let Some(reason) = self.outside_reason() {
+            return PermissionResult::ask(question(), reason);
+        }
+        match mode {
+            PermissionMode::AcceptEdits | PermissionMode::BypassPermissions => PermissionResult::allow(format!(
+                "{mode} allows edits inside the working directories"
+            )),
+            _ => PermissionResult::passthrough(),
+        }
+    }
+}
+
+/// A file in the same folder whose name is close to `path`'s: the same name with another
+/// extension, the same name in another letter case, or one or two typos away.
+pub fn similar_file(path: &Path) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    let wanted = path.file_name()?.to_string_lossy().into_owned();
+    let wanted_lower = wanted.to_lowercase();
+    let wanted_stem = Path::new(&wanted).file_stem().map(|s| s.to_string_lossy().to_lowercase());
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .ok()?
+        .take(10_000)
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != &wanted)
+        .collect();
+    names.sort();
+    let score = |name: &str| -> Option<usize> {
+        let lower = name.to_lowercase();
+        if lower == wanted_lower {
+            return Some(0);
+        }
+        let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().to_lowercase());
+        if stem.is_some() && stem == wanted_stem {
+            return Some(1);
+        }
+        if wanted.chars().count() >= 4 {
+            let d = edit_distance(&lower, &wanted_lower, 2);
+            if d <= 2 {
+                return Some(1 + d);
+            }
+        }
+        None
+    };
+    names.iter().filter_map(|n| score(n).map(|s| (s, n))).min_by_key(|(s, _)| *s).map(|(_, n)| dir.join(n))
+}
+
+/// Levenshtein distance between `a` and `b`, giving up (returning `cap + 1`) once it exceeds `cap`.
+fn edit_distance(a: &str, b: &str, cap: usize) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > cap {
+        return cap + 1;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        if cur.iter().min().is_some_and(|m| *m > cap) {
+            return cap + 1;
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Claude Code's message for a missing file: `File does not exist. Note: your current working
+/// directory is <cwd>.` plus ` Did you mean <path>?` when a similar name exists next to it.
+pub fn missing_file_message(session: &Session, check: &PathCheck) -> String {
+    let mut message =
+        format!("File does not exist. Note: your current working directory is {}.", session.cwd().display());
+    if let Some(similar) = similar_file(&check.path) {
+        message.push_str(&format!(" Did you mean {}?", similar.display()));
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::SessionConfig;
+    use std::os::unix::fs::symlink;
+
+    fn session_in(dir: &Path) -> std::sync::Arc<Session> {
+        Session::new(SessionConfig { cwd: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
+    }
+
+    #[test]
+    fn relative_dotdot_and_tilde() {
+        let work = tempfile::tempdir().unwrap();
+        let s = session_in(work.path());
+        let root = fs::canonicalize(work.path()).unwrap();
+        fs::write(root.join("a.txt"), "x").unwrap();
+
+        let c = check_path(&s, "./sub/../a.txt");
+        assert_eq!(c.path, root.join("a.txt"));
+        assert_eq!(c.kind, FileKind::Regular);
+        assert!(c.inside_working_dirs && !c.symlink_escape && c.protected.is_none());
+        assert!(matches!(c.read_permission("Read"), PermissionResult::Allow { .. }));
+
+        let escape = check_path(&s, "../../etc/passwd");
+        assert!(!escape.inside_working_dirs);
+        assert!(matches!(escape.read_permission("Read"), PermissionResult::Ask { .. }));
+
+        if let Some(home) = std::env::var_os("HOME") {
+            assert_eq!(check_path(&s, "~/x").path, normalize_path(Path::new("/"), &Path::new(&home).join("x")));
+        }
+    }
+
+    #[test]
+    fn missing_paths_resolve_through_existing_ancestors() {
+        let work = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(work.path()).unwrap();
+        symlink(outside.path(), root.join("out")).unwrap();
+        let s = session_in(&root);
+
+        let c = check_path(&s, "new/dir/file.rs");
+        assert_eq!(c.kind, FileKind::Missing);
+        assert_eq!(c.real, root.join("new/dir/file.rs"));
+        assert!(c.inside_working_dirs);
+
+        let c = check_path(&s, "out/new/file.rs");
+        assert!(c.symlink_escape && !c.inside_working_dirs);
+        assert_eq!(c.real, fs::canonicalize(outside.path()).unwrap().join("new/file.rs"));
+        assert!(matches!(c.write_permission("Write", PermissionMode::BypassPermissions), PermissionResult::Ask { .. }));
+
+        // A dangling link pointing outside is judged by where a write would land.
+        symlink(outside.path().join("later.txt"), root.join("dangling")).unwrap();
+        let c = check_path(&s, "dangling");
+        assert!(c.symlink_escape);
+    }
+
+    #[test]
+    fn protected_names_are_case_insensitive() {
+        let work = tempfile::tempdir().unwrap();
+        let s = session_in(work.path());
+        for p in [".git/config", ".GIT/hooks/pre-commit", "sub/.Claude/settings.json", ".bashrc", ".mcp.json"] {
+            let c = check_path(&s, p);
+            assert!(c.protected.is_some(), "{p}");
+            assert!(matches!(c.write_permission("Edit", PermissionMode::AcceptEdits), PermissionResult::Ask { .. }));
+            assert!(matches!(c.read_permission("Read"), PermissionResult::Allow { .. }));
+        }
+        assert!(check_path(&s, "src/.gitignore").protected.is_none());
+    }
+
+    #[test]
+    fn modes_decide_inside_writes() {
+        let work = tempfile::tempdir().unwrap();
+        let s = session_in(work.path());
+        let c = check_path(&s, "src/lib.rs");
+        assert!(matches!(c.write_permission("Write", PermissionMode::Default), PermissionResult::Passthrough { .. }));
+        assert!(matches!(c.write_permission("Write", PermissionMode::AcceptEdits), PermissionResult::Allow { .. }));
+        assert!(matches!(c.write_permission("Write", PermissionMode::Plan), PermissionResult::Passthrough { .. }));
+    }
+
+    #[test]
+    fn devices_fifos_and_unc_are_refused() {
+        let work = tempfile::tempdir().unwrap();
+        let s = session_in(work.path());
+        let zero = check_path(&s, "/dev/zero");
+        assert_eq!(zero.kind, FileKind::Device);
+        assert_eq!(
+            zero.read_permission("Read"),
+            PermissionResult::deny("Cannot read '/dev/zero': this device file would block or produce infinite output.")
+        );
+        assert_eq!(check_path(&s, "/dev/stdin").kind, FileKind::Device);
+        assert!(matches!(
+            check_path(&s, "/dev/null").write_permission("Write", PermissionMode::BypassPermissions),
+            PermissionResult::Deny { .. }
+        ));
+
+        let fifo = fs::canonicalize(work.path()).unwrap().join("pipe");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(status.success());
+        let c = check_path(&s, "pipe");
+        assert_eq!(c.kind, FileKind::Fifo);
+        assert!(matches!(c.read_permission("Read"), PermissionResult::Deny { .. }));
+
+        for raw in ["//server/share/x", "\\\\server\\share\\x"] {
+            let c = check_path(&s, raw);
+            assert!(c.unc);
+            assert!(matches!(c.read_permission("Read"), PermissionResult::Deny { .. }));
+            assert!(matches!(c.write_permission("Write", PermissionMode::BypassPermissions), PermissionResult::Deny { .. }));
+        }
+    }
+
+    #[test]
+    fn suggests_similar_names() {
+        let work = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(work.path()).unwrap();
+        fs::write(root.join("main.rs"), "").unwrap();
+        fs::write(root.join("Config.toml"), "").unwrap();
+        assert_eq!(similar_file(&root.join("main.py")), Some(root.join("main.rs")));
+        assert_eq!(similar_file(&root.join("config.toml")), Some(root.join("Config.toml")));
+        assert_eq!(similar_file(&root.join("mian.rs")), Some(root.join("main.rs")));
+        assert_eq!(similar_file(&root.join("unrelated.txt")), None);
+        let s = session_in(&root);
+        assert_eq!(
+            missing_file_message(&s, &check_path(&s, "main.py")),
+            format!(
+                "File does not exist. Note: your current working directory is {}. Did you mean {}?",
+                root.display(),
+                root.join("main.rs").display()
+            )
+        );
+    }
+
+    #[test]
+    fn additional_dirs_count_as_inside() {
+        let work = tempfile::tempdir().unwrap();
+        let extra = tempfile::tempdir().unwrap();
+        let s = Session::new(SessionConfig {
+            cwd: Some(work.path().into()),
+            additional_dirs: vec![extra.path().into()],
+            ..Default::default()
+        })
+        .unwrap();
+        let c = check_path(&s, &extra.path().join("f").to_string_lossy());
+        assert!(c.inside_working_dirs);
+    }
+}

@@ -1,0 +1,564 @@
+//! [`PermissionEngine`]: the settings files of one project, loaded, merged, kept current, and
+//! used as the session's [`PermissionPolicy`] and [`Hooks`].
+//!
+//! - [`PermissionEngine::load`] reads every scope (see `settings`) and starts watching them.
+//! - A change to a settings file takes effect on the next call. A file that becomes unreadable
+//!   or invalid JSON keeps its last valid content in force and a warning says so; a typo never
+//!   silently drops a deny rule.
+//! - [`PermissionEngine::install`] applies the mode and additional directories to a session and
+//!   installs the read-deny filter that Grep and Glob consult (the policy also does this on its
+//!   first call for a session it has not seen).
+//! - "Always allow" answers are appended to `.claude/settings.local.json`, keeping the rest of
+//!   the file.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::SystemTime;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+
+use super::rules::{Rule, RuleParseError, split_rule_list};
+use super::ruleset::{CallFacts, RuleSet};
+use super::settings::{MANAGED_SETTINGS_PATH, RuleOrigin, ScopeSettings, SettingsScope, merge};
+use super::watch::SettingsWatcher;
+use super::{Decision, PermissionMode, PermissionPolicy, PermissionRequest};
+use crate::hooks::Hooks;
+use crate::hooks::command::{CommandHooks, HookConfig};
+use crate::session::{PathFilter, Session};
+
+/// What the command line and the environment contribute to the settings.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// The project directory (where `.claude/` is looked for; `./` rules are relative to it).
+    pub cwd: PathBuf,
+    /// The home directory (`~/.claude/settings.json`, `~/` rules); `None` skips user settings.
+    pub home: Option<PathBuf>,
+    /// The managed settings file; `None` skips it.
+    pub managed_path: Option<PathBuf>,
+    /// `--allow` values (each may hold several rules separated by commas or spaces).
+    pub cli_allow: Vec<String>,
+    /// `--deny` values.
+    pub cli_deny: Vec<String>,
+    /// `--ask` values.
+    pub cli_ask: Vec<String>,
+    /// `--settings FILE` files, highest precedence first.
+    pub cli_settings: Vec<PathBuf>,
+    /// `--permission-mode`.
+    pub cli_mode: Option<PermissionMode>,
+    /// `--add-dir` directories.
+    pub cli_add_dirs: Vec<PathBuf>,
+    /// Watch the files for changes (tests that load many engines turn this off; the files are
+    /// then checked for changes on every call instead).
+    pub watch: bool,
+}
+
+impl LoadOptions {
+    /// Options for a project in `cwd`, with `$HOME` and the standard managed settings path.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            managed_path: Some(PathBuf::from(MANAGED_SETTINGS_PATH)),
+            cli_allow: Vec::new(),
+            cli_deny: Vec::new(),
+            cli_ask: Vec::new(),
+            cli_settings: Vec::new(),
+            cli_mode: None,
+            cli_add_dirs: Vec::new(),
+            watch: true,
+        }
+    }
+}
+
+/// Why the settings could not be loaded. Only what the user gave on the command line is fatal;
+/// problems in settings files are warnings.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The project directory is missing.
+    #[error("project directory {0} does not exist")]
+    BadCwd(PathBuf),
+    /// A `--settings` file cannot be read.
+    #[error("--settings {path}: {source}")]
+    SettingsFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// A `--settings` file is not a JSON object.
+    #[error("--settings {path} is not a valid settings file: {message}")]
+    SettingsJson {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        message: String,
+    },
+    /// A rule given with `--allow`, `--deny` or `--ask` cannot be read.
+    #[error("{flag} {rule}: {source}")]
+    BadRule {
+        /// The flag.
+        flag: &'static str,
+        /// The rule text.
+        rule: String,
+        /// What is wrong.
+        #[source]
+        source: RuleParseError,
+    },
+}
+
+/// What a settings file looked like when last read: changes are noticed by comparing these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fingerprint {
+    modified: Option<SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
+fn fingerprint(path: &Path) -> Option<Fingerprint> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(path).ok()?;
+    Some(Fingerprint { modified: meta.modified().ok(), len: meta.len(), inode: meta.ino() })
+}
+
+/// One source of settings, in precedence order.
+#[derive(Debug)]
+enum Source {
+    File {
+        origin: RuleOrigin,
+        path: PathBuf,
+        root: PathBuf,
+        last_valid: Option<Value>,
+        seen: Option<Fingerprint>,
+    },
+    Flags(ScopeSettings),
+}
+
+/// The rules and settings in force.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// Every rule.
+    pub rules: RuleSet,
+    /// The mode the settings ask for.
+    pub mode: Option<PermissionMode>,
+    /// Additional working directories from settings and `--add-dir`.
+    pub additional_dirs: Vec<PathBuf>,
+    /// Problems found while reading the settings.
+    pub warnings: Vec<String>,
+}
+
+struct ReadDenyFilter {
+    snapshot: Arc<RwLock<Arc<Snapshot>>>,
+}
+
+impl PathFilter for ReadDenyFilter {
+    fn is_read_denied(&self, path: &Path) -> bool {
+        self.snapshot.read().unwrap_or_else(|e| e.into_inner()).rules.is_read_denied(path)
+    }
+}
+
+struct Shared {
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    sources: Mutex<Vec<Source>>,
+    snapshot: Arc<RwLock<Arc<Snapshot>>>,
+    hooks: Arc<RwLock<Arc<HookConfig>>>,
+    read_filter: Arc<dyn PathFilter>,
+    generation: tokio::sync::watch::Sender<u64>,
+    poll: AtomicBool,
+    watcher: Mutex<Option<SettingsWatcher>>,
+}
+
+/// The permission rules and hooks of a project's settings files, kept current.
+///
+/// ```no_run
+/// use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
+/// # fn demo(session: std::sync::Arc<hands_core::Session>, pool: std::sync::Arc<hands_core::Pool>) -> Result<(), Box<dyn std::error::Error>> {
+/// let mut options = LoadOptions::new(session.project_dir());
+/// options.cli_deny.push("Bash(git push *)".into());
+/// let permissions = PermissionEngine::load(&options)?;
+/// for warning in permissions.warnings() {
+///     eprintln!("warning: {warning}");
+/// }
+/// permissions.install(&session);
+/// let engine = hands_core::Engine::builder(pool, session)
+///     .policy(permissions.policy())
+///     .hooks(permissions.hooks())
+///     .build();
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct PermissionEngine {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for PermissionEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PermissionEngine").field("cwd", &self.shared.cwd).field("snapshot", &self.snapshot()).finish()
+    }
+}
+
+fn flag_rules(flag: &'static str, values: &[String]) -> Result<Vec<String>, LoadError> {
+    let mut rules = Vec::new();
+    for value in values {
+        for rule in split_rule_list(value) {
+            Rule::parse(&rule).map_err(|source| LoadError::BadRule { flag, rule: rule.clone(), source })?;
+            rules.push(rule);
+        }
+    }
+    Ok(rules)
+}
+
+impl PermissionEngine {
+    /// Read every settings scope and start watching the files (see [`LoadOptions`]).
+    pub fn load(options: &LoadOptions) -> Result<PermissionEngine, LoadError> {
+        let cwd = fs::canonicalize(&options.cwd).map_err(|_| LoadError::BadCwd(options.cwd.clone()))?;
+        let home = options.home.as_ref().map(|h| fs::canonicalize(h).unwrap_or_else(|_| h.clone()));
+        let file = |scope, path: PathBuf, root: PathBuf| Source::File {
+            origin: RuleOrigin { scope, location: path.display().to_string() },
+            path,
+            root,
+            last_valid: None,
+            seen: None,
+        };
+        let mut sources = Vec::new();
+        if let Some(managed) = &options.managed_path {
+            let root = managed.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+            sources.push(file(SettingsScope::Managed, managed.clone(), root));
+        }
+        let flags_origin = |flag: &str| RuleOrigin { scope: SettingsScope::CommandLine, location: flag.to_string() };
+        for (flag, values) in [("--deny", &options.cli_deny), ("--ask", &options.cli_ask), ("--allow", &options.cli_allow)] {
+            let rules = flag_rules(flag, values)?;
+            if rules.is_empty() {
+                continue;
+            }
+            let mut scope = ScopeSettings::empty(flags_origin(flag), cwd.clone());
+            match flag {
+                "--deny" => scope.deny = rules,
+                "--ask" => scope.ask = rules,
+                _ => scope.allow = rules,
+            }
+            sources.push(Source::Flags(scope));
+        }
+        if options.cli_mode.is_some() || !options.cli_add_dirs.is_empty() {
+            let mut scope = ScopeSettings::empty(flags_origin("--permission-mode/--add-dir"), cwd.clone());
+            scope.default_mode = options.cli_mode;
+            scope.additional_directories = options.cli_add_dirs.iter().map(|d| d.display().to_string()).collect();
+            sources.push(Source::Flags(scope));
+        }
+        for path in &options.cli_settings {
+            let text = fs::read_to_string(path).map_err(|source| LoadError::SettingsFile { path: path.clone(), source })?;
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v) if v.is_object() => {}
+                Ok(_) => return Err(LoadError::SettingsJson { path: path.clone(), message: "not a JSON object".into() }),
+                Err(e) => return Err(LoadError::SettingsJson { path: path.clone(), message: e.to_string() }),
+            }
+            let absolute = crate::session::normalize_path(&cwd, path);
+            sources.push(file(SettingsScope::CommandLine, absolute, cwd.clone()));
+        }
+        let claude = cwd.join(".claude");
+        sources.push(file(SettingsScope::Local, claude.join("settings.local.json"), cwd.clone()));
+        sources.push(file(SettingsScope::Project, claude.join("settings.json"), cwd.clone()));
+        if let Some(home) = &home {
+            let dir = home.join(".claude");
+            sources.push(file(SettingsScope::User, dir.join("settings.json"), dir));
+        }
+
+        let snapshot = Arc::new(RwLock::new(Arc::new(Snapshot::default())));
+        let shared = Arc::new(Shared {
+            cwd,
+            home,
+            sources: Mutex::new(sources),
+            read_filter: Arc::new(ReadDenyFilter { snapshot: Arc::clone(&snapshot) }),
+            snapshot,
+            hooks: Arc::new(RwLock::new(Arc::new(HookConfig::default()))),
+            generation: tokio::sync::watch::Sender::new(0),
+            poll: AtomicBool::new(!options.watch),
+            watcher: Mutex::new(None),
+        });
+        let engine = PermissionEngine { shared };
+        engine.reload();
+        if options.watch {
+            engine.start_watching();
+        }
+        Ok(engine)
+    }
+
+    fn start_watching(&self) {
+        let files = self.watched_files();
+        let weak: Weak<Shared> = Arc::downgrade(&self.shared);
+        let started = SettingsWatcher::start(files, move || match weak.upgrade() {
+            Some(shared) => {
+                PermissionEngine { shared }.reload();
+                true
+            }
+            None => false,
+        });
+        match started {
+            Ok(w) => *self.shared.watcher.lock().unwrap_or_else(|e| e.into_inner()) = Some(w),
+            Err(e) => {
+                tracing::warn!("cannot watch the settings files ({e}); they are checked for changes on every call instead");
+                self.shared.poll.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The settings files this engine reads, highest precedence first.
+    pub fn watched_files(&self) -> Vec<PathBuf> {
+        let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
+        sources
+            .iter()
+            .filter_map(|s| match s {
+                Source::File { path, .. } => Some(path.clone()),
+                Source::Flags(_) => None,
+            })
+            .collect()
+    }
+
+    /// Read the settings files again now (the watcher does this on every change).
+    pub fn reload(&self) {
+        let mut warnings = Vec::new();
+        let scopes: Vec<ScopeSettings> = {
+            let mut sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
+            sources.iter_mut().map(|s| read_source(s, &mut warnings)).collect()
+        };
+        let merged = merge(&scopes, &self.shared.cwd, self.shared.home.as_deref());
+        warnings.extend(merged.warnings);
+        let previous = self.snapshot();
+        for w in warnings.iter().filter(|w| !previous.warnings.contains(w)) {
+            tracing::warn!("{w}");
+        }
+        let snapshot = Snapshot {
+            rules: merged.rules,
+            mode: merged.mode,
+            additional_dirs: merged.additional_dirs,
+            warnings,
+        };
+        *self.shared.snapshot.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(snapshot);
+        *self.shared.hooks.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(merged.hooks);
+        self.shared.generation.send_modify(|g| *g += 1);
+    }
+
+    /// Reload if a file changed since it was last read (used when no watcher is running).
+    fn reload_if_changed(&self) {
+        let changed = {
+            let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
+            sources.iter().any(|s| matches!(s, Source::File { path, seen, .. } if fingerprint(path) != *seen))
+        };
+        if changed {
+            self.reload();
+        }
+    }
+
+    /// The rules and settings in force.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.shared.snapshot.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Problems found in the settings, e.g. a file that is not valid JSON.
+    pub fn warnings(&self) -> Vec<String> {
+        self.snapshot().warnings.clone()
+    }
+
+    /// The mode the settings ask for (`--permission-mode` or `permissions.defaultMode`).
+    pub fn mode(&self) -> Option<PermissionMode> {
+        self.snapshot().mode
+    }
+
+    /// Counts reloads; `changed()` on the receiver wakes after the next one.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.shared.generation.subscribe()
+    }
+
+    /// This engine as the pipeline's policy.
+    pub fn policy(&self) -> Arc<dyn PermissionPolicy> {
+        Arc::new(self.clone())
+    }
+
+    /// The hook commands of the settings, following reloads.
+    pub fn hooks(&self) -> Arc<dyn Hooks> {
+        Arc::new(self.command_hooks())
+    }
+
+    /// The hook runner with its concrete type.
+    pub fn command_hooks(&self) -> CommandHooks {
+        CommandHooks::shared(Arc::clone(&self.shared.hooks))
+    }
+
+    /// Apply the settings' mode (when one is set) and additional directories to `session`, and
+    /// install the read-deny filter.
+    pub fn install(&self, session: &Session) {
+        if let Some(mode) = self.mode() {
+            session.set_permission_mode(mode);
+        }
+        self.attach(session);
+    }
+
+    /// Install the read filter and the additional directories if not done yet.
+    fn attach(&self, session: &Session) {
+        let ours = &self.shared.read_filter;
+        let installed = session.read_filter().is_some_and(|f| std::ptr::addr_eq(Arc::as_ptr(&f), Arc::as_ptr(ours)));
+        if !installed {
+            session.set_read_filter(Some(Arc::clone(ours)));
+        }
+        let existing = session.working_dirs();
+        for dir in &self.snapshot().additional_dirs {
+            if !existing.contains(dir) {
+                session.add_dir(dir.clone());
+            }
+        }
+    }
+
+    fn facts_for<'a>(
+        &self,
+        request: &'a PermissionRequest<'a>,
+        subject: &'a super::RuleSubject,
+        dirs: &'a [PathBuf],
+        internal: &'a [PathBuf],
+        cwd: &'a Path,
+    ) -> CallFacts<'a> {
+        CallFacts {
+            tool: request.tool.name(),
+            input: request.input.value(),
+            subject,
+            read_only: request.tool.is_read_only(request.input),
+            tool_result: request.tool_result,
+            mode: request.ctx.session().permission_mode(),
+            working_dirs: dirs,
+            internal_dirs: internal,
+            cwd,
+        }
+    }
+
+    fn with_facts<T>(&self, request: &PermissionRequest<'_>, f: impl FnOnce(&RuleSet, &CallFacts<'_>) -> T) -> T {
+        if self.shared.poll.load(Ordering::Relaxed) {
+            self.reload_if_changed();
+        }
+        let session = request.ctx.session();
+        self.attach(session);
+        let snapshot = self.snapshot();
+        let subject = request.tool.rule_subject(request.input, session);
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for d in session.working_dirs().into_iter().chain(snapshot.additional_dirs.iter().cloned()) {
+            let real = fs::canonicalize(&d).unwrap_or_else(|_| d.clone());
+            for candidate in [d, real] {
+                if !dirs.contains(&candidate) {
+                    dirs.push(candidate);
+                }
+            }
+        }
+        let internal = [session.tool_results_dir()];
+        let cwd = session.cwd();
+        let facts = self.facts_for(request, &subject, &dirs, &internal, &cwd);
+        f(&snapshot.rules, &facts)
+    }
+
+    /// Append `rules` to `permissions.allow` of `.claude/settings.local.json`, keeping every other
+    /// key of that file, then reload.
+    pub fn remember_rules(&self, rules: &[String]) -> io::Result<()> {
+        if rules.is_empty() {
+            return Ok(());
+        }
+        let path = self.shared.cwd.join(".claude").join("settings.local.json");
+        let mut root = match fs::read_to_string(&path) {
+            Ok(text) if text.trim().is_empty() => Map::new(),
+            Ok(text) => match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Object(map)) => map,
+                _ => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("{} is not a valid settings object; not overwriting it", path.display()),
+                    ));
+                }
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Map::new(),
+            Err(e) => return Err(e),
+        };
+        let permissions = root.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
+        let Value::Object(permissions) = permissions else {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{}: permissions is not an object", path.display())));
+        };
+        let allow = permissions.entry("allow").or_insert_with(|| Value::Array(Vec::new()));
+        let Value::Array(allow) = allow else {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{}: permissions.allow is not an array", path.display())));
+        };
+        for rule in rules {
+            if !allow.iter().any(|r| r.as_str() == Some(rule)) {
+                allow.push(Value::String(rule.clone()));
+            }
+        }
+        let mut text = serde_json::to_string_pretty(&Value::Object(root)).map_err(io::Error::other)?;
+        text.push('\n');
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        crate::fs::atomic_write(&path, text.as_bytes())?;
+        self.reload();
+        Ok(())
+    }
+}
+
+/// Read one source; a broken file keeps its last valid content.
+fn read_source(source: &mut Source, warnings: &mut Vec<String>) -> ScopeSettings {
+    let (origin, path, root, last_valid, seen) = match source {
+        Source::Flags(scope) => return scope.clone(),
+        Source::File { origin, path, root, last_valid, seen } => (origin, path, root, last_valid, seen),
+    };
+    *seen = fingerprint(path);
+    let keep = |last_valid: &Option<Value>, why: String, warnings: &mut Vec<String>| -> Option<Value> {
+        match last_valid {
+            Some(v) => {
+                let kept = ScopeSettings::from_value(v, origin.clone(), root.clone(), &mut Vec::new());
+                warnings.push(format!("{} {why}; its last valid rules stay in force ({})", path.display(), kept.rule_summary()));
+                Some(v.clone())
+            }
+            None => {
+                warnings.push(format!("{} {why}; it is ignored until fixed", path.display()));
+                None
+            }
+        }
+    };
+    let value = match fs::read_to_string(&*path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            *last_valid = None;
+            None
+        }
+        Err(e) => keep(last_valid, format!("cannot be read ({e})"), warnings),
+        Ok(text) if text.trim().is_empty() && last_valid.is_none() => None,
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(v) if v.is_object() => {
+                *last_valid = Some(v.clone());
+                Some(v)
+            }
+            Ok(_) => keep(last_valid, "is not a JSON object".into(), warnings),
+            Err(e) => keep(last_valid, format!("is not valid JSON ({e})"), warnings),
+        },
+    };
+    match value {
+        Some(v) => ScopeSettings::from_value(&v, origin.clone(), root.clone(), warnings),
+        None => ScopeSettings::empty(origin.clone(), root.clone()),
+    }
+}
+
+#[async_trait]
+impl PermissionPolicy for PermissionEngine {
+    async fn decide(&self, request: &PermissionRequest<'_>) -> Decision {
+        self.with_facts(request, |rules, facts| rules.decide(facts))
+    }
+
+    fn denied_tools(&self) -> Vec<String> {
+        self.snapshot().rules.bare_denied_tools()
+    }
+
+    fn suggested_rules(&self, request: &PermissionRequest<'_>) -> Vec<String> {
+        self.with_facts(request, |rules, facts| rules.suggested_rules(facts))
+    }
+
+    fn remember(&self, rules: &[String]) -> io::Result<()> {
+        self.remember_rules(rules)
+    }
+}

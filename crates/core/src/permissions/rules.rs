@@ -1,0 +1,357 @@
+//! One permission rule in Claude Code's syntax (reference §3.2): parsing `Tool` and
+//! `Tool(content)` into a [`Rule`], which tools a rule names ([`rule_covers_tool`], with the
+//! `Read`/`Edit` families, the old `Task` name and the `mcp__` forms), and the content matchers
+//! that are not about commands or paths: `WebFetch(domain:...)`, plain content with `*`, and
+//! `key:value` rules on a top-level input parameter.
+//!
+//! Bash command matching lives in `command_rules`, gitignore-style path matching in `path_rules`,
+//! and putting rules together into a decision in `ruleset`.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::permissions::Behavior;
+
+/// Tools that `Read(...)` rules cover (reference §3.2: Read rules apply to every built-in reader).
+pub const READ_RULE_TOOLS: &[&str] = &["Read", "Grep", "Glob", "LS", "NotebookRead", "LSP"];
+
+/// Tools that `Edit(...)` rules cover (every built-in tool that edits files).
+pub const EDIT_RULE_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+/// Input fields that `key:value` rules never match: the tools' own canonical subjects, which the
+/// content rules already cover.
+const CANONICAL_FIELDS: &[&str] = &["command", "file_path", "notebook_path", "path", "url", "pattern"];
+
+/// A parsed rule: `Bash`, `Bash(npm run *)`, `Read(./.env)`, `mcp__github__*`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Rule {
+    /// The tool name or name pattern before the parenthesis.
+    pub tool: String,
+    /// What is inside the parentheses (unescaped); `None` for a bare rule (also `Tool(*)`, `Tool()`).
+    pub content: Option<String>,
+}
+
+/// Why a rule could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleParseError {
+    /// Nothing but white space.
+    #[error("empty permission rule")]
+    Empty,
+    /// `Bash(npm` or `Bash(x) y`.
+    #[error("permission rule `{0}`: an opening `(` needs a closing `)` at the very end")]
+    Unbalanced(String),
+    /// `(x)` or `Ba sh`.
+    #[error(
+        "permission rule `{0}`: the tool name must be letters, digits, `_`, `-` or `.` (and `*` only in mcp__ names), e.g. `Bash(npm test)`"
+    )]
+    BadToolName(String),
+}
+
+fn is_escaped(bytes: &[u8], index: usize) -> bool {
+    let mut backslashes = 0;
+    let mut i = index;
+    while i > 0 && bytes[i - 1] == b'\\' {
+        backslashes += 1;
+        i -= 1;
+    }
+    backslashes % 2 == 1
+}
+
+impl Rule {
+    /// Parse a rule as written in settings files or `--allow`/`--deny`.
+    pub fn parse(text: &str) -> Result<Rule, RuleParseError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(RuleParseError::Empty);
+        }
+        let bytes = text.as_bytes();
+        let open = (0..bytes.len()).find(|&i| bytes[i] == b'(' && !is_escaped(bytes, i));
+        let (tool, content) = match open {
+            None => {
+                if text.contains(')') {
+                    return Err(RuleParseError::Unbalanced(text.to_string()));
+                }
+                (text, None)
+            }
+            Some(open) => {
+                let closes_at_end = text.ends_with(')') && !is_escaped(bytes, bytes.len() - 1) && bytes.len() - 1 > open;
+                if !closes_at_end {
+                    return Err(RuleParseError::Unbalanced(text.to_string()));
+                }
+                let inner = &text[open + 1..text.len() - 1];
+                let unescaped = inner.replace("\\(", "(").replace("\\)", ")");
+                let content = match unescaped.trim() {
+                    "" | "*" => None,
+                    _ => Some(unescaped),
+                };
+                (&text[..open], content)
+            }
+        };
+        let tool = tool.trim();
+        let valid_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '*');
+        if tool.is_empty() || !tool.chars().all(valid_char) || (tool.contains('*') && !tool.starts_with("mcp__")) {
+            return Err(RuleParseError::BadToolName(text.to_string()));
+        }
+        Ok(Rule { tool: tool.to_string(), content })
+    }
+
+    /// A bare rule (`Bash`) names the whole tool.
+    pub fn is_bare(&self) -> bool {
+        self.content.is_none()
+    }
+
+    /// A bare rule for `tool`.
+    pub fn bare(tool: impl Into<String>) -> Rule {
+        Rule { tool: tool.into(), content: None }
+    }
+
+    /// A rule for `tool` with `content`.
+    pub fn with_content(tool: impl Into<String>, content: impl Into<String>) -> Rule {
+        Rule { tool: tool.into(), content: Some(content.into()) }
+    }
+}
+
+impl fmt::Display for Rule {
+    /// The canonical spelling, parentheses in the content escaped: parsing it gives this rule back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.content {
+            None => f.write_str(&self.tool),
+            Some(c) => write!(f, "{}({})", self.tool, c.replace('(', "\\(").replace(')', "\\)")),
+        }
+    }
+}
+
+/// Split a command-line rule list (`--allow "Bash(git log *) Edit,Read"`) into rules: commas and
+/// white space separate rules, except inside parentheses.
+pub fn split_rule_list(list: &str) -> Vec<String> {
+    let mut rules = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    let mut chars = list.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                current.push(c);
+                if let Some(next) = chars.next() {
+                    current.push(next);
+                }
+            }
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            ',' | ' ' | '\t' | '\n' if depth == 0 => {
+                if !current.trim().is_empty() {
+                    rules.push(current.trim().to_string());
+                }
+                current.clear();
+            }
+            _ => current.push(c),
+        }
+    }
+    if !current.trim().is_empty() {
+        rules.push(current.trim().to_string());
+    }
+    rules
+}
+
+/// Match `text` against a pattern whose only wildcard is `*` (any run of characters, spaces
+/// included); `\*` is a literal star. The whole text must match.
+pub fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let segments = wildcard_segments(pattern);
+    if segments.len() == 1 {
+        return segments[0] == text;
+    }
+    let (first, rest) = segments.split_first().expect("at least one segment");
+    let (last, middle) = rest.split_last().expect("at least two segments");
+    let Some(mut remaining) = text.strip_prefix(first.as_str()) else { return false };
+    for segment in middle {
+        match remaining.find(segment.as_str()) {
+            Some(at) => remaining = &remaining[at + segment.len()..],
+            None => return false,
+        }
+    }
+    remaining.len() >= last.len() && remaining.ends_with(last.as_str())
+}
+
+/// The literal pieces between unescaped `*`s (`\*` becomes a literal `*`).
+pub fn wildcard_segments(pattern: &str) -> Vec<String> {
+    let mut segments = vec![String::new()];
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'*') => {
+                chars.next();
+                segments.last_mut().expect("non-empty").push('*');
+            }
+            '*' => segments.push(String::new()),
+            _ => segments.last_mut().expect("non-empty").push(c),
+        }
+    }
+    segments
+}
+
+/// Whether the pattern has an unescaped `*`.
+pub fn has_wildcard(pattern: &str) -> bool {
+    wildcard_segments(pattern).len() > 1
+}
+
+/// Whether a rule naming `rule_tool` applies to `tool`, for a rule of kind `behavior`.
+///
+/// Exact names; `Read` covers [`READ_RULE_TOOLS`] and `Edit` covers [`EDIT_RULE_TOOLS`]; `Task`
+/// is the old name of `Agent`; `mcp__server` covers every tool of that server; `mcp__server__*`
+/// and other `*` patterns in MCP names (allow rules only after a literal `mcp__server__`).
+pub fn rule_covers_tool(rule_tool: &str, tool: &str, behavior: Behavior) -> bool {
+    if rule_tool == tool {
+        return true;
+    }
+    match rule_tool {
+        "Read" => return READ_RULE_TOOLS.contains(&tool),
+        "Edit" => return EDIT_RULE_TOOLS.contains(&tool),
+        "Task" => return tool == "Agent",
+        "Agent" => return tool == "Task",
+        _ => {}
+    }
+    if !rule_tool.starts_with("mcp__") || !tool.starts_with("mcp__") {
+        return false;
+    }
+    if !rule_tool.contains('*') {
+        return crate::registry::bare_deny_matches(rule_tool, tool);
+    }
+    if behavior == Behavior::Allow {
+        // Allow globs only after a literal server name: `mcp__github__*`, never `mcp__*`.
+        let after_prefix = &rule_tool["mcp__".len()..];
+        let Some(server_end) = after_prefix.find("__") else { return false };
+        if after_prefix[..server_end].contains('*') || server_end == 0 {
+            return false;
+        }
+    }
+    wildcard_match(rule_tool, tool)
+}
+
+/// `WebFetch(domain:PATTERN)` against a host: `*.example.com` matches subdomains at any depth but
+/// not `example.com` itself; another `*` stays within one label; case-insensitive.
+pub fn domain_matches(pattern: &str, host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let pattern = pattern.trim().trim_end_matches('.').to_ascii_lowercase();
+    if pattern == "*" {
+        return true;
+    }
+    if let Some(parent) = pattern.strip_prefix("*.") {
+        if !parent.contains('*') {
+            return host.len() > parent.len() + 1 && host.ends_with(parent) && host[..host.len() - parent.len()].ends_with('.');
+        }
+    }
+    let host_labels: Vec<&str> = host.split('.').collect();
+    let pattern_labels: Vec<&str> = pattern.split('.').collect();
+    host_labels.len() == pattern_labels.len()
+        && host_labels.iter().zip(&pattern_labels).all(|(h, p)| wildcard_match(p, h))
+}
+
+/// A `key:value` rule on a top-level scalar input field (`Agent(model:opus)`,
+/// `Bash(run_in_background:true)`), for deny and ask rules. The tools' canonical fields
+/// (`command`, `file_path`, ...) are matched by the content rules instead.
+pub fn parameter_matches(content: &str, input: &Value) -> Option<String> {
+    let (key, pattern) = content.split_once(':')?;
+    let key = key.trim();
+    let valid_key = !key.is_empty()
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !key.starts_with(|c: char| c.is_ascii_digit());
+    if !valid_key || CANONICAL_FIELDS.contains(&key) {
+        return None;
+    }
+    let value = match input.get(key)? {
+        Value::String(s) => s.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        _ => return None,
+    };
+    wildcard_match(pattern.trim(), &value).then(|| format!("{key}:{value}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_bare_and_content_rules() {
+        assert_eq!(Rule::parse("Bash").unwrap(), Rule::bare("Bash"));
+        assert_eq!(Rule::parse(" Bash(*) ").unwrap(), Rule::bare("Bash"));
+        assert_eq!(Rule::parse("Bash()").unwrap(), Rule::bare("Bash"));
+        assert_eq!(Rule::parse("Bash(npm run *)").unwrap(), Rule::with_content("Bash", "npm run *"));
+        assert_eq!(Rule::parse(r"Bash(echo \(hi\))").unwrap(), Rule::with_content("Bash", "echo (hi)"));
+        assert_eq!(Rule::parse("Bash(echo (hi))").unwrap(), Rule::with_content("Bash", "echo (hi)"));
+        assert_eq!(Rule::parse("mcp__github__*").unwrap(), Rule::bare("mcp__github__*"));
+    }
+
+    #[test]
+    fn rejects_malformed_rules() {
+        assert_eq!(Rule::parse("  "), Err(RuleParseError::Empty));
+        assert!(matches!(Rule::parse("Bash(npm"), Err(RuleParseError::Unbalanced(_))));
+        assert!(matches!(Rule::parse("Bash(x) y"), Err(RuleParseError::Unbalanced(_))));
+        assert!(matches!(Rule::parse("(x)"), Err(RuleParseError::BadToolName(_))));
+        assert!(matches!(Rule::parse("Ba sh"), Err(RuleParseError::BadToolName(_))));
+        assert!(matches!(Rule::parse("*"), Err(RuleParseError::BadToolName(_))));
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for text in ["Bash", "Bash(npm run *)", r"Bash(echo \(x\))", "WebFetch(domain:*.rs)"] {
+            let rule = Rule::parse(text).unwrap();
+            assert_eq!(Rule::parse(&rule.to_string()).unwrap(), rule);
+        }
+    }
+
+    #[test]
+    fn splits_cli_lists() {
+        assert_eq!(split_rule_list("Bash(git log *) Edit,Read"), vec!["Bash(git log *)", "Edit", "Read"]);
+        assert_eq!(split_rule_list(" , "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn wildcards() {
+        assert!(wildcard_match("npm run *", "npm run build"));
+        assert!(wildcard_match("*", ""));
+        assert!(wildcard_match("a*b*c", "abc"));
+        assert!(!wildcard_match("a*b*c", "acb"));
+        assert!(wildcard_match(r"echo \*", "echo *"));
+        assert!(!wildcard_match(r"echo \*", "echo x"));
+        assert!(!wildcard_match("ab*ba", "aba"));
+    }
+
+    #[test]
+    fn tool_coverage() {
+        assert!(rule_covers_tool("Read", "Grep", Behavior::Deny));
+        assert!(rule_covers_tool("Edit", "NotebookEdit", Behavior::Allow));
+        assert!(!rule_covers_tool("Write", "Edit", Behavior::Allow));
+        assert!(rule_covers_tool("mcp__gh", "mcp__gh__issues", Behavior::Allow));
+        assert!(rule_covers_tool("mcp__gh__*", "mcp__gh__issues", Behavior::Allow));
+        assert!(rule_covers_tool("mcp__*", "mcp__gh__issues", Behavior::Deny));
+        assert!(!rule_covers_tool("mcp__*", "mcp__gh__issues", Behavior::Allow));
+        assert!(rule_covers_tool("Task", "Agent", Behavior::Allow));
+    }
+
+    #[test]
+    fn domains() {
+        assert!(domain_matches("example.com", "EXAMPLE.com"));
+        assert!(domain_matches("*.example.com", "a.b.example.com"));
+        assert!(!domain_matches("*.example.com", "example.com"));
+        assert!(!domain_matches("*.example.com", "badexample.com"));
+        assert!(domain_matches("docs.*.org", "docs.rust.org"));
+        assert!(!domain_matches("docs.*.org", "docs.a.b.org"));
+    }
+
+    #[test]
+    fn parameters() {
+        let input = serde_json::json!({"model": "opus", "run_in_background": true, "command": "ls"});
+        assert_eq!(parameter_matches("model:opus", &input).as_deref(), Some("model:opus"));
+        assert!(parameter_matches("run_in_background:true", &input).is_some());
+        assert!(parameter_matches("command:ls", &input).is_none());
+        assert!(parameter_matches("npm run test:*", &input).is_none());
+    }
+}

@@ -1,0 +1,348 @@
+//! hands as an MCP server: [`McpServer`] turns an engine factory into MCP connections
+//! ([`Connection`], one per client session), each with its own hands [`Session`] and [`Engine`],
+//! so read-before-edit, the working directory and background tasks behave within one connection
+//! as they do within one Claude Code session.
+//!
+//! A connection lists the pool (full schemas, prompts as descriptions, annotations from the
+//! tools' flags), runs `tools/call` through the whole pipeline, forwards progress when the client
+//! sent a progress token, aborts a call on `notifications/cancelled`, asks permission through
+//! elicitation, and adopts the client's roots as working directories.
+//!
+//! Transports live in `stdio` and `http`; this module does not know how bytes travel.
+
+mod asker;
+mod convert;
+mod progress;
+mod roots;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
+use std::time::Duration;
+
+use hands_core::permissions::Asker;
+use hands_core::progress::ProgressSink;
+use hands_core::{Engine, Session, ToolCall, ToolInput, Turn};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde_json::Value;
+use tokio::sync::watch;
+
+pub use asker::{ElicitationAsker, question_text};
+pub use convert::{StaticFlags, call_result, mcp_tool, minimal_input};
+pub use progress::ProgressRouter;
+pub use roots::file_uri_to_path;
+
+/// What a factory gets to build the engine of one connection.
+pub struct EngineSeed {
+    /// `None` for a new connection (make a new [`Session`]); `Some` when the pool changed and
+    /// the engine is rebuilt over the connection's existing session.
+    pub session: Option<Arc<Session>>,
+    /// Install with `EngineBuilder::asker`: sends permission asks to the client.
+    pub asker: Arc<dyn Asker>,
+    /// Install with `EngineBuilder::progress`: forwards progress to the client.
+    pub progress: Arc<dyn ProgressSink>,
+}
+
+/// Builds the engine of a connection. The CLI's factory assembles the pool and the permission
+/// policy from settings; tests assemble small pools.
+pub type EngineFactory = Arc<dyn Fn(EngineSeed) -> Result<Engine, String> + Send + Sync>;
+
+/// Server identity and behaviour.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// Make the client's first root the working directory (when the user did not choose one).
+    pub roots_set_cwd: bool,
+    /// How long to wait for the client's `roots/list` answer before calls go ahead without it.
+    pub roots_timeout: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            name: "hands".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            roots_set_cwd: false,
+            roots_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A connection could not be set up.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start an MCP session: {0}")]
+pub struct ConnectionError(pub String);
+
+impl From<ConnectionError> for std::io::Error {
+    fn from(e: ConnectionError) -> Self {
+        std::io::Error::other(e)
+    }
+}
+
+/// hands' MCP server: a factory of connections, and the list of live ones (for
+/// `tools/list_changed`). Cheap to clone.
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<ServerShared>,
+}
+
+struct ServerShared {
+    factory: EngineFactory,
+    options: ServerOptions,
+    connections: Mutex<Vec<Weak<ConnectionState>>>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer").field("options", &self.inner.options).field("live", &self.live_connections()).finish()
+    }
+}
+
+impl McpServer {
+    /// A server whose connections get engines from `factory`.
+    pub fn new(factory: EngineFactory) -> Self {
+        Self::with_options(factory, ServerOptions::default())
+    }
+
+    /// A server with explicit options.
+    pub fn with_options(factory: EngineFactory, options: ServerOptions) -> Self {
+        Self { inner: Arc::new(ServerShared { factory, options, connections: Mutex::new(Vec::new()) }) }
+    }
+
+    /// A new connection with a fresh hands session.
+    pub fn connection(&self) -> Result<Connection, ConnectionError> {
+        let peer = Arc::new(OnceLock::new());
+        let progress = ProgressRouter::new();
+        let seed = EngineSeed {
+            session: None,
+            asker: Arc::new(ElicitationAsker::new(Arc::clone(&peer))),
+            progress: Arc::clone(&progress) as Arc<dyn ProgressSink>,
+        };
+        let engine = (self.inner.factory)(seed).map_err(ConnectionError)?;
+        let (roots_ready, _) = watch::channel(true);
+        let state = Arc::new(ConnectionState {
+            engine: RwLock::new(engine),
+            peer,
+            progress,
+            exclusive: tokio::sync::RwLock::new(()),
+            roots_ready,
+            next_call: AtomicU64::new(1),
+            options: self.inner.options.clone(),
+        });
+        let mut live = self.inner.connections.lock().unwrap_or_else(|e| e.into_inner());
+        live.retain(|w| w.strong_count() > 0);
+        live.push(Arc::downgrade(&state));
+        Ok(Connection { state })
+    }
+
+    /// Number of connections still open.
+    pub fn live_connections(&self) -> usize {
+        self.inner.connections.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|w| w.strong_count() > 0).count()
+    }
+
+    /// The pool changed (settings reloaded, an MCP server's tools changed): rebuild every live
+    /// connection's engine over its existing session and send `notifications/tools/list_changed`
+    /// to each client. Returns how many clients were notified.
+    pub async fn tools_changed(&self) -> usize {
+        let live: Vec<Arc<ConnectionState>> = {
+            let list = self.inner.connections.lock().unwrap_or_else(|e| e.into_inner());
+            list.iter().filter_map(Weak::upgrade).collect()
+        };
+        let mut notified = 0;
+        for state in live {
+            let seed = EngineSeed {
+                session: Some(Arc::clone(state.engine().session())),
+                asker: Arc::new(ElicitationAsker::new(Arc::clone(&state.peer))),
+                progress: Arc::clone(&state.progress) as Arc<dyn ProgressSink>,
+            };
+            match (self.inner.factory)(seed) {
+                Ok(engine) => *state.engine.write().unwrap_or_else(|e| e.into_inner()) = engine,
+                Err(e) => tracing::warn!(error = %e, "could not rebuild an MCP session's engine; keeping the old pool"),
+            }
+            if let Some(peer) = state.peer.get() {
+                if peer.notify_tool_list_changed().await.is_ok() {
+                    notified += 1;
+                }
+            }
+        }
+        notified
+    }
+}
+
+struct ConnectionState {
+    engine: RwLock<Engine>,
+    peer: Arc<OnceLock<Peer<RoleServer>>>,
+    progress: Arc<ProgressRouter>,
+    /// Concurrency-safe calls share it; the others hold it alone, as within a Claude Code batch.
+    exclusive: tokio::sync::RwLock<()>,
+    /// `false` while the client's roots are being fetched.
+    roots_ready: watch::Sender<bool>,
+    next_call: AtomicU64,
+    options: ServerOptions,
+}
+
+impl ConnectionState {
+    fn engine(&self) -> Engine {
+        self.engine.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl Drop for ConnectionState {
+    fn drop(&mut self) {
+        // The client is gone: stop what its session started (background shells, watchers).
+        self.engine.read().unwrap_or_else(|e| e.into_inner()).session().close();
+    }
+}
+
+/// One MCP client session: the rmcp handler. Cheap to clone (clones share the session).
+#[derive(Clone)]
+pub struct Connection {
+    state: Arc<ConnectionState>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("session", self.state.engine().session()).finish()
+    }
+}
+
+impl Connection {
+    /// The engine this connection runs calls with.
+    pub fn engine(&self) -> Engine {
+        self.state.engine()
+    }
+
+    async fn wait_for_roots(&self) {
+        let mut rx = self.state.roots_ready.subscribe();
+        let _ = rx.wait_for(|ready| *ready).await;
+    }
+}
+
+impl ServerHandler for Connection {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        InitializeResult::new(capabilities)
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+            .with_server_info(Implementation::new(self.state.options.name.clone(), self.state.options.version.clone()))
+            .with_instructions(
+                "hands: the tools of a coding agent (Read, Edit, Write, Bash, Grep, Glob, ...) with Claude Code's behaviour. \
+                 Read a file before editing it; paths may be absolute or relative to the session's working directory.",
+            )
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        // Sessions (one hands session per client) need the `initialize` handshake.
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        let _ = self.state.peer.set(context.peer.clone());
+        if request.capabilities.roots.is_some() {
+            // Calls wait for the roots, fetched once the client says it is initialized.
+            self.state.roots_ready.send_replace(false);
+        }
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let _ = self.state.peer.set(context.peer.clone());
+        if !*self.state.roots_ready.borrow() {
+            self.spawn_roots_fetch(context.peer);
+        }
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.state.roots_ready.send_replace(false);
+        self.spawn_roots_fetch(context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let engine = self.state.engine();
+        let session = engine.session();
+        let tools = engine.pool().tools().map(|t| mcp_tool(t.as_ref(), session)).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let engine = self.state.engine();
+        let name = request.name.to_string();
+        let Some(entry) = engine.pool().find(&name) else {
+            return Err(McpError::invalid_params(format!("Unknown tool: {name}"), None));
+        };
+        let tool = Arc::clone(entry.tool());
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        self.wait_for_roots().await;
+
+        let probe = ToolInput::new(input.clone());
+        let concurrency_safe =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.is_concurrency_safe(&probe))).unwrap_or(false);
+        let _shared;
+        let _exclusive;
+        if concurrency_safe {
+            _shared = self.state.exclusive.read().await;
+        } else {
+            _exclusive = self.state.exclusive.write().await;
+        }
+
+        let tool_use_id = format!("toolu_mcp_{}", self.state.next_call.fetch_add(1, Ordering::Relaxed));
+        let _route = context
+            .meta
+            .get_progress_token()
+            .map(|token| self.state.progress.route(&tool_use_id, context.peer.clone(), token));
+        let turn = Turn::new();
+        let abort_on_cancel = {
+            let turn = turn.clone();
+            let cancelled = context.ct.clone();
+            tokio::spawn(async move {
+                cancelled.cancelled().await;
+                turn.abort();
+            })
+        };
+        let outcome = engine.call(ToolCall::new(tool_use_id, name, input), &turn).await;
+        abort_on_cancel.abort();
+        if let Some(change) = &outcome.context_change {
+            change.apply(engine.session());
+        }
+        Ok(call_result(outcome.result, &outcome.new_messages).into())
+    }
+}
+
+impl Connection {
+    #[allow(deprecated)] // roots: see `roots`
+    fn spawn_roots_fetch(&self, peer: Peer<RoleServer>) {
+        let state = Arc::clone(&self.state);
+        tokio::spawn(async move {
+            let timeout = state.options.roots_timeout;
+            let listed = tokio::time::timeout(timeout, peer.list_roots()).await;
+            match listed {
+                Ok(Ok(result)) => {
+                    let engine = state.engine();
+                    roots::apply(engine.session(), &result.roots, state.options.roots_set_cwd);
+                }
+                Ok(Err(e)) => tracing::warn!(error = %e, "the MCP client did not list its roots"),
+                Err(_) => tracing::warn!(?timeout, "the MCP client did not list its roots in time"),
+            }
+            state.roots_ready.send_replace(true);
+        });
+    }
+}

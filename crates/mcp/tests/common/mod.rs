@@ -1,0 +1,296 @@
+//! Fixtures shared by the hands-mcp integration tests: small tools with known behaviour (echo,
+//! a file write that needs permission, a call that waits for cancellation, a report of the
+//! session's directories, an image), an engine factory over them, and an rmcp test client that
+//! records elicitations and progress and offers roots.
+
+#![allow(dead_code)] // each test file uses a different part of the fixtures
+#![allow(deprecated)] // roots: deprecated only from protocol 2026-07-28, which hands does not speak
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use hands_core::{
+    ContentBlock, Engine, PermissionMode, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext,
+    ToolError, ToolOutput, TypedTool,
+};
+use hands_mcp::{EngineFactory, EngineSeed};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    Implementation, ListRootsResult, ProgressNotificationParam, Root, RootsCapabilities,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct EchoInput {
+    /// The text to send back.
+    pub text: String,
+}
+
+/// Sends its text back. Read-only.
+pub struct Echo;
+
+#[async_trait::async_trait]
+impl TypedTool for Echo {
+    type Input = EchoInput;
+    fn name(&self) -> &'static str {
+        "Echo"
+    }
+    fn description(&self, _: &Session) -> String {
+        "Send text back.".into()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn is_read_only(&self, _: &EchoInput) -> bool {
+        true
+    }
+    fn is_concurrency_safe(&self, _: &EchoInput) -> bool {
+        true
+    }
+    fn is_open_world(&self) -> bool {
+        false
+    }
+    async fn call(&self, input: &EchoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(input.text.clone()))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TouchInput {
+    /// File to create, relative to the working directory.
+    pub path: String,
+}
+
+/// Writes `touched` into a file: not read-only, so it needs permission in default mode.
+pub struct Touch;
+
+#[async_trait::async_trait]
+impl TypedTool for Touch {
+    type Input = TouchInput;
+    fn name(&self) -> &'static str {
+        "Touch"
+    }
+    fn description(&self, _: &Session) -> String {
+        "Create a file.".into()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn is_destructive(&self, _: &TouchInput) -> bool {
+        true
+    }
+    async fn call(&self, input: &TouchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let path = ctx.session().resolve(&input.path);
+        hands_core::fs::atomic_write(&path, b"touched").map_err(|e| ToolError::io("write", e))?;
+        Ok(ToolOutput::text(format!("touched {}", path.display())))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct WaitInput {}
+
+/// Reports progress, then waits until its call is cancelled and tells the test so.
+pub struct Wait {
+    pub cancelled: mpsc::UnboundedSender<()>,
+}
+
+#[async_trait::async_trait]
+impl TypedTool for Wait {
+    type Input = WaitInput;
+    fn name(&self) -> &'static str {
+        "Wait"
+    }
+    fn description(&self, _: &Session) -> String {
+        "Wait until cancelled.".into()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn is_read_only(&self, _: &WaitInput) -> bool {
+        true
+    }
+    fn is_concurrency_safe(&self, _: &WaitInput) -> bool {
+        true
+    }
+    async fn call(&self, _: &WaitInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        ctx.progress_event("waiting: step 1".into(), Some(1.0), Some(3.0), None);
+        ctx.progress("waiting: step 2");
+        ctx.cancelled().await;
+        let _ = self.cancelled.send(());
+        Err(ToolError::Cancelled)
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct WhereInput {}
+
+/// Reports the session's working directory and working directories as JSON.
+pub struct Where;
+
+#[async_trait::async_trait]
+impl TypedTool for Where {
+    type Input = WhereInput;
+    fn name(&self) -> &'static str {
+        "Where"
+    }
+    fn description(&self, _: &Session) -> String {
+        "Show the working directories.".into()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn is_read_only(&self, _: &WhereInput) -> bool {
+        true
+    }
+    async fn call(&self, _: &WhereInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let value = serde_json::json!({"cwd": ctx.cwd(), "dirs": ctx.session().working_dirs()});
+        Ok(ToolOutput::text(value.to_string()))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct PictureInput {}
+
+/// Returns a one-pixel PNG next to a caption.
+pub struct Picture;
+
+/// A 1×1 transparent PNG.
+pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+#[async_trait::async_trait]
+impl TypedTool for Picture {
+    type Input = PictureInput;
+    fn name(&self) -> &'static str {
+        "Picture"
+    }
+    fn description(&self, _: &Session) -> String {
+        "Return an image.".into()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn is_read_only(&self, _: &PictureInput) -> bool {
+        true
+    }
+    async fn call(&self, _: &PictureInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::blocks(vec![ContentBlock::text("a pixel"), ContentBlock::image("image/png", PIXEL_PNG)]))
+    }
+}
+
+/// Temporary working and state directories that live as long as the test.
+pub struct Dirs {
+    pub work: tempfile::TempDir,
+    pub state: tempfile::TempDir,
+}
+
+impl Dirs {
+    pub fn new() -> Self {
+        Self { work: tempfile::tempdir().unwrap(), state: tempfile::tempdir().unwrap() }
+    }
+
+    /// The working directory, canonical.
+    pub fn work_path(&self) -> PathBuf {
+        std::fs::canonicalize(self.work.path()).unwrap()
+    }
+}
+
+/// The fixture tools; `cancelled` hears from `Wait` when its call was cancelled.
+pub fn fixture_tools(cancelled: mpsc::UnboundedSender<()>) -> Vec<Arc<dyn Tool>> {
+    vec![
+        hands_core::tool::typed_arc(Echo),
+        hands_core::tool::typed_arc(Touch),
+        hands_core::tool::typed_arc(Wait { cancelled }),
+        hands_core::tool::typed_arc(Where),
+        hands_core::tool::typed_arc(Picture),
+    ]
+}
+
+/// A factory whose pool is whatever `tools` holds when an engine is built.
+pub fn factory(dirs: &Dirs, mode: PermissionMode, tools: Arc<Mutex<Vec<Arc<dyn Tool>>>>) -> EngineFactory {
+    let cwd = dirs.work.path().to_path_buf();
+    let state = dirs.state.path().to_path_buf();
+    Arc::new(move |seed: EngineSeed| {
+        let session = match seed.session {
+            Some(session) => session,
+            None => Session::new(SessionConfig {
+                cwd: Some(cwd.clone()),
+                state_dir: Some(state.clone()),
+                permission_mode: Some(mode),
+                ..Default::default()
+            })
+            .map_err(|e| e.to_string())?,
+        };
+        let builtins = tools.lock().unwrap().clone();
+        let pool = Arc::new(Pool::assemble(builtins, PoolConfig::default()));
+        Ok(Engine::builder(pool, session).asker(seed.asker).progress(seed.progress).build())
+    })
+}
+
+/// What the test client heard.
+#[derive(Default)]
+pub struct Heard {
+    pub elicitations: Mutex<Vec<String>>,
+}
+
+/// An rmcp client that answers elicitations with `elicit` (no capability when `None`), offers
+/// `roots` (no capability when empty), and forwards progress and list changes to channels.
+#[derive(Clone)]
+pub struct TestClient {
+    pub elicit: Option<ElicitationAction>,
+    pub roots: Vec<String>,
+    pub heard: Arc<Heard>,
+    pub progress: mpsc::UnboundedSender<ProgressNotificationParam>,
+    pub list_changed: mpsc::UnboundedSender<()>,
+}
+
+impl TestClient {
+    /// A client and the receivers of its progress and list-changed channels.
+    pub fn new(
+        elicit: Option<ElicitationAction>,
+        roots: Vec<String>,
+    ) -> (Self, mpsc::UnboundedReceiver<ProgressNotificationParam>, mpsc::UnboundedReceiver<()>) {
+        let (progress, progress_rx) = mpsc::unbounded_channel();
+        let (list_changed, list_rx) = mpsc::unbounded_channel();
+        (Self { elicit, roots, heard: Arc::default(), progress, list_changed }, progress_rx, list_rx)
+    }
+}
+
+impl ClientHandler for TestClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if self.elicit.is_some() {
+            capabilities.elicitation = Some(ElicitationCapability::default());
+        }
+        if !self.roots.is_empty() {
+            capabilities.roots = Some(RootsCapabilities::default());
+        }
+        ClientConfig::new(capabilities, Implementation::new("hands-mcp-tests", "0"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            self.heard.elicitations.lock().unwrap().push(message);
+        }
+        Ok(ElicitResult::new(self.elicit.clone().unwrap_or(ElicitationAction::Decline)))
+    }
+
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, McpError> {
+        Ok(ListRootsResult::new(self.roots.iter().map(Root::new).collect()))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        let _ = self.progress.send(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.list_changed.send(());
+    }
+}

@@ -1,0 +1,297 @@
+//! Shared by the hands-spec tests: a fixed set of test tools (one per deferral case), MCP tools
+//! read from the checked-in fixture of a 50-tool GitHub-like server, and session set-up.
+//!
+//! The fixture tools implement `Tool` directly with `is_external() == true`, the way the MCP
+//! client mounts a server's tools.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use hands_core::deferral::TOOL_SEARCH_KEY;
+use hands_core::permissions::PermissionMode;
+use hands_core::tool::typed_arc;
+use hands_core::{
+    Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext, ToolError, ToolInput,
+    ToolOutput, TypedTool,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// A session in fresh temp dirs, with tool search set to `mode` (`true`, `false`, `auto:N`).
+pub struct Fixture {
+    pub session: Arc<Session>,
+    pub dir: tempfile::TempDir,
+    pub state: tempfile::TempDir,
+}
+
+impl Fixture {
+    pub fn new(mode: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(dir.path().into()),
+            state_dir: Some(state.path().into()),
+            permission_mode: Some(PermissionMode::BypassPermissions),
+            ..Default::default()
+        })
+        .unwrap();
+        session.set_data(TOOL_SEARCH_KEY, Some(json!(mode)));
+        Fixture {
+            session,
+            dir,
+            state,
+        }
+    }
+
+    /// `text` with this fixture's paths replaced by stable placeholders (for snapshots).
+    pub fn scrub(&self, text: &str) -> String {
+        let cwd = self.session.cwd().display().to_string();
+        text.replace(&cwd, "[CWD]")
+            .replace(&self.dir.path().display().to_string(), "[CWD]")
+            .replace(&self.state.path().display().to_string(), "[STATE]")
+    }
+}
+
+/// A core-like tool: full schema always.
+#[derive(Deserialize, JsonSchema)]
+pub struct EditLikeInput {
+    /// The absolute path to the file to modify
+    pub file_path: String,
+    /// The text to replace
+    pub old_string: String,
+    /// Replace all occurrences (default false)
+    pub replace_all: Option<bool>,
+    /// How to match
+    pub mode: Option<MatchMode>,
+    /// Extra edits
+    pub more: Option<Vec<Extra>>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchMode {
+    Exact,
+    Fuzzy,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Extra {
+    /// Text to find
+    pub find: String,
+    /// How many times
+    pub count: Option<u32>,
+}
+
+pub struct EditLike;
+
+#[async_trait::async_trait]
+impl TypedTool for EditLike {
+    type Input = EditLikeInput;
+    fn name(&self) -> &'static str {
+        "EditLike"
+    }
+    fn description(&self, _: &Session) -> String {
+        "Edits files.".into()
+    }
+    fn prompt(&self, session: &Session) -> String {
+        format!(
+            "Performs exact string replacements in files under {}.",
+            session.cwd().display()
+        )
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    async fn call(&self, input: &EditLikeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let mode = match input.mode {
+            Some(MatchMode::Exact) => "exact",
+            Some(MatchMode::Fuzzy) => "fuzzy",
+            None => "none",
+        };
+        Ok(ToolOutput::text(format!(
+            "file_path={} replace_all={:?} mode={mode} more={}",
+            input.file_path,
+            input.replace_all,
+            input.more.as_ref().map_or(0, Vec::len)
+        )))
+    }
+}
+
+/// A deferred built-in with a search hint.
+#[derive(Deserialize, JsonSchema)]
+pub struct NotebookLikeInput {
+    /// The notebook to edit
+    pub notebook_path: String,
+    /// Index of the cell
+    pub cell: u32,
+}
+
+pub struct NotebookLike;
+
+#[async_trait::async_trait]
+impl TypedTool for NotebookLike {
+    type Input = NotebookLikeInput;
+    fn name(&self) -> &'static str {
+        "NotebookLike"
+    }
+    fn search_hint(&self) -> Option<&'static str> {
+        Some("edit jupyter notebook cells")
+    }
+    fn description(&self, _: &Session) -> String {
+        "Edits a notebook cell.".into()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn should_defer(&self) -> bool {
+        true
+    }
+    async fn call(
+        &self,
+        input: &NotebookLikeInput,
+        _: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(format!("cell {}", input.cell)))
+    }
+}
+
+/// A tool with no input at all.
+#[derive(Deserialize, JsonSchema)]
+pub struct NoInput {}
+
+pub struct PlanLike;
+
+#[async_trait::async_trait]
+impl TypedTool for PlanLike {
+    type Input = NoInput;
+    fn name(&self) -> &'static str {
+        "PlanLike"
+    }
+    fn description(&self, _: &Session) -> String {
+        "Enters plan mode.".into()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("planning"))
+    }
+}
+
+/// An MCP tool as the client mounts it: name `mcp__<server>__<tool>`, the server's schema.
+pub struct McpTool {
+    pub name: String,
+    pub description: String,
+    pub schema: Value,
+    pub always_load: bool,
+}
+
+impl McpTool {
+    pub fn new(server: &str, tool: &str, description: &str, schema: Value) -> McpTool {
+        McpTool {
+            name: format!("mcp__{server}__{tool}"),
+            description: description.into(),
+            schema,
+            always_load: false,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self, _: &Session) -> String {
+        self.description.clone()
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn is_external(&self) -> bool {
+        true
+    }
+    fn always_load(&self) -> bool {
+        self.always_load
+    }
+    async fn call(&self, input: &ToolInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(format!("{} {}", self.name, input.value())))
+    }
+}
+
+/// The 50 tools of the fixture server, mounted as `mcp__github__*`.
+pub fn github_fixture_tools() -> Vec<Arc<dyn Tool>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/github-mcp-tools.json");
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let server = fixture["server"].as_str().unwrap();
+    fixture["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            Arc::new(McpTool::new(
+                server,
+                t["name"].as_str().unwrap(),
+                t["description"].as_str().unwrap(),
+                t["inputSchema"].clone(),
+            )) as Arc<dyn Tool>
+        })
+        .collect()
+}
+
+/// Name of the long MCP tool in [`fixed_pool`] (over 64 characters).
+pub const LONG_MCP_NAME: &str =
+    "mcp__enterprise-knowledge-base__search_documents_by_semantic_similarity_and_metadata";
+
+/// The fixed test pool: ToolSearch, a core-like tool, a deferred built-in, an input-less tool,
+/// an MCP tool with a long name, and an always-loaded MCP tool.
+pub fn fixed_pool() -> Pool {
+    let long_tool = McpTool {
+        name: LONG_MCP_NAME.into(),
+        description: "Search the knowledge base.".into(),
+        schema: json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to look for", "minLength": 2},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+                "filters": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Metadata filters"}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+        always_load: false,
+    };
+    let mut pinned = McpTool::new(
+        "memory",
+        "remember",
+        "Store a fact.",
+        json!({"type": "object", "properties": {"fact": {"type": "string"}}, "required": ["fact"]}),
+    );
+    pinned.always_load = true;
+    Pool::assemble(
+        vec![
+            typed_arc(hands_tool_tool_search::ToolSearch),
+            typed_arc(EditLike),
+            typed_arc(NotebookLike),
+            typed_arc(PlanLike),
+        ],
+        PoolConfig {
+            external: vec![Arc::new(long_tool), Arc::new(pinned)],
+            ..Default::default()
+        },
+    )
+}
+
+/// This build's built-in tools (hands-tools with default features) plus `external`.
+pub fn builtin_pool(external: Vec<Arc<dyn Tool>>) -> Pool {
+    hands_tools::builtin_pool(PoolConfig {
+        external,
+        ..Default::default()
+    })
+}

@@ -1,0 +1,64 @@
+//! `run_in_background: true`: start the command with its output going straight to a file, register
+//! it in the session's [`TaskRegistry`], and return at once (reference §1.2, §1.3).
+//!
+//! A task's processes form one process group; the task's kill handle and the session's close hook
+//! signal that group. When the task's shell exits, whatever it left running in the group is
+//! stopped too. Reading and stopping tasks is the `TaskOutput` / `TaskStop` tools' business.
+
+use std::fs::OpenOptions;
+use std::process::Stdio;
+
+use hands_core::tasks::{ReserveError, TaskRegistry};
+use hands_core::{ToolContext, ToolError, ToolOutput};
+use rustix::process::Signal;
+use serde_json::json;
+
+use crate::process::{signal_group, spawn_shell, wrap_command};
+
+/// `Command running in background with ID: <id>. Output is being written to: <path>`.
+pub fn started_message(id: &str, path: &std::path::Path) -> String {
+    format!("Command running in background with ID: {id}. Output is being written to: {}", path.display())
+}
+
+/// Start `command` as a background task of the call's session.
+pub fn start(command: &str, description: Option<&str>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let session = ctx.session();
+    let registry = TaskRegistry::of(session);
+    let reservation = match registry.reserve() {
+        Ok(r) => r,
+        Err(ReserveError::Task(e)) => return Ok(ToolOutput::error(e.to_string())),
+        Err(e) => return Err(ToolError::msg(e.to_string())),
+    };
+    let output_path = reservation.output_path().to_path_buf();
+    // A live log that the task appends to while it runs: it cannot be written atomically.
+    let file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&output_path)
+        .map_err(|e| ToolError::io(format!("creating {}", output_path.display()), e))?;
+    let mut cwd = session.cwd();
+    if !cwd.is_dir() {
+        cwd = session.project_dir().to_path_buf();
+    }
+    let mut child = spawn_shell(&wrap_command(command, None), &cwd, Stdio::from(file))
+        .map_err(|e| ToolError::io("starting bash", e))?;
+    let Some(pgid) = child.id() else {
+        return Err(ToolError::msg("the shell exited before its process id could be read"));
+    };
+    let task = reservation.start(
+        command,
+        description.map(str::to_string),
+        Box::new(move || signal_group(pgid, Signal::KILL)),
+    );
+    let id = task.id().to_string();
+    tokio::spawn(async move {
+        let status = child.wait().await;
+        // Whatever the shell left running in its group goes with it.
+        signal_group(pgid, Signal::KILL);
+        let code = status.ok().and_then(|s| s.code());
+        task.finish(code);
+    });
+    Ok(ToolOutput::text(started_message(&id, &output_path))
+        .with_data(json!({ "backgroundTaskId": id, "outputPath": output_path })))
+}

@@ -1,0 +1,265 @@
+//! # hands-tool-bash
+//!
+//! The `Bash` tool (reference §1.2): runs a command with bash in the session's working directory,
+//! in its own process group, stdin from `/dev/null`, stdout and stderr merged in order of arrival;
+//! returns the trimmed output (persisted with a preview past `BASH_MAX_OUTPUT_LENGTH`), reports
+//! exit statuses with Claude Code's meanings, stops the whole process group on timeout or abort,
+//! carries the shell's final directory over to the next call, and starts background tasks.
+//!
+//! It also holds the read-only classifier (reference §3.5, [`classify`]): `is_read_only`,
+//! `is_concurrency_safe` and the subcommands the permission engine matches rules against all come
+//! from it.
+//!
+//! Layout: [`constants`] (names, limits), [`prompt`] (model-facing text), [`render`] (one-line
+//! summaries), [`classify`] and [`readonly_rules`] (the classifier), [`process`] (process
+//! groups), [`run`] (a foreground run), [`output`] (bounded capture and shaping),
+//! [`semantics`] (exit-code meanings), [`background`] (background tasks).
+
+pub mod background;
+pub mod classify;
+pub mod constants;
+pub mod output;
+pub mod process;
+pub mod prompt;
+pub mod readonly_rules;
+pub mod render;
+pub mod run;
+pub mod semantics;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hands_core::permissions::{CommandSubject, RuleSubject};
+use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+pub use classify::{Classification, Scope, Subcommand, classify, classify_in, split_subcommands};
+
+use constants::{ABORTED_MESSAGE, Limits, MAX_ERROR_CHARS, TOOL_NAME};
+use run::{Ending, RunOutcome, RunRequest};
+use semantics::ExitMeaning;
+
+/// Set to `1` to move the shell back to the project directory after every command.
+pub const MAINTAIN_PROJECT_DIR_ENV: &str = "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR";
+
+/// The input of a `Bash` call.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct BashInput {
+    /// The command to execute
+    pub command: String,
+    /// Optional timeout in milliseconds (max 600000)
+    #[serde(default)]
+    pub timeout: Option<f64>,
+    /// Clear, concise description of what this command does in active voice, in 5-10 words (for example: "List files in current directory", "Install package dependencies").
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Set to true to run this command in the background. Read its output file later (or use TaskOutput) to see what it printed.
+    #[serde(default)]
+    pub run_in_background: Option<bool>,
+    /// Set this to true to dangerously override sandbox mode and run commands without sandboxing.
+    #[serde(default, rename = "dangerouslyDisableSandbox")]
+    pub dangerously_disable_sandbox: Option<bool>,
+}
+
+impl BashInput {
+    /// A plain foreground call.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self { command: command.into(), timeout: None, description: None, run_in_background: None, dangerously_disable_sandbox: None }
+    }
+
+    fn timeout_ms(&self) -> Option<u64> {
+        self.timeout.filter(|t| t.is_finite() && *t >= 1.0).map(|t| t.min(u64::MAX as f64) as u64)
+    }
+}
+
+/// The `Bash` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct BashTool;
+
+/// The classifier's view of `command` in `session`: `cd` is judged against its working
+/// directories.
+pub fn classify_for_session(command: &str, session: &Session) -> Classification {
+    let cwd = session.cwd();
+    let dirs = session.working_dirs();
+    classify_in(command, Some(Scope { cwd: &cwd, working_dirs: &dirs }))
+}
+
+fn format_timeout(timeout: Duration) -> String {
+    let ms = timeout.as_millis();
+    if ms % 1000 == 0 { format!("{}s", ms / 1000) } else { format!("{ms}ms") }
+}
+
+/// Where the shell should be after a call that ended in `final_cwd`, and the note for the model
+/// when it was moved back.
+fn next_cwd(session: &Session, final_cwd: Option<PathBuf>) -> (Option<ContextChange>, Option<String>) {
+    let project = session.project_dir().to_path_buf();
+    let maintain = std::env::var(MAINTAIN_PROJECT_DIR_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    let Some(dir) = final_cwd else { return (None, None) };
+    let inside = session.working_dirs().iter().any(|w| dir.starts_with(w));
+    if inside && !maintain {
+        let change = (dir != session.cwd()).then(|| ContextChange::set_cwd(dir));
+        return (change, None);
+    }
+    let note = (dir != project).then(|| format!("Shell cwd was reset to {}", project.display()));
+    let change = (session.cwd() != project).then(|| ContextChange::set_cwd(project.clone()));
+    (change.or_else(|| note.as_ref().map(|_| ContextChange::set_cwd(project))), note)
+}
+
+/// Turn a finished run into what the model sees.
+fn assemble(command: &str, outcome: RunOutcome, cwd_note: Option<String>, timeout: Duration) -> ToolOutput {
+    let mut text = outcome.output.text.clone();
+    let push_line = |text: &mut String, line: &str| {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(line);
+    };
+    if let Some(note) = &cwd_note {
+        push_line(&mut text, note);
+    }
+    let data = json!({
+        "exitCode": outcome.exit_code,
+        "interrupted": outcome.ending == Ending::Aborted,
+        "timedOut": outcome.ending == Ending::TimedOut,
+        "persistedOutput": outcome.output.persisted,
+        "elapsedMs": outcome.elapsed.as_millis() as u64,
+    });
+    let output = match outcome.ending {
+        Ending::Aborted => {
+            push_line(&mut text, ABORTED_MESSAGE);
+            ToolOutput::error(truncate_if_inline(&text, outcome.output.persisted))
+        }
+        Ending::TimedOut => {
+            push_line(
+                &mut text,
+                &format!(
+                    "<error>Command timed out after {} and was stopped, with every process it started; nothing from it is still running</error>",
+                    format_timeout(timeout)
+                ),
+            );
+            ToolOutput::error(truncate_if_inline(&text, outcome.output.persisted))
+        }
+        Ending::Exited => match outcome.exit_code {
+            Some(0) => ToolOutput::text(text),
+            code => {
+                let code = code.unwrap_or(-1);
+                match semantics::exit_meaning(command, code) {
+                    ExitMeaning::Answer(meaning) if outcome.output.empty && cwd_note.is_none() => ToolOutput::text(meaning),
+                    ExitMeaning::Answer(_) => ToolOutput::text(text),
+                    ExitMeaning::Failure => {
+                        let full = if text.is_empty() { format!("Exit code {code}") } else { format!("Exit code {code}\n{text}") };
+                        ToolOutput::error(truncate_if_inline(&full, outcome.output.persisted))
+                    }
+                }
+            }
+        },
+    };
+    output.with_data(data)
+}
+
+fn truncate_if_inline(text: &str, persisted: bool) -> String {
+    if persisted { text.to_string() } else { output::truncate_error(text, MAX_ERROR_CHARS) }
+}
+
+#[async_trait::async_trait]
+impl TypedTool for BashTool {
+    type Input = BashInput;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some("run shell commands in a terminal: git, build, test")
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::prompt(&Limits::from_env())
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(Limits::from_env().max_output_chars)
+    }
+
+    fn is_read_only(&self, input: &BashInput) -> bool {
+        classify(&input.command).read_only
+    }
+
+    /// Read-only commands may run in parallel, except those that may change directory: their
+    /// directory change must be applied before the next call starts.
+    fn is_concurrency_safe(&self, input: &BashInput) -> bool {
+        let c = classify(&input.command);
+        c.read_only && !c.changes_directory
+    }
+
+    fn rule_subject(&self, input: &BashInput, session: &Session) -> RuleSubject {
+        let c = classify_for_session(&input.command, session);
+        RuleSubject::Commands(c.subcommands.into_iter().map(|s| CommandSubject { text: s.text, read_only: s.read_only }).collect())
+    }
+
+    async fn call(&self, input: &BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        if input.run_in_background == Some(true) {
+            return background::start(&input.command, input.description.as_deref(), ctx);
+        }
+        let session = ctx.session();
+        let limits = Limits::from_env();
+        let timeout = limits.timeout(input.timeout_ms());
+        let mut cwd = session.cwd();
+        let mut vanished_cwd = None;
+        if !cwd.is_dir() {
+            vanished_cwd = Some(format!("Shell cwd was reset to {}", session.project_dir().display()));
+            cwd = session.project_dir().to_path_buf();
+        }
+        let request = RunRequest {
+            command: &input.command,
+            cwd,
+            timeout,
+            max_output_chars: limits.max_output_chars,
+            result_path: hands_core::budget::result_path(session, ctx.tool_use_id()),
+        };
+        let report = |elapsed: Duration, bytes: u64, last_line: &str| {
+            let secs = elapsed.as_secs();
+            let message = if last_line.is_empty() {
+                format!("{secs}s elapsed")
+            } else {
+                format!("{secs}s elapsed · {}", hands_core::text::truncate_chars(last_line, 120))
+            };
+            ctx.progress_event(
+                message,
+                None,
+                None,
+                Some(json!({ "elapsedMs": elapsed.as_millis() as u64, "outputBytes": bytes, "lastLine": last_line })),
+            );
+        };
+        let outcome = run::run_foreground(request, ctx.cancel_token(), &report)
+            .await
+            .map_err(|e| ToolError::io("running bash", e))?;
+        let (mut change, mut note) = next_cwd(session, outcome.final_cwd.clone());
+        if let Some(reset) = vanished_cwd {
+            note = note.or(Some(reset));
+            change = change.or_else(|| Some(ContextChange::set_cwd(session.project_dir().to_path_buf())));
+        }
+        let mut output = assemble(&input.command, outcome, note, timeout);
+        output.context_change = change;
+        Ok(output)
+    }
+
+    fn render_use(&self, input: &BashInput) -> Option<String> {
+        Some(render::render_use(&input.command, input.description.as_deref(), input.run_in_background == Some(true)))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(BashTool);
+
+/// Reference this crate so the linker keeps its tool registration.
+pub fn link() {}

@@ -1,0 +1,207 @@
+//! Running one foreground command to its end: read the merged output as it arrives, report
+//! progress, and stop the whole process group on timeout or abort (SIGTERM, then SIGKILL after
+//! [`KILL_GRACE`]). When the shell exits, whatever it left running in its group is stopped the
+//! same way, so a call never leaves processes behind.
+//!
+//! What the model sees is assembled by the tool ([`crate::BashTool`]); this module only reports
+//! how the run ended, what was printed and where the shell ended up.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::process::Signal;
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStdout};
+use tokio_util::sync::CancellationToken;
+
+use crate::constants::{KILL_GRACE, PROGRESS_INTERVAL};
+use crate::output::{OutputCapture, ShapedOutput};
+use crate::process::{GroupGuard, signal_group, spawn_shell, wrap_command};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct RunRequest<'a> {
+    /// The model's command.
+    pub command: &'a str,
+    /// Where to run it.
+    pub cwd: PathBuf,
+    /// When to give up.
+    pub timeout: Duration,
+    /// Inline output limit in characters.
+    pub max_output_chars: usize,
+    /// Where a large output is persisted.
+    pub result_path: PathBuf,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The shell exited by itself.
+    Exited,
+    /// The timeout expired and the group was stopped.
+    TimedOut,
+    /// The call was aborted and the group was stopped.
+    Aborted,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The output, shaped for the model.
+    pub output: ShapedOutput,
+    /// How the run ended.
+    pub ending: Ending,
+    /// The shell's exit code (`128 + signal` when a signal ended it), when it was reaped.
+    pub exit_code: Option<i32>,
+    /// The directory the shell was in when it exited, when it recorded one.
+    pub final_cwd: Option<PathBuf>,
+    /// How long the run took.
+    pub elapsed: Duration,
+}
+
+/// Progress as the run sees it: elapsed time, bytes so far, last output line.
+pub trait RunProgress {
+    /// Called about once per [`PROGRESS_INTERVAL`] after the first.
+    fn report(&self, elapsed: Duration, total_bytes: u64, last_line: &str);
+}
+
+impl<F: Fn(Duration, u64, &str)> RunProgress for F {
+    fn report(&self, elapsed: Duration, total_bytes: u64, last_line: &str) {
+        self(elapsed, total_bytes, last_line)
+    }
+}
+
+fn exit_code(status: ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().or_else(|| status.signal().map(|s| 128 + s))
+}
+
+/// Reads the pipe and reaps the shell, whichever comes first, until both are done or `until`
+/// fires.
+struct Drain<'a> {
+    child: &'a mut Child,
+    stdout: Option<ChildStdout>,
+    capture: &'a mut OutputCapture,
+    status: Option<ExitStatus>,
+    buf: Vec<u8>,
+}
+
+impl Drain<'_> {
+    fn done(&self) -> bool {
+        self.stdout.is_none() && self.status.is_some()
+    }
+
+    /// Make progress on the pipe or the shell; false when both are finished.
+    async fn step(&mut self) -> io::Result<bool> {
+        if self.done() {
+            return Ok(false);
+        }
+        let reading = self.stdout.is_some();
+        let waiting = self.status.is_none();
+        tokio::select! {
+            read = async { self.stdout.as_mut().expect("guarded by `reading`").read(&mut self.buf).await }, if reading => {
+                match read {
+                    Ok(0) | Err(_) => self.stdout = None,
+                    Ok(n) => self.capture.push(&self.buf[..n])?,
+                }
+            }
+            status = self.child.wait(), if waiting => {
+                self.status = Some(status?);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Keep draining until done or `limit` passes.
+    async fn for_at_most(&mut self, limit: Duration) -> io::Result<()> {
+        let deadline = tokio::time::sleep(limit);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                more = self.step() => if !more? { return Ok(()) },
+                _ = &mut deadline => return Ok(()),
+            }
+        }
+    }
+}
+
+/// Stop the group: SIGTERM, wait up to the grace for everything to end, then SIGKILL and wait up
+/// to the grace again for the pipe to close.
+async fn stop_group(drain: &mut Drain<'_>, guard: &GroupGuard) -> io::Result<()> {
+    signal_group(guard.pgid(), Signal::TERM);
+    drain.for_at_most(KILL_GRACE).await?;
+    // Members that ignored SIGTERM, or that still hold the pipe: no more waiting.
+    signal_group(guard.pgid(), Signal::KILL);
+    if !drain.done() {
+        drain.for_at_most(KILL_GRACE).await?;
+    }
+    Ok(())
+}
+
+/// Run `request` to its end.
+pub async fn run_foreground(
+    request: RunRequest<'_>,
+    cancel: &CancellationToken,
+    progress: &(dyn RunProgress + Sync),
+) -> io::Result<RunOutcome> {
+    let started = Instant::now();
+    let cwd_file = tempfile::Builder::new().prefix("hands-bash-cwd-").tempfile()?;
+    let script = wrap_command(request.command, Some(cwd_file.path()));
+    let mut child = spawn_shell(&script, &request.cwd, Stdio::piped())?;
+    let Some(pgid) = child.id() else {
+        return Err(io::Error::other("the shell exited before its process id could be read"));
+    };
+    let mut guard = GroupGuard::new(pgid);
+    let stdout = child.stdout.take();
+    let mut capture = OutputCapture::new(request.max_output_chars, request.result_path.clone());
+    let mut drain = Drain { child: &mut child, stdout, capture: &mut capture, status: None, buf: vec![0; 64 * 1024] };
+
+    let deadline = tokio::time::sleep(request.timeout);
+    tokio::pin!(deadline);
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_INTERVAL, PROGRESS_INTERVAL);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+
+    let ending = loop {
+        if drain.status.is_some() {
+            // The shell is gone; stop what it left behind and collect the rest of the output.
+            if !drain.done() {
+                stop_group(&mut drain, &guard).await?;
+            }
+            break Ending::Exited;
+        }
+        tokio::select! {
+            more = drain.step() => { more?; }
+            _ = &mut deadline => break Ending::TimedOut,
+            _ = cancel.cancelled() => break Ending::Aborted,
+            _ = ticker.tick() => {
+                progress.report(started.elapsed(), drain.capture.total_bytes(), &drain.capture.last_line());
+            }
+        }
+    };
+    if ending != Ending::Exited {
+        stop_group(&mut drain, &guard).await?;
+    } else {
+        // The group may still hold members that ignored nothing but were never told to stop.
+        signal_group(pgid, Signal::KILL);
+    }
+    let status = drain.status;
+    if status.is_some() {
+        guard.disarm();
+    }
+    drop(drain);
+    drop(guard);
+
+    let final_cwd = if ending == Ending::Exited {
+        std::fs::read_to_string(cwd_file.path())
+            .ok()
+            .map(|s| s.trim_end_matches('\n').to_string())
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+    } else {
+        None
+    };
+    let output = capture.finish(request.max_output_chars)?;
+    Ok(RunOutcome { output, ending, exit_code: status.and_then(exit_code), final_cwd, elapsed: started.elapsed() })
+}

@@ -1,0 +1,49 @@
+//! Names, limits and the model-visible messages of the Edit tool that are not shared with other
+//! file tools (those live in `hands_core::edit`).
+
+/// Wire name.
+pub const TOOL_NAME: &str = "Edit";
+
+/// The largest file Edit will load (Claude Code's `MAX_EDIT_FILE_SIZE`, 1 GiB).
+pub const MAX_EDIT_FILE_SIZE: u64 = 1024 * 1024 * 1024;
+
+/// Result size above which the pipeline persists the output.
+pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
+/// Three to ten words for ToolSearch.
+pub const SEARCH_HINT: &str = "modify file contents in place";
+
+/// Check 1 (code 1).
+pub const NO_CHANGES: &str = "No changes to make: old_string and new_string are exactly the same.";
+
+/// Check 5 (code 3).
+pub const FILE_EXISTS: &str = "Cannot create new file - file already exists.";
+
+/// Check 6 (code 5).
+pub const USE_NOTEBOOK_EDIT: &str = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
+
+/// Claude Code's `errorCode`s of the validation checks (reference §1.6).
+pub mod codes {
+    /// `old_string == new_string`.
+    pub const NO_CHANGES: u32 = 1;
+    /// Edit deny rule.
+    pub const DENIED: u32 = 2;
+    /// `old_string` empty but the file has content.
+    pub const FILE_EXISTS: u32 = 3;
+    /// The file does not exist.
+    pub const NOT_FOUND: u32 = 4;
+    /// A notebook.
+    pub const NOTEBOOK: u32 = 5;
+    /// Not read (or only partly).
+    pub const NOT_READ: u32 = 6;
+    /// Modified since read.
+    pub const MODIFIED: u32 = 7;
+    /// `old_string` not in the file.
+    pub const STRING_NOT_FOUND: u32 = 8;
+    /// Several matches without `replace_all`.
+    pub const NOT_UNIQUE: u32 = 9;
+    /// Larger than 1 GiB.
+    pub const TOO_LARGE: u32 = 10;
+    /// Not decodable text, a directory, or unreadable (hands only).
+    pub const NOT_EDITABLE: u32 = 11;
+}

@@ -1,0 +1,141 @@
+//! # hands-tool-edit
+//!
+//! The Edit tool (reference §1.6): exact string replacement in a file the model has read, with
+//! Claude Code's checks and messages, its curly-quote fallback and input clean-up, literal
+//! replacement, `replace_all`, and the `old_string: ""` create rule. The file keeps its encoding
+//! (UTF-8 with or without BOM, UTF-16) and line endings; bytes outside the edit stay as they were.
+//! Beyond Claude Code, a failed match says where the closest text is and how it differs.
+//!
+//! The checks are in [`plan`]; the replacement engine and the atomic commit are shared with
+//! MultiEdit and NotebookEdit in `hands_core::edit`.
+
+pub mod constants;
+pub mod plan;
+pub mod prompt;
+pub mod render;
+
+use hands_core::edit::{self, CommitError};
+use hands_core::messages::tool_use_error;
+use hands_core::path_policy::check_path;
+use hands_core::permissions::RuleSubject;
+use hands_core::{
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME, codes};
+use crate::plan::{Plan, Refusal, plan};
+
+/// Edit's input (Claude Code's schema, reference Appendix A).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditInput {
+    /// The absolute path to the file to modify
+    pub file_path: String,
+    /// The text to replace
+    pub old_string: String,
+    /// The text to replace it with (must be different from old_string)
+    pub new_string: String,
+    /// Replace all occurrences of old_string (default false)
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// The Edit tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EditTool;
+
+/// `The file <path> has been updated successfully.` or the `replace_all` variant.
+pub fn success_message(file_path: &str, replace_all: bool) -> String {
+    if replace_all {
+        format!("The file {file_path} has been updated. All occurrences were successfully replaced.")
+    } else {
+        format!("The file {file_path} has been updated successfully.")
+    }
+}
+
+#[async_trait::async_trait]
+impl TypedTool for EditTool {
+    type Input = EditInput;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, session: &Session) -> String {
+        prompt::prompt(session)
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    async fn validate_input(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        plan(ctx.session(), input).map(|_| ()).map_err(|r| ValidationError::with_code(r.message, r.code))
+    }
+
+    async fn check_permissions(&self, input: &EditInput, ctx: &ToolContext) -> PermissionResult {
+        let session = ctx.session();
+        check_path(session, &input.file_path).write_permission(TOOL_NAME, session.permission_mode())
+    }
+
+    fn rule_subject(&self, input: &EditInput, session: &Session) -> RuleSubject {
+        RuleSubject::EditPath(check_path(session, &input.file_path).path)
+    }
+
+    async fn call(&self, input: &EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let session = ctx.session();
+        let planned = match plan(session, input) {
+            Ok(Plan::Write(w)) => w,
+            Ok(Plan::LeaveToPermissions) => {
+                let check = check_path(session, &input.file_path);
+                let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
+                return Ok(ToolOutput::error(tool_use_error(&message)));
+            }
+            // The file changed between validation and now (e.g. during a permission prompt).
+            Err(Refusal { code: codes::NOT_READ | codes::MODIFIED, .. }) => {
+                return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
+            }
+            Err(refusal) => return Ok(ToolOutput::error(tool_use_error(&refusal.message))),
+        };
+        match edit::commit(session, &planned.check.path, &planned.check.path, planned.before.as_ref(), &planned.bytes) {
+            Ok(()) => {}
+            Err(CommitError::Modified) => return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED)),
+            Err(CommitError::Io(e)) => {
+                return Err(ToolError::io(format!("writing {}", planned.check.path.display()), e));
+            }
+        }
+        let data = json!({
+            "filePath": input.file_path,
+            "oldString": planned.actual_old.len().le(&MAX_RESULT_SIZE_CHARS).then_some(&planned.actual_old),
+            "newString": input.new_string,
+            "replaceAll": input.replace_all,
+            "replacements": planned.replacements,
+            "created": planned.before.is_none(),
+        });
+        Ok(ToolOutput::text(success_message(&input.file_path, input.replace_all)).with_data(data))
+    }
+
+    fn render_use(&self, input: &EditInput) -> Option<String> {
+        Some(render::render_use(input))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(EditTool);
+
+/// Reference this crate so the linker keeps its registration (called by `hands-tools`).
+pub fn link() {}

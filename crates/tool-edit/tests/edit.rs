@@ -1,0 +1,366 @@
+//! Edit's behaviour on real files: every check of reference §1.6 with its message, encodings and
+//! line endings, fallbacks, permissions on special paths, and races between read and write.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use common::{Fixture, tool_error};
+use hands_core::edit::{FILE_MODIFIED_SINCE_READ, FILE_NOT_READ, FILE_UNEXPECTEDLY_MODIFIED};
+use hands_core::file_state::FileState;
+use hands_core::hooks::{Hooks, PreToolUseOutcome};
+use hands_core::permissions::Behavior;
+use hands_core::{PermissionMode, ToolCall, ToolContext, ToolInput, Tool};
+use hands_tool_edit::EditTool;
+use serde_json::json;
+
+#[tokio::test]
+async fn replaces_a_unique_string_and_chained_edits_work() {
+    let fx = Fixture::new();
+    let path = fx.file("a.rs", "fn main() {\n    let x = 1;\n}\n");
+    let r = fx.edit(&path, "let x = 1;", "let x = 2;").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(r.text(), format!("The file {} has been updated successfully.", path.display()));
+    // No re-read in between: the state was refreshed by the first edit.
+    let r = fx.edit(&path, "let x = 2;", "let y = 2;").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read_to_string(&path).unwrap(), "fn main() {\n    let y = 2;\n}\n");
+}
+
+#[tokio::test]
+async fn identical_strings_are_refused_first() {
+    let fx = Fixture::new();
+    let r = fx.edit(&fx.path("missing.txt"), "same", "same").await;
+    assert!(r.is_error);
+    assert_eq!(r.text(), tool_error("No changes to make: old_string and new_string are exactly the same."));
+}
+
+#[tokio::test]
+async fn missing_file_says_where_we_are_and_suggests_a_name() {
+    let fx = Fixture::new();
+    fx.file("main.rs", "x");
+    let r = fx.edit(&fx.path("main.py"), "x", "y").await;
+    assert_eq!(
+        r.text(),
+        tool_error(&format!(
+            "File does not exist. Note: your current working directory is {}. Did you mean {}?",
+            fx.root.display(),
+            fx.path("main.rs").display()
+        ))
+    );
+}
+
+#[tokio::test]
+async fn empty_old_string_creates_a_file_with_its_directories() {
+    let fx = Fixture::new();
+    let path = fx.path("new/dir/notes.txt");
+    let r = fx.edit(&path, "", "hello  \r\nworld").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read(&path).unwrap(), b"hello  \r\nworld", "a new file gets new_string exactly");
+    // And it counts as read: a follow-up edit works.
+    let r = fx.edit(&path, "world", "there").await;
+    assert!(!r.is_error, "{}", r.text());
+}
+
+#[tokio::test]
+async fn empty_old_string_refuses_existing_content_but_fills_an_empty_file() {
+    let fx = Fixture::new();
+    let full = fx.file("full.txt", "content\n");
+    let r = fx.edit(&full, "", "x").await;
+    assert_eq!(r.text(), tool_error("Cannot create new file - file already exists."));
+
+    let blank = fx.path("blank.txt");
+    fs::write(&blank, "  \n").unwrap();
+    let r = fx.edit(&blank, "", "filled\n").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read_to_string(&blank).unwrap(), "filled\n");
+}
+
+#[tokio::test]
+async fn notebooks_are_sent_to_notebook_edit() {
+    let fx = Fixture::new();
+    let nb = fx.file("a.ipynb", "{\"cells\": []}");
+    let r = fx.edit(&nb, "cells", "x").await;
+    assert_eq!(r.text(), tool_error("File is a Jupyter Notebook. Use the NotebookEdit to edit this file."));
+}
+
+#[tokio::test]
+async fn unread_and_partially_read_files_are_refused() {
+    let fx = Fixture::new();
+    let path = fx.path("unread.txt");
+    fs::write(&path, "abc").unwrap();
+    assert_eq!(fx.edit(&path, "a", "b").await.text(), tool_error(FILE_NOT_READ));
+
+    let meta = fs::metadata(&path).unwrap();
+    let mut partial = FileState::full(b"abc", &meta);
+    partial.partial = true;
+    fx.session.file_state().record(&path, partial);
+    assert_eq!(fx.edit(&path, "a", "b").await.text(), tool_error(FILE_NOT_READ));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "abc");
+}
+
+#[tokio::test]
+async fn a_touch_is_not_a_modification_but_a_content_change_is() {
+    let fx = Fixture::new();
+    let path = fx.file("t.txt", "one two\n");
+    let file = fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60)).unwrap();
+    drop(file);
+    let r = fx.edit(&path, "one", "1").await;
+    assert!(!r.is_error, "mtime-only change must not block: {}", r.text());
+
+    fs::write(&path, "1 two three\n").unwrap();
+    let r = fx.edit(&path, "two", "2").await;
+    assert_eq!(r.text(), tool_error(FILE_MODIFIED_SINCE_READ));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "1 two three\n");
+}
+
+#[tokio::test]
+async fn not_found_says_where_the_closest_match_is() {
+    let fx = Fixture::new();
+    let path = fx.file("tabs.go", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n");
+    let old = "    if x {\n        return 1\n    }";
+    let r = fx.edit(&path, old, "if y {}").await;
+    let text = r.text();
+    assert!(text.starts_with(&format!("<tool_use_error>String to replace not found in file.\nString: {old}\n\n")), "{text}");
+    assert!(text.contains("Closest match: lines 2-4 of the file."), "{text}");
+    assert!(text.contains("- line 2: indentation differs: the file has 1 tab, old_string has 4 spaces"), "{text}");
+    assert!(text.contains("- line 3: indentation differs: the file has 2 tabs, old_string has 8 spaces"), "{text}");
+    assert!(text.contains("\n3\t\t\treturn 1\n"), "{text}");
+
+    // Unrelated text: Claude Code's message alone.
+    let r = fx.edit(&path, "nothing like it", "x").await;
+    assert_eq!(r.text(), tool_error("String to replace not found in file.\nString: nothing like it"));
+}
+
+#[tokio::test]
+async fn several_matches_need_replace_all() {
+    let fx = Fixture::new();
+    let path = fx.file("dup.txt", "foo bar foo baz foo\n");
+    let r = fx.edit(&path, "foo", "qux").await;
+    assert_eq!(
+        r.text(),
+        tool_error("Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: foo")
+    );
+    let r = fx
+        .call("Edit", json!({"file_path": path, "old_string": "foo", "new_string": "qux", "replace_all": "true"}))
+        .await;
+    assert_eq!(r.text(), format!("The file {} has been updated. All occurrences were successfully replaced.", path.display()));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "qux bar qux baz qux\n");
+}
+
+#[tokio::test]
+async fn crlf_files_keep_their_line_endings() {
+    let fx = Fixture::new();
+    let path = fx.file("win.txt", "first\r\nsecond\r\nthird\r\n");
+    let r = fx.edit(&path, "second\nthird", "2nd\nand\n3rd").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read(&path).unwrap(), b"first\r\n2nd\r\nand\r\n3rd\r\n");
+    // A CRLF old_string matches too.
+    let r = fx.edit(&path, "first\r\n2nd", "1st\r\n2nd").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read(&path).unwrap(), b"1st\r\n2nd\r\nand\r\n3rd\r\n");
+}
+
+#[tokio::test]
+async fn mixed_line_endings_outside_the_edit_are_untouched() {
+    let fx = Fixture::new();
+    let path = fx.file("mixed.txt", "a\r\nb\r\nc\nd\r\n");
+    let r = fx.edit(&path, "b", "B").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read(&path).unwrap(), b"a\r\nB\r\nc\nd\r\n");
+}
+
+#[tokio::test]
+async fn utf16le_and_bom_files_keep_their_encoding() {
+    let fx = Fixture::new();
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend("na\u{ef}ve\r\ncaf\u{e9}\r\n".encode_utf16().flat_map(u16::to_le_bytes));
+    let path = fx.file("u16.txt", &bytes);
+    let r = fx.edit(&path, "caf\u{e9}", "th\u{e9}").await;
+    assert!(!r.is_error, "{}", r.text());
+    let mut expected = vec![0xFF, 0xFE];
+    expected.extend("na\u{ef}ve\r\nth\u{e9}\r\n".encode_utf16().flat_map(u16::to_le_bytes));
+    assert_eq!(fs::read(&path).unwrap(), expected);
+
+    let path = fx.file("bom.txt", b"\xEF\xBB\xBFkey = 1\n");
+    let r = fx.edit(&path, "1", "2").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read(&path).unwrap(), b"\xEF\xBB\xBFkey = 2\n");
+}
+
+#[tokio::test]
+async fn invalid_utf8_is_not_rewritten() {
+    let fx = Fixture::new();
+    let path = fx.file("latin1.txt", b"caf\xE9 ok\n");
+    let r = fx.edit(&path, "ok", "fine").await;
+    assert!(r.is_error);
+    assert!(r.text().contains("is not valid UTF-8 text"), "{}", r.text());
+    assert_eq!(fs::read(&path).unwrap(), b"caf\xE9 ok\n");
+}
+
+#[tokio::test]
+async fn tabs_are_matched_exactly() {
+    let fx = Fixture::new();
+    let path = fx.file("Makefile", "all:\n\tcc -o x x.c\n");
+    let r = fx.edit(&path, "\tcc -o x x.c", "\tcc -O2 -o x x.c").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read_to_string(&path).unwrap(), "all:\n\tcc -O2 -o x x.c\n");
+}
+
+#[tokio::test]
+async fn replacement_is_literal_and_deletion_eats_its_line_break() {
+    let fx = Fixture::new();
+    let path = fx.file("lit.txt", "price\nremove me\nend\n");
+    assert!(!fx.edit(&path, "price", "$& $1 $$").await.is_error);
+    assert!(!fx.edit(&path, "remove me", "").await.is_error);
+    assert_eq!(fs::read_to_string(&path).unwrap(), "$& $1 $$\nend\n");
+}
+
+#[tokio::test]
+async fn curly_quotes_in_the_file_match_straight_quotes() {
+    let fx = Fixture::new();
+    let path = fx.file("prose.txt", "She said \u{201C}hello\u{201D} and left.\n");
+    let r = fx.edit(&path, "said \"hello\"", "said \"goodbye\"").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(fs::read_to_string(&path).unwrap(), "She said \u{201C}goodbye\u{201D} and left.\n");
+}
+
+#[tokio::test]
+async fn trailing_whitespace_is_stripped_except_in_markdown() {
+    let fx = Fixture::new();
+    let rs = fx.file("a.rs", "x\n");
+    assert!(!fx.edit(&rs, "x", "y   \nz\t").await.is_error);
+    assert_eq!(fs::read_to_string(&rs).unwrap(), "y\nz\n");
+    let md = fx.file("a.md", "x\n");
+    assert!(!fx.edit(&md, "x", "line  \nnext").await.is_error);
+    assert_eq!(fs::read_to_string(&md).unwrap(), "line  \nnext\n");
+}
+
+#[tokio::test]
+async fn sanitized_tags_are_restored() {
+    let fx = Fixture::new();
+    let path = fx.file("t.xml", "<function_results>old</function_results>\n");
+    assert!(!fx.edit(&path, "<fnr>old", "<fnr>new").await.is_error);
+    assert_eq!(fs::read_to_string(&path).unwrap(), "<function_results>new</function_results>\n");
+}
+
+#[tokio::test]
+async fn symlinks_inside_are_edited_through_and_kept() {
+    let fx = Fixture::new();
+    let target = fx.file("real.txt", "value = 1\n");
+    let link = fx.path("link.txt");
+    symlink("real.txt", &link).unwrap();
+    fx.mark_read(&link);
+    let r = fx.edit(&link, "1", "2").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(fs::read_to_string(&target).unwrap(), "value = 2\n");
+}
+
+async fn decision(fx: &Fixture, input: serde_json::Value) -> Behavior {
+    match fx.engine.explain(ToolCall::new("toolu_1", "Edit", input)).await {
+        Ok(d) => d.behavior,
+        Err(result) => panic!("validation failed: {}", result.text()),
+    }
+}
+
+#[tokio::test]
+async fn paths_outside_the_working_directories_ask() {
+    let fx = Fixture::with(PermissionMode::AcceptEdits, None);
+    let outside = tempfile::tempdir().unwrap();
+    let outside_file = fs::canonicalize(outside.path()).unwrap().join("o.txt");
+    fs::write(&outside_file, "v = 1\n").unwrap();
+    fx.mark_read(&outside_file);
+    // A symlink inside that leads outside.
+    let link = fx.path("escape.txt");
+    symlink(&outside_file, &link).unwrap();
+    fx.mark_read(&link);
+    let inside = fx.file("in.txt", "v = 1\n");
+
+    assert_eq!(decision(&fx, json!({"file_path": inside, "old_string": "1", "new_string": "2"})).await, Behavior::Allow);
+    assert_eq!(decision(&fx, json!({"file_path": link, "old_string": "1", "new_string": "2"})).await, Behavior::Ask);
+    assert_eq!(decision(&fx, json!({"file_path": outside_file, "old_string": "1", "new_string": "2"})).await, Behavior::Ask);
+    let dotdot = format!("../{}/o.txt", outside.path().file_name().unwrap().to_string_lossy());
+    let sub = fx.path("sub");
+    fs::create_dir(&sub).unwrap();
+    fx.session.set_cwd(sub);
+    assert_eq!(decision(&fx, json!({"file_path": format!("../{dotdot}"), "old_string": "1", "new_string": "2"})).await, Behavior::Ask);
+
+    // Nobody can answer the ask: refused, and the outside file is untouched.
+    let r = fx.edit(&link, "1", "2").await;
+    assert!(r.is_error);
+    assert_eq!(fs::read_to_string(&outside_file).unwrap(), "v = 1\n");
+}
+
+#[tokio::test]
+async fn devices_and_fifos_are_refused_without_being_opened() {
+    let fx = Fixture::new();
+    let r = fx.edit(std::path::Path::new("/dev/zero"), "a", "b").await;
+    assert!(r.is_error);
+    assert_eq!(r.text(), "Cannot write to '/dev/zero': this device file would block or produce infinite output.");
+    let fifo = fx.path("pipe");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let r = fx.edit(&fifo, "a", "b").await;
+    assert!(r.is_error);
+    assert!(r.text().contains("named pipe (FIFO)"), "{}", r.text());
+}
+
+#[tokio::test]
+async fn directories_and_huge_files_are_refused() {
+    let fx = Fixture::new();
+    let dir = fx.path("d");
+    fs::create_dir(&dir).unwrap();
+    let r = fx.edit(&dir, "a", "b").await;
+    assert_eq!(r.text(), tool_error(&format!("Cannot edit {}: it is a directory, not a file.", dir.display())));
+
+    let huge = fx.path("huge.bin");
+    let f = fs::File::create(&huge).unwrap();
+    f.set_len(1024 * 1024 * 1024 + 512 * 1024 * 1024).unwrap(); // sparse
+    let r = fx.edit(&huge, "a", "b").await;
+    assert_eq!(r.text(), tool_error("File is too large to edit (1.5GB). Maximum editable file size is 1GB."));
+}
+
+/// A PreToolUse hook that rewrites the file being edited: a change between validation and the
+/// write.
+struct ChangeFileDuringCall;
+
+#[async_trait]
+impl Hooks for ChangeFileDuringCall {
+    async fn pre_tool_use(&self, _tool: &str, input: &ToolInput, _ctx: &ToolContext) -> PreToolUseOutcome {
+        let path = input.value()["file_path"].as_str().unwrap().to_string();
+        fs::write(path, "changed by someone else\n").unwrap();
+        PreToolUseOutcome::default()
+    }
+}
+
+#[tokio::test]
+async fn a_change_after_validation_is_refused_as_unexpected() {
+    let fx = Fixture::with(PermissionMode::BypassPermissions, Some(Arc::new(ChangeFileDuringCall)));
+    let path = fx.file("race.txt", "original\n");
+    let r = fx.edit(&path, "original", "mine").await;
+    assert!(r.is_error);
+    assert_eq!(r.text(), format!("<tool_use_error>Error calling tool (Edit): {FILE_UNEXPECTEDLY_MODIFIED}</tool_use_error>"));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "changed by someone else\n");
+}
+
+#[tokio::test]
+async fn the_prompt_names_the_read_line_format() {
+    let fx = Fixture::new();
+    let tool = hands_core::Typed::new(EditTool);
+    assert!(tool.prompt(&fx.session).contains("The line number prefix format is: line number + tab."));
+    fx.session.set_data(hands_core::line_format::LINE_FORMAT_KEY, Some(json!("legacy")));
+    assert!(tool.prompt(&fx.session).contains("The line number prefix format is: spaces + line number + arrow."));
+    assert!(tool.prompt(&fx.session).contains("hands-tool-marker:edit"));
+}
+
+#[tokio::test]
+async fn rule_subject_is_the_edited_path() {
+    let fx = Fixture::new();
+    let tool = hands_core::Typed::new(EditTool);
+    let input = ToolInput::new(json!({"file_path": "src/../x.rs", "old_string": "a", "new_string": "b"}));
+    assert_eq!(tool.rule_subject(&input, &fx.session), hands_core::permissions::RuleSubject::EditPath(fx.path("x.rs")));
+}

@@ -1,0 +1,262 @@
+//! # hands-tool-glob
+//!
+//! The `Glob` tool (reference §1.8): find files by glob pattern. Claude Code runs `rg --files
+//! --glob PATTERN --no-ignore --hidden`; hands walks in process with the same `ignore` crate.
+//! Hidden files are listed and `.gitignore` is not applied (settings `CLAUDE_CODE_GLOB_HIDDEN`,
+//! `CLAUDE_CODE_GLOB_NO_IGNORE`); version-control folders are left out. At most 100 files,
+//! newest first (ties by path), so the cap keeps the files most likely to matter; paths relative
+//! to the working directory.
+//!
+//! - `pattern.rs`: absolute patterns split into a folder and a glob; `search.rs`: the walk;
+//!   `prompt.rs`: the description; `render.rs`: one-line summaries; `constants.rs`: name, limits
+//!   and settings.
+
+mod constants;
+mod pattern;
+mod prompt;
+mod render;
+mod search;
+
+use std::time::{Duration, Instant};
+
+use hands_core::messages::tool_use_error;
+use hands_core::permissions::RuleSubject;
+use hands_core::{
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
+    TypedTool, ValidationError,
+};
+use hands_search::display::display_path;
+use hands_search::order::sort_newest_first;
+use hands_search::root::{check_root, directory_root};
+use hands_search::settings::{self, describe_duration, env_flag};
+use hands_search::stop::{Finished, run_blocking};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+pub use constants::{GLOB_TOOL_NAME, MAX_RESULT_SIZE_CHARS, MAX_RESULTS, TRUNCATED_NOTICE};
+pub use prompt::{DESCRIPTION, PROMPT_MARKER};
+
+use crate::pattern::split_pattern;
+use crate::search::{GlobSearch, Visibility};
+
+/// Glob's input object.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GlobInput {
+    /// The glob pattern to match files against
+    pub pattern: String,
+    /// The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// The Glob tool. `GlobTool::default()` reads its settings from the environment at each call;
+/// the builders fix them (tests, benchmarks, embedders).
+#[derive(Debug, Clone, Default)]
+pub struct GlobTool {
+    timeout: Option<Duration>,
+    threads: Option<usize>,
+    visibility: Option<Visibility>,
+}
+
+impl GlobTool {
+    /// A Glob tool with the environment's settings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stop searching after `timeout` and report what was found until then.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Walk with `threads` worker threads (`0`: one per core, at most 12).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// Whether ignore files are respected and hidden files listed, instead of the environment's
+    /// settings.
+    pub fn with_visibility(mut self, respect_ignore_files: bool, include_hidden: bool) -> Self {
+        self.visibility = Some(Visibility {
+            respect_ignore_files,
+            include_hidden,
+        });
+        self
+    }
+
+    fn visibility(&self) -> Visibility {
+        self.visibility.unwrap_or_else(|| Visibility {
+            respect_ignore_files: !env_flag(constants::NO_IGNORE_ENV).unwrap_or(true),
+            include_hidden: env_flag(constants::HIDDEN_ENV).unwrap_or(true),
+        })
+    }
+}
+
+/// The model-visible list: paths one per line and the truncation line, or `No files found`.
+pub fn format_files(names: &[String], truncated: bool) -> String {
+    if names.is_empty() {
+        return "No files found".to_string();
+    }
+    let mut text = names.join("\n");
+    if truncated {
+        text.push('\n');
+        text.push_str(TRUNCATED_NOTICE);
+    }
+    text
+}
+
+#[async_trait::async_trait]
+impl TypedTool for GlobTool {
+    type Input = GlobInput;
+
+    fn name(&self) -> &'static str {
+        GLOB_TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(constants::SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        DESCRIPTION.to_string()
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    fn is_read_only(&self, _input: &GlobInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &GlobInput) -> bool {
+        true
+    }
+
+    async fn validate_input(
+        &self,
+        input: &GlobInput,
+        ctx: &ToolContext,
+    ) -> Result<(), ValidationError> {
+        if input.pattern.trim().is_empty() {
+            return Err(ValidationError::new(
+                "The glob pattern is empty. Give a pattern such as \"**/*.rs\".",
+            ));
+        }
+        if input.path.as_deref().is_some_and(|p| !p.is_empty()) {
+            let code = |m: &String| {
+                if m.starts_with("Path is not a directory") {
+                    2
+                } else {
+                    1
+                }
+            };
+            directory_root(ctx.session(), input.path.as_deref())
+                .map_err(|m| ValidationError::with_code(m.clone(), code(&m)))?;
+        }
+        Ok(())
+    }
+
+    async fn check_permissions(&self, input: &GlobInput, ctx: &ToolContext) -> PermissionResult {
+        check_root(ctx.session(), input.path.as_deref()).read_permission(GLOB_TOOL_NAME)
+    }
+
+    fn rule_subject(&self, input: &GlobInput, session: &Session) -> RuleSubject {
+        RuleSubject::ReadPath(check_root(session, input.path.as_deref()).path)
+    }
+
+    async fn call(&self, input: &GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let started = Instant::now();
+        let session = ctx.session();
+        let cwd = session.cwd();
+        let mut dir = directory_root(session, input.path.as_deref()).map_err(ToolError::msg)?;
+        let split = split_pattern(&input.pattern);
+        if let Some(base) = split.base {
+            if !base.is_dir() {
+                return Ok(ToolOutput::text(format_files(&[], false)));
+            }
+            dir = base;
+        }
+        let threads = self.threads.unwrap_or_else(settings::threads);
+        let search = match GlobSearch::new(
+            dir,
+            &split.glob,
+            self.visibility(),
+            session.read_filter(),
+            threads,
+        ) {
+            Ok(search) => search,
+            Err(message) => return Ok(ToolOutput::error(tool_use_error(&message))),
+        };
+        let timeout = self.timeout.unwrap_or_else(settings::timeout);
+        let finished = run_blocking(ctx.cancel_token(), timeout, move |stop| {
+            let mut files = search.run(&stop);
+            sort_newest_first(&mut files);
+            files
+        })
+        .await
+        .map_err(|e| ToolError::msg(e.to_string()))?;
+        let (files, timed_out) = match finished {
+            Finished::Cancelled => return Err(ToolError::Cancelled),
+            Finished::Complete(files) => (files, false),
+            Finished::TimedOut(files) => (files, true),
+        };
+        let waited = describe_duration(timeout);
+        if timed_out && files.is_empty() {
+            return Err(ToolError::msg(format!(
+                "Search timed out after {waited}. The search may have matched files but did not complete in time. Try searching a more specific path or pattern."
+            )));
+        }
+        let truncated = files.len() > MAX_RESULTS;
+        let names: Vec<String> = files
+            .iter()
+            .take(MAX_RESULTS)
+            .map(|f| display_path(&cwd, &f.path))
+            .collect();
+        let mut text = format_files(&names, truncated);
+        if timed_out {
+            text.push_str(&format!(
+                "\n(Search timed out after {waited}; these results are partial. Try searching a more specific path or pattern.)"
+            ));
+        }
+        let data = json!({
+            "filenames": names,
+            "numFiles": names.len(),
+            "truncated": truncated,
+            "durationMs": started.elapsed().as_millis() as u64,
+        });
+        Ok(ToolOutput::text(text).with_data(data))
+    }
+
+    fn render_use(&self, input: &GlobInput) -> Option<String> {
+        Some(render::render_use(input))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(GlobTool::default());
+
+/// Referenced by `hands-tools` so the linker keeps this crate and its registration.
+pub fn link() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_texts() {
+        assert_eq!(format_files(&[], false), "No files found");
+        assert_eq!(format_files(&["a".into(), "b".into()], false), "a\nb");
+        assert_eq!(
+            format_files(&["a".into()], true),
+            format!("a\n{TRUNCATED_NOTICE}")
+        );
+    }
+}

@@ -1,0 +1,178 @@
+//! # hands-tool-grep
+//!
+//! The `Grep` tool (reference §1.9): ripgrep's search, done in process with ripgrep's own crates
+//! (`ignore` for the parallel walk and the ignore files, `grep-regex`, `grep-searcher` and
+//! `grep-printer` for matching and printing), so there is no process to spawn and no output to
+//! re-parse. Fields, defaults, output and messages are Claude Code's.
+//!
+//! - `input.rs`: the fields and what they mean; `search.rs`: the walk and the search;
+//!   `format.rs`: ordering, paging and the model-visible texts; `prompt.rs`: the description;
+//!   `render.rs`: one-line summaries; `constants.rs`: name and limits.
+//! - The search runs on tokio's blocking pool, stops at once when the call is cancelled, and
+//!   after the timeout (`HANDS_GREP_TIMEOUT_MS`, 20 s by default) reports what it found so far.
+//! - Paths that the permission rules deny for reading are never searched.
+
+mod constants;
+mod format;
+mod input;
+mod prompt;
+mod render;
+mod search;
+
+use std::time::Duration;
+
+use hands_core::messages::tool_use_error;
+use hands_core::permissions::RuleSubject;
+use hands_core::{
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
+    TypedTool, ValidationError,
+};
+use hands_search::root::{check_root, file_or_directory_root};
+use hands_search::settings::{self, describe_duration};
+use hands_search::stop::{Finished, run_blocking};
+
+pub use constants::{DEFAULT_HEAD_LIMIT, GREP_TOOL_NAME, MAX_RESULT_SIZE_CHARS};
+pub use input::{GrepInput, OutputMode};
+pub use prompt::{DESCRIPTION, PROMPT_MARKER};
+
+use crate::search::{Plan, SearchSpec};
+
+/// The Grep tool. `GrepTool::default()` reads its timeout and thread count from the environment
+/// at each call; the builders fix them (tests, benchmarks, embedders).
+#[derive(Debug, Clone, Default)]
+pub struct GrepTool {
+    timeout: Option<Duration>,
+    threads: Option<usize>,
+}
+
+impl GrepTool {
+    /// A Grep tool with the environment's settings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stop searching after `timeout` and report what was found until then.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Walk with `threads` worker threads (`0`: one per core, at most 12).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+}
+
+#[async_trait::async_trait]
+impl TypedTool for GrepTool {
+    type Input = GrepInput;
+
+    fn name(&self) -> &'static str {
+        GREP_TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(constants::SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        DESCRIPTION.to_string()
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    fn is_read_only(&self, _input: &GrepInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &GrepInput) -> bool {
+        true
+    }
+
+    async fn validate_input(
+        &self,
+        input: &GrepInput,
+        ctx: &ToolContext,
+    ) -> Result<(), ValidationError> {
+        input.options()?;
+        file_or_directory_root(ctx.session(), input.path.as_deref())
+            .map_err(|m| ValidationError::with_code(m, 1))?;
+        Ok(())
+    }
+
+    async fn check_permissions(&self, input: &GrepInput, ctx: &ToolContext) -> PermissionResult {
+        check_root(ctx.session(), input.path.as_deref()).read_permission(GREP_TOOL_NAME)
+    }
+
+    fn rule_subject(&self, input: &GrepInput, session: &Session) -> RuleSubject {
+        RuleSubject::ReadPath(check_root(session, input.path.as_deref()).path)
+    }
+
+    async fn call(&self, input: &GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let options = input.options().map_err(|e| ToolError::msg(e.message))?;
+        let session = ctx.session();
+        let root =
+            file_or_directory_root(session, input.path.as_deref()).map_err(ToolError::msg)?;
+        let spec = SearchSpec {
+            root,
+            cwd: session.cwd(),
+            pattern: input.pattern.clone(),
+            options,
+            deny: session.read_filter(),
+            threads: self.threads.unwrap_or_else(settings::threads),
+        };
+        let plan = match Plan::new(spec) {
+            Ok(plan) => plan,
+            Err(message) => return Ok(ToolOutput::error(tool_use_error(&message))),
+        };
+        let timeout = self.timeout.unwrap_or_else(settings::timeout);
+        let finished = run_blocking(ctx.cancel_token(), timeout, move |stop| {
+            let found = plan.run(&stop);
+            let stopped = stop.reason();
+            let empty = found.is_empty();
+            (
+                format::format(found, plan.options(), plan.cwd(), plan.is_single_file()),
+                stopped,
+                empty,
+            )
+        })
+        .await
+        .map_err(|e| ToolError::msg(e.to_string()))?;
+        let (formatted, stopped, empty, timed_out) = match finished {
+            Finished::Cancelled => return Err(ToolError::Cancelled),
+            Finished::Complete((formatted, stopped, empty)) => (formatted, stopped, empty, false),
+            Finished::TimedOut((formatted, stopped, empty)) => (formatted, stopped, empty, true),
+        };
+        let waited = describe_duration(timeout);
+        if timed_out && empty {
+            return Err(ToolError::msg(format!(
+                "Search timed out after {waited}. The search may have matched files but did not complete in time. Try searching a more specific path or pattern."
+            )));
+        }
+        let mut text = formatted.text;
+        if timed_out {
+            text.push_str(&format!(
+                "\n\n(Search timed out after {waited}; these results are partial. Try searching a more specific path or pattern.)"
+            ));
+        } else if stopped == Some(hands_search::stop::StopReason::Full) {
+            text.push_str("\n\n(Search stopped after 20 MB of matching lines; these results are partial. Narrow the pattern, path or glob.)");
+        }
+        Ok(ToolOutput::text(text).with_data(formatted.data))
+    }
+
+    fn render_use(&self, input: &GrepInput) -> Option<String> {
+        Some(render::render_use(input))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(GrepTool::default());
+
+/// Referenced by `hands-tools` so the linker keeps this crate and its registration.
+pub fn link() {}

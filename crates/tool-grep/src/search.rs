@@ -1,0 +1,361 @@
+//! The search itself, synchronous, meant for tokio's blocking pool: [`Plan::new`] turns the
+//! checked input into ripgrep's pieces (a `grep-regex` matcher configured as ripgrep configures
+//! it, a `grep-searcher` searcher, an `ignore` walk with ripgrep's ignore files and Claude Code's
+//! fixed arguments), and [`Plan::run`] walks and searches in parallel, each worker thread keeping
+//! its own printer and results. Printing uses `grep-printer`, ripgrep's own printers, so lines,
+//! context separators, long-line replacements and binary-file notices are ripgrep's bytes.
+//!
+//! What ripgrep is asked, in Claude Code's words: `rg --hidden --glob '!.git' (and .svn .hg .bzr
+//! .jj .sl) --max-columns 500 [-U --multiline-dotall] [-i] [-l|-c] [-n] [-C/-B/-A] PATTERN
+//! [--type T] [--glob G]...`, with `.gitignore`, `.ignore` and `.rgignore` respected. Results
+//! come back unordered; `format.rs` orders and pages them.
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use grep_matcher::LineTerminator;
+use grep_printer::{Standard, StandardBuilder, Summary, SummaryBuilder, SummaryKind};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use hands_core::session::PathFilter;
+use hands_search::display::display_path;
+use hands_search::order::DatedPath;
+use hands_search::root::{RootKind, SearchRoot};
+use hands_search::stop::{StopFlag, StopReader, StopReason};
+use hands_search::walk::{VCS_DIRECTORIES, walk_builder, walk_collect};
+use ignore::WalkBuilder;
+use ignore::overrides::OverrideBuilder;
+use ignore::types::TypesBuilder;
+use termcolor::NoColor;
+
+use crate::constants::{MAX_COLUMNS, MAX_CONTENT_BYTES};
+use crate::input::{GrepOptions, OutputMode};
+
+/// Everything a search needs, gathered on the async side.
+pub struct SearchSpec {
+    /// Where to search.
+    pub root: SearchRoot,
+    /// The session's working directory: printed paths are relative to it, and `glob` patterns
+    /// are matched relative to it (as ripgrep matches `--glob` relative to its own directory).
+    pub cwd: PathBuf,
+    /// The regular expression.
+    pub pattern: String,
+    /// The other fields, checked.
+    pub options: GrepOptions,
+    /// Paths the permission rules deny for reading; never searched.
+    pub deny: Option<Arc<dyn PathFilter>>,
+    /// Walk threads (`0`: automatic).
+    pub threads: usize,
+}
+
+/// A search ready to run.
+pub struct Plan {
+    spec: SearchSpec,
+    matcher: RegexMatcher,
+    searcher: SearcherBuilder,
+    walk: Option<WalkBuilder>,
+}
+
+/// What a search found, before ordering and paging.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// `files_with_matches`: the matching files and their modification times.
+    pub files: Vec<DatedPath>,
+    /// `content`: per matching file, ripgrep's output lines for it.
+    pub content: Vec<(PathBuf, Vec<u8>)>,
+    /// `count`: per matching file, the number of matching lines.
+    pub counts: Vec<(PathBuf, u64)>,
+}
+
+impl Found {
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.content.is_empty() && self.counts.is_empty()
+    }
+
+    fn extend(&mut self, other: Found) {
+        self.files.extend(other.files);
+        self.content.extend(other.content);
+        self.counts.extend(other.counts);
+    }
+}
+
+impl Plan {
+    /// Build the matcher, the searcher and the walk. Errors are messages for the model: an
+    /// invalid regex, an invalid glob, an unknown file type.
+    pub fn new(spec: SearchSpec) -> Result<Plan, String> {
+        let options = &spec.options;
+        let matcher = build_matcher(&spec.pattern, options)?;
+        let binary = match spec.root.kind {
+            // A file named explicitly is always searched; binary data is shown as a notice.
+            RootKind::File => BinaryDetection::convert(b'\x00'),
+            // Files found by the walk are abandoned at their first NUL byte.
+            RootKind::Directory => BinaryDetection::quit(b'\x00'),
+        };
+        let mut searcher = SearcherBuilder::new();
+        searcher
+            .line_terminator(LineTerminator::byte(b'\n'))
+            .line_number(options.line_numbers)
+            .multi_line(options.multiline)
+            .before_context(options.before)
+            .after_context(options.after)
+            .binary_detection(binary);
+        let walk = match spec.root.kind {
+            RootKind::File => None,
+            RootKind::Directory => Some(build_walk(&spec)?),
+        };
+        Ok(Plan {
+            spec,
+            matcher,
+            searcher,
+            walk,
+        })
+    }
+
+    /// Run the search, stopping early when `stop` is raised (cancellation, timeout) or when
+    /// content output passes [`MAX_CONTENT_BYTES`] (then the flag's reason is `Full`).
+    pub fn run(&self, stop: &StopFlag) -> Found {
+        let collected = AtomicUsize::new(0);
+        let Some(walk) = &self.walk else {
+            let mut worker = Worker::new(self);
+            let path = self.spec.root.path.clone();
+            let denied = self
+                .spec
+                .deny
+                .as_ref()
+                .is_some_and(|d| d.is_read_denied(&path));
+            if !denied {
+                worker.search(&path, None, stop, &collected);
+            }
+            return worker.found;
+        };
+        let threads = self.spec.threads;
+        let states = walk_collect(
+            walk,
+            threads,
+            stop,
+            || Worker::new(self),
+            |worker, entry| {
+                if entry.file_type().is_some_and(|t| t.is_file()) {
+                    worker.search(entry.path(), Some(entry.metadata().ok()), stop, &collected);
+                }
+                true
+            },
+        );
+        let mut found = Found::default();
+        for worker in states {
+            found.extend(worker.found);
+        }
+        found
+    }
+
+    /// The options this plan runs with.
+    pub fn options(&self) -> &GrepOptions {
+        &self.spec.options
+    }
+
+    /// Whether the search root is a single file (paths are then left out of content and count
+    /// lines, as ripgrep leaves them out).
+    pub fn is_single_file(&self) -> bool {
+        self.spec.root.kind == RootKind::File
+    }
+
+    /// The working directory printed paths are relative to.
+    pub fn cwd(&self) -> &Path {
+        &self.spec.cwd
+    }
+}
+
+/// The regex, configured as ripgrep configures it (`crates/core/flags/hiargs.rs`): `^`/`$` at
+/// line boundaries, Unicode on, octal escapes off, NUL never matched; without `multiline` a match
+/// never crosses a line end (a literal `\n` in the pattern is an error); with it, `.` matches
+/// newlines too (`--multiline-dotall`).
+fn build_matcher(pattern: &str, options: &GrepOptions) -> Result<RegexMatcher, String> {
+    let mut builder = RegexMatcherBuilder::new();
+    builder
+        .multi_line(true)
+        .unicode(true)
+        .octal(false)
+        .case_insensitive(options.case_insensitive);
+    if options.multiline {
+        builder.dot_matches_new_line(true);
+    } else {
+        builder
+            .line_terminator(Some(b'\n'))
+            .dot_matches_new_line(false);
+    }
+    builder.ban_byte(Some(b'\x00'));
+    builder.build(pattern).map_err(|err| {
+        let err = err.to_string();
+        let hint = if !options.multiline && err.contains("not allowed") {
+            "\n\nTo match across lines, set `multiline: true`."
+        } else {
+            ""
+        };
+        format!("Invalid regex pattern: {err}{hint}")
+    })
+}
+
+/// The walk: hidden files included; `.gitignore` (inside a git repository), `.ignore`,
+/// `.rgignore`, `.git/info/exclude` and the global git excludes respected, also from parent
+/// folders; symlinks not followed; the VCS folders and the model's globs as ripgrep overrides
+/// (matched relative to the working directory, VCS first so a later glob wins as in ripgrep);
+/// the file type filter.
+fn build_walk(spec: &SearchSpec) -> Result<WalkBuilder, String> {
+    let options = &spec.options;
+    let mut overrides = OverrideBuilder::new(&spec.cwd);
+    for vcs in VCS_DIRECTORIES {
+        overrides
+            .add(&format!("!{vcs}"))
+            .map_err(|e| format!("Invalid glob pattern: {e}"))?;
+    }
+    for glob in &options.globs {
+        overrides
+            .add(glob)
+            .map_err(|e| format!("Invalid glob pattern \"{glob}\": {e}"))?;
+    }
+    let overrides = overrides
+        .build()
+        .map_err(|e| format!("Invalid glob pattern: {e}"))?;
+    let mut builder = walk_builder(&spec.root.path, spec.threads, spec.deny.clone(), false);
+    builder
+        .hidden(false)
+        .parents(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .require_git(true)
+        .follow_links(false)
+        .overrides(overrides);
+    builder.add_custom_ignore_filename(".rgignore");
+    if let Some(name) = &options.file_type {
+        let mut types = TypesBuilder::new();
+        types.add_defaults().select(name);
+        let types = types.build().map_err(|e| match e {
+            ignore::Error::UnrecognizedFileType(name) => format!(
+                "Unknown file type \"{name}\". Use one of ripgrep's type names, such as js, ts, py, rust, go, java, c, cpp, md, json, yaml."
+            ),
+            other => format!("Invalid file type: {other}"),
+        })?;
+        builder.types(types);
+    }
+    Ok(builder)
+}
+
+/// The printer a worker writes with, by output mode.
+enum Printer {
+    /// Quits at the first match; nothing written.
+    Files(Summary<NoColor<io::Sink>>),
+    /// Writes the count of matching lines, without a path.
+    Count(Summary<NoColor<Vec<u8>>>),
+    /// ripgrep's standard output lines.
+    Content(Standard<NoColor<Vec<u8>>>),
+}
+
+/// One thread's searcher, printer and results.
+struct Worker<'p> {
+    plan: &'p Plan,
+    searcher: Searcher,
+    printer: Printer,
+    found: Found,
+}
+
+impl<'p> Worker<'p> {
+    fn new(plan: &'p Plan) -> Self {
+        let printer = match plan.spec.options.mode {
+            OutputMode::FilesWithMatches => Printer::Files(
+                SummaryBuilder::new()
+                    .kind(SummaryKind::QuietWithMatch)
+                    .build_no_color(io::sink()),
+            ),
+            OutputMode::Count => Printer::Count(
+                SummaryBuilder::new()
+                    .kind(SummaryKind::Count)
+                    .path(false)
+                    .exclude_zero(true)
+                    .build_no_color(Vec::new()),
+            ),
+            OutputMode::Content => Printer::Content(
+                StandardBuilder::new()
+                    .max_columns(Some(MAX_COLUMNS))
+                    .path(!plan.is_single_file())
+                    .per_match_one_line(true)
+                    .build_no_color(Vec::new()),
+            ),
+        };
+        Worker {
+            plan,
+            searcher: plan.searcher.build(),
+            printer,
+            found: Found::default(),
+        }
+    }
+
+    /// Search one file; a file that cannot be opened or read is skipped. `metadata` is the
+    /// walk's (when it has it) so that the modification time costs no extra lookup.
+    fn search(
+        &mut self,
+        path: &Path,
+        metadata: Option<Option<std::fs::Metadata>>,
+        stop: &StopFlag,
+        collected: &AtomicUsize,
+    ) {
+        let Ok(file) = File::open(path) else { return };
+        let reader = StopReader::new(file, stop);
+        let matcher = &self.plan.matcher;
+        match &mut self.printer {
+            Printer::Files(summary) => {
+                let mut sink = summary.sink(matcher);
+                if self
+                    .searcher
+                    .search_reader(matcher, reader, &mut sink)
+                    .is_ok()
+                    && sink.has_match()
+                {
+                    let metadata = metadata.unwrap_or_else(|| std::fs::metadata(path).ok());
+                    let modified = metadata.and_then(|m| m.modified().ok());
+                    self.found.files.push(DatedPath {
+                        path: path.to_path_buf(),
+                        modified,
+                    });
+                }
+            }
+            Printer::Count(summary) => {
+                let mut sink = summary.sink(matcher);
+                let ok = self
+                    .searcher
+                    .search_reader(matcher, reader, &mut sink)
+                    .is_ok();
+                let written = std::mem::take(summary.get_mut().get_mut());
+                let count = std::str::from_utf8(&written)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<u64>().ok());
+                if let (true, Some(count)) = (ok, count) {
+                    self.found.counts.push((path.to_path_buf(), count));
+                }
+            }
+            Printer::Content(standard) => {
+                let shown = display_path(&self.plan.spec.cwd, path);
+                let mut sink = standard.sink_with_path(matcher, &shown);
+                let ok = self
+                    .searcher
+                    .search_reader(matcher, reader, &mut sink)
+                    .is_ok();
+                let matched = sink.has_match();
+                let written = std::mem::take(standard.get_mut().get_mut());
+                if ok && matched {
+                    if collected.fetch_add(written.len(), Ordering::Relaxed) + written.len()
+                        > MAX_CONTENT_BYTES
+                    {
+                        stop.raise(StopReason::Full);
+                    }
+                    self.found.content.push((path.to_path_buf(), written));
+                }
+            }
+        }
+    }
+}

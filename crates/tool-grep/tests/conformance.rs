@@ -1,0 +1,326 @@
+//! Grep against ripgrep: for 39 queries on one generated tree, the files, lines and counts that
+//! hands reports are the ones `rg` prints when given the arguments Claude Code passes it
+//! (`--hidden --glob '!.git' ... --max-columns 500`, `-l`/`-c`/`-n`, context, `-i`, `-U
+//! --multiline-dotall`, `--type`, `--glob`). Runs when `rg` is on PATH; CI installs it.
+//!
+//! Compared: `files_with_matches` as sets (hands orders by time, ripgrep by walk), `count` lines
+//! sorted, `content` exactly against `rg --sort path`, except that hands drops the `\r` of CRLF
+//! lines as Claude Code does.
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::Fixture;
+use hands_tool_grep::GrepTool;
+use serde_json::{Value, json};
+
+const VCS: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
+
+fn rg_available() -> bool {
+    Command::new("rg")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The tree: a git work tree with ignore files of every kind, hidden files, several languages,
+/// CRLF, binary data, long lines, Unicode, files without a final newline.
+fn build_tree(f: &Fixture) {
+    std::fs::create_dir_all(f.root.join(".git")).unwrap();
+    f.file(".git/HEAD", "ref: refs/heads/main\nTODO in git\n", 0);
+    f.file(".gitignore", "build/\n*.log\n!keep.log\n", 0);
+    f.file(".ignore", "vendor/generated.rs\n", 0);
+    f.file(".rgignore", "secret_notes.md\n", 0);
+    f.file(
+        "README.md",
+        "# Demo\n\nTODO: write docs\nSee `fn main` in src.\n",
+        0,
+    );
+    f.file("secret_notes.md", "TODO hidden by rgignore\n", 0);
+    f.file("src/main.rs", "use std::io;\n\nfn main() {\n    // TODO: handle errors\n    let x = 1;\n    println!(\"{}\", x);\n}\n", 0);
+    f.file("src/lib.rs", "pub struct Config {\n    pub name: String,\n    pub verbose: bool,\n}\n\nimpl Config {\n    pub fn new() -> Self { todo!() }\n}\n", 0);
+    f.file(
+        "src/util/mod.rs",
+        "pub fn helper() -> u8 {\n    42\n}\n// FIXME: unused\n",
+        0,
+    );
+    f.file(
+        "vendor/generated.rs",
+        "fn main() { /* TODO generated */ }\n",
+        0,
+    );
+    f.file("vendor/kept.rs", "// TODO vendored\nfn vendored() {}\n", 0);
+    f.file("build/output.txt", "TODO in build output\n", 0);
+    f.file("debug.log", "TODO in a log\n", 0);
+    f.file("keep.log", "TODO kept log\n", 0);
+    f.file(
+        "web/app.js",
+        "function main() {\n  console.log('TODO');\n}\nmodule.exports = main;\n",
+        0,
+    );
+    f.file(
+        "web/app.ts",
+        "export function main(): void {\n  // todo lowercase\n}\n",
+        0,
+    );
+    f.file(
+        "web/view.tsx",
+        "export const View = () => <div>TODO</div>;\n",
+        0,
+    );
+    f.file(
+        "scripts/run.py",
+        "def main():\n    print('TODO')\n\nif __name__ == '__main__':\n    main()\n",
+        0,
+    );
+    f.file(
+        "data/config.json",
+        "{\n  \"name\": \"demo\",\n  \"todo\": [1, 2, 3]\n}\n",
+        0,
+    );
+    f.file(
+        ".config/settings.toml",
+        "# TODO hidden config\nname = \"x\"\n",
+        0,
+    );
+    f.file(".env", "SECRET=1\nTODO=2\n", 0);
+    f.file("crlf.txt", "first line\r\nTODO crlf\r\nlast\r\n", 0);
+    f.file("no_newline.txt", "TODO at end without newline", 0);
+    f.file("empty.txt", "", 0);
+    f.file("blob.bin", b"TODO\n\x00\x01\x02\x03binary tail TODO\n", 0);
+    f.file(
+        "late_binary.dat",
+        format!("{}TODO\n\x00tail\n", "x\n".repeat(20_000)),
+        0,
+    );
+    f.file(
+        "long.min.js",
+        format!(
+            "var a='{}TODO{}';\nshort TODO\n",
+            "x".repeat(600),
+            "y".repeat(100)
+        ),
+        0,
+    );
+    f.file(
+        "unicode/naïve.txt",
+        "Ünïcödé TODO ñ\nstraße STRASSE\n日本語 テキスト\n",
+        0,
+    );
+    f.file(
+        "c/main.c",
+        "#include <stdio.h>\nint main(void) {\n    return 0; /* TODO */\n}\n",
+        0,
+    );
+    f.file(
+        "c/main.h",
+        "#ifndef MAIN_H\n#define MAIN_H\nint helper(void);\n#endif\n",
+        0,
+    );
+    f.file("-dash.txt", "--flag value\n-x\n", 0);
+    f.file(
+        "context.txt",
+        (1..=30)
+            .map(|i| {
+                if i % 7 == 0 {
+                    format!("line {i} MATCH\n")
+                } else {
+                    format!("line {i}\n")
+                }
+            })
+            .collect::<String>(),
+        0,
+    );
+}
+
+/// ripgrep's arguments for a Grep input, as Claude Code builds them.
+fn rg_args(input: &Value) -> Vec<String> {
+    let mut args: Vec<String> = vec!["--no-config".into(), "--hidden".into()];
+    for vcs in VCS {
+        args.extend(["--glob".into(), format!("!{vcs}")]);
+    }
+    args.extend(["--max-columns".into(), "500".into()]);
+    let flag = |k: &str| input.get(k).and_then(Value::as_bool);
+    let num = |k: &str| input.get(k).and_then(Value::as_u64);
+    if flag("multiline") == Some(true) {
+        args.extend(["-U".into(), "--multiline-dotall".into()]);
+    }
+    if flag("-i") == Some(true) {
+        args.push("-i".into());
+    }
+    let mode = input
+        .get("output_mode")
+        .and_then(Value::as_str)
+        .unwrap_or("files_with_matches");
+    match mode {
+        "files_with_matches" => args.push("-l".into()),
+        "count" => args.push("-c".into()),
+        _ => {
+            if flag("-n") != Some(false) {
+                args.push("-n".into());
+            }
+            if let Some(c) = num("context").or(num("-C")) {
+                args.extend(["-C".into(), c.to_string()]);
+            } else {
+                if let Some(b) = num("-B") {
+                    args.extend(["-B".into(), b.to_string()]);
+                }
+                if let Some(a) = num("-A") {
+                    args.extend(["-A".into(), a.to_string()]);
+                }
+            }
+            args.extend(["--sort".into(), "path".into()]);
+        }
+    }
+    let pattern = input["pattern"].as_str().unwrap();
+    if pattern.starts_with('-') {
+        args.extend(["-e".into(), pattern.into()]);
+    } else {
+        args.push(pattern.into());
+    }
+    if let Some(t) = input.get("type").and_then(Value::as_str) {
+        args.extend(["--type".into(), t.into()]);
+    }
+    if let Some(glob) = input.get("glob").and_then(Value::as_str) {
+        for piece in glob.split_whitespace() {
+            if piece.contains('{') && piece.contains('}') {
+                args.extend(["--glob".into(), piece.into()]);
+            } else {
+                for g in piece.split(',').filter(|g| !g.is_empty()) {
+                    args.extend(["--glob".into(), g.into()]);
+                }
+            }
+        }
+    }
+    if let Some(path) = input.get("path").and_then(Value::as_str) {
+        args.push(path.into());
+    }
+    args
+}
+
+fn normalise_rg(line: &str) -> String {
+    line.strip_suffix('\r').unwrap_or(line).to_string()
+}
+
+fn run_rg(f: &Fixture, input: &Value) -> Vec<String> {
+    let out = Command::new("rg")
+        .args(rg_args(input))
+        .current_dir(&f.root)
+        .env_remove("RIPGREP_CONFIG_PATH")
+        .stdin(Stdio::null())
+        .output()
+        .expect("rg runs");
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "rg failed for {input}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(normalise_rg)
+        .collect()
+}
+
+/// The entries of a hands result, in the shape ripgrep prints them.
+fn hands_entries(text: &str, mode: &str) -> Vec<String> {
+    match mode {
+        "files_with_matches" if text == "No files found" => Vec::new(),
+        "files_with_matches" => text.lines().skip(1).map(str::to_string).collect(),
+        "count" => {
+            let body = text.rsplit_once("\n\nFound ").map_or(text, |(b, _)| b);
+            if body == "No matches found" {
+                Vec::new()
+            } else {
+                body.lines().map(str::to_string).collect()
+            }
+        }
+        _ if text == "No matches found" => Vec::new(),
+        _ => text.lines().map(str::to_string).collect(),
+    }
+}
+
+fn queries() -> Vec<Value> {
+    vec![
+        json!({"pattern": "TODO"}),
+        json!({"pattern": "TODO", "output_mode": "count"}),
+        json!({"pattern": "TODO", "output_mode": "content"}),
+        json!({"pattern": "todo", "-i": true}),
+        json!({"pattern": "todo", "-i": true, "output_mode": "count"}),
+        json!({"pattern": "todo", "-i": true, "output_mode": "content", "-n": false}),
+        json!({"pattern": "fn \\w+", "output_mode": "content"}),
+        json!({"pattern": "fn main", "type": "rust"}),
+        json!({"pattern": "main", "type": "js", "output_mode": "content"}),
+        json!({"pattern": "main", "type": "ts", "output_mode": "count"}),
+        json!({"pattern": "main", "type": "c"}),
+        json!({"pattern": "main", "glob": "*.{js,ts,tsx}", "output_mode": "content"}),
+        json!({"pattern": "TODO", "glob": "*.rs,*.py"}),
+        json!({"pattern": "TODO", "glob": "src/** web/*.js", "output_mode": "count"}),
+        json!({"pattern": "TODO", "glob": "!*.md", "output_mode": "count"}),
+        json!({"pattern": "TODO", "path": "src", "output_mode": "content"}),
+        json!({"pattern": "TODO", "path": "src/main.rs", "output_mode": "content"}),
+        json!({"pattern": "TODO", "path": "src/main.rs", "output_mode": "count"}),
+        json!({"pattern": "TODO", "path": "src/main.rs"}),
+        json!({"pattern": "MATCH", "path": "context.txt", "output_mode": "content", "-C": 2}),
+        json!({"pattern": "MATCH", "path": "context.txt", "output_mode": "content", "-B": 1}),
+        json!({"pattern": "MATCH", "path": "context.txt", "output_mode": "content", "-A": 3, "-n": false}),
+        json!({"pattern": "MATCH|TODO", "output_mode": "content", "context": 1}),
+        json!({"pattern": "struct Config \\{.*?verbose", "multiline": true, "output_mode": "content"}),
+        json!({"pattern": "impl.*\\n.*fn new", "multiline": true}),
+        json!({"pattern": "pub.*\\n", "multiline": true, "output_mode": "count"}),
+        json!({"pattern": "^#", "output_mode": "content"}),
+        json!({"pattern": "\\d+$", "output_mode": "content"}),
+        json!({"pattern": "straße", "-i": true, "output_mode": "content"}),
+        json!({"pattern": "日本語", "output_mode": "content"}),
+        json!({"pattern": "Ünïcödé", "output_mode": "count"}),
+        json!({"pattern": "--flag", "output_mode": "content"}),
+        json!({"pattern": "-x", "output_mode": "content"}),
+        json!({"pattern": "TODO", "path": "blob.bin", "output_mode": "content"}),
+        json!({"pattern": "TODO|binary", "output_mode": "count"}),
+        json!({"pattern": "TODO", "path": "long.min.js", "output_mode": "content"}),
+        json!({"pattern": "crlf|first", "path": "crlf.txt", "output_mode": "content"}),
+        json!({"pattern": "", "path": "c", "output_mode": "count"}),
+        json!({"pattern": "x{3}", "path": "late_binary.dat", "output_mode": "count"}),
+    ]
+}
+
+#[tokio::test]
+async fn grep_agrees_with_ripgrep() {
+    if !rg_available() {
+        eprintln!("rg is not on PATH; skipping the ripgrep conformance test");
+        return;
+    }
+    let f = Fixture::new(GrepTool::new().with_threads(2));
+    build_tree(&f);
+    let queries = queries();
+    assert!(queries.len() >= 30);
+    let mut failures = Vec::new();
+    for query in &queries {
+        let mode = query
+            .get("output_mode")
+            .and_then(Value::as_str)
+            .unwrap_or("files_with_matches");
+        let mut input = query.clone();
+        input["head_limit"] = json!(0);
+        let result = f.call("Grep", input).await;
+        assert!(!result.is_error, "{query}: {}", result.text());
+        let mut ours = hands_entries(&result.text(), mode);
+        let mut theirs = run_rg(&f, query);
+        if mode != "content" {
+            ours.sort();
+            theirs.sort();
+        }
+        if ours != theirs {
+            failures.push(format!("{query}\n  hands: {ours:?}\n  rg:    {theirs:?}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} queries differ:\n{}",
+        failures.len(),
+        queries.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,220 @@
+//! # hands-tool-notebook-edit
+//!
+//! The NotebookEdit tool (reference §1.11): replace a cell's source, insert a cell (after
+//! `cell_id`, or at the start), or delete one, addressing cells by id or by `cell-N` index. The
+//! notebook must have been read and be unchanged since. The file stays byte-stable outside the
+//! edited cell (see [`notebook`]); it is written atomically with the shared commit of
+//! `hands_core::edit`. Deferred behind ToolSearch, as in Claude Code.
+
+pub mod constants;
+pub mod notebook;
+pub mod prompt;
+pub mod render;
+
+use std::io;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use hands_core::edit::{self, CommitError, FileSnapshot, ReadState, TextFile};
+use hands_core::messages::tool_use_error;
+use hands_core::path_policy::{PathCheck, check_path};
+use hands_core::permissions::RuleSubject;
+use hands_core::{
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME, codes};
+use crate::notebook::{CellEdit, CellType, EditMode, EditedNotebook, Notebook, NotebookError};
+
+/// NotebookEdit's input (Claude Code's schema, reference Appendix A).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotebookEditInput {
+    /// The absolute path to the Jupyter notebook file to edit (must be absolute, not relative)
+    pub notebook_path: String,
+    /// The ID of the cell to edit. When inserting a new cell, the new cell will be inserted after the cell with this ID, or at the beginning if not specified.
+    pub cell_id: Option<String>,
+    /// The new source for the cell
+    pub new_source: String,
+    /// The type of the cell (code or markdown). If not specified, it defaults to the current cell type. If using edit_mode=insert, this is required.
+    pub cell_type: Option<CellType>,
+    /// The type of edit to make (replace, insert, delete). Defaults to replace.
+    pub edit_mode: Option<EditMode>,
+}
+
+impl NotebookEditInput {
+    fn cell_edit(&self) -> CellEdit<'_> {
+        CellEdit {
+            cell_id: self.cell_id.as_deref(),
+            new_source: &self.new_source,
+            cell_type: self.cell_type,
+            mode: self.edit_mode.unwrap_or(EditMode::Replace),
+        }
+    }
+}
+
+/// The NotebookEdit tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NotebookEditTool;
+
+/// A failed check: message and Claude Code's error code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Refusal {
+    message: String,
+    code: u32,
+}
+
+fn refusal(message: impl Into<String>, code: u32) -> Refusal {
+    Refusal { message: message.into(), code }
+}
+
+fn notebook_refusal(e: NotebookError) -> Refusal {
+    let code = match e {
+        NotebookError::InvalidJson | NotebookError::NoCells => codes::INVALID_JSON,
+        NotebookError::CellIdRequired | NotebookError::NoSuchIndex(_) => codes::BAD_CELL_INDEX,
+        NotebookError::NoSuchId(_) => codes::NO_SUCH_CELL,
+        NotebookError::CellTypeRequired => codes::CELL_TYPE_REQUIRED,
+    };
+    refusal(e.to_string(), code)
+}
+
+/// A checked notebook edit, ready to commit.
+struct Planned {
+    check: PathCheck,
+    before: FileSnapshot,
+    bytes: Vec<u8>,
+    edited: EditedNotebook,
+    mode: EditMode,
+}
+
+/// The checks in Claude Code's order, then the edit. `None` when the path is a UNC path or a
+/// special file, which the permission check refuses without touching it.
+fn plan(session: &Session, input: &NotebookEditInput) -> Result<Option<Planned>, Refusal> {
+    let check = check_path(session, &input.notebook_path);
+    if !check.is_openable() {
+        return Ok(None);
+    }
+    if check.path.extension().is_none_or(|e| e != "ipynb") {
+        return Err(refusal(constants::NOT_A_NOTEBOOK, codes::NOT_A_NOTEBOOK));
+    }
+    let edit_request = input.cell_edit();
+    if edit_request.mode == EditMode::Insert && edit_request.cell_type.is_none() {
+        return Err(notebook_refusal(NotebookError::CellTypeRequired));
+    }
+    if session.file_state().get(&check.path).is_none_or(|s| s.partial) {
+        return Err(refusal(edit::FILE_NOT_READ, codes::NOT_READ));
+    }
+    let (bytes, before) = match edit::read_with_snapshot(&check.path) {
+        Ok(read) => read,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(refusal(constants::NOTEBOOK_MISSING, codes::MISSING)),
+        Err(e) => return Err(refusal(format!("Cannot edit {}: {e}.", check.path.display()), codes::NOT_EDITABLE)),
+    };
+    if edit::read_state(session, &check.path, &before) != ReadState::Current {
+        return Err(refusal(edit::FILE_MODIFIED_SINCE_READ, codes::MODIFIED));
+    }
+    let file = TextFile::decode(bytes).map_err(|_| notebook_refusal(NotebookError::InvalidJson))?;
+    let text = file.normalized();
+    let notebook = Notebook::parse(&text).map_err(notebook_refusal)?;
+    let seed = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64) ^ u64::from(std::process::id());
+    let edited = notebook.apply(&edit_request, seed).map_err(notebook_refusal)?;
+    let (region, replacement) = edit::changed_region(&text, &edited.text);
+    let bytes = file.splice(region, &replacement);
+    Ok(Some(Planned { check, before, bytes, edited, mode: edit_request.mode }))
+}
+
+/// The result text Claude Code sends for each mode.
+pub fn result_message(mode: EditMode, cell_id: &str, new_source: &str) -> String {
+    match mode {
+        EditMode::Replace => format!("Updated cell {cell_id} with {new_source}"),
+        EditMode::Insert => format!("Inserted cell {cell_id} with {new_source}"),
+        EditMode::Delete => format!("Deleted cell {cell_id}"),
+    }
+}
+
+#[async_trait::async_trait]
+impl TypedTool for NotebookEditTool {
+    type Input = NotebookEditInput;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::prompt()
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    async fn validate_input(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        plan(ctx.session(), input).map(|_| ()).map_err(|r| ValidationError::with_code(r.message, r.code))
+    }
+
+    async fn check_permissions(&self, input: &NotebookEditInput, ctx: &ToolContext) -> PermissionResult {
+        let session = ctx.session();
+        check_path(session, &input.notebook_path).write_permission(TOOL_NAME, session.permission_mode())
+    }
+
+    fn rule_subject(&self, input: &NotebookEditInput, session: &Session) -> RuleSubject {
+        RuleSubject::EditPath(check_path(session, &input.notebook_path).path)
+    }
+
+    async fn call(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let session = ctx.session();
+        let planned = match plan(session, input) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                let check = check_path(session, &input.notebook_path);
+                let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.notebook_path));
+                return Ok(ToolOutput::error(tool_use_error(&message)));
+            }
+            Err(Refusal { code: codes::NOT_READ | codes::MODIFIED, .. }) => {
+                return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
+            }
+            Err(r) => return Ok(ToolOutput::error(tool_use_error(&r.message))),
+        };
+        match edit::commit(session, &planned.check.path, &planned.check.path, Some(&planned.before), &planned.bytes) {
+            Ok(()) => {}
+            Err(CommitError::Modified) => return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED)),
+            Err(CommitError::Io(e)) => return Err(ToolError::io(format!("writing {}", planned.check.path.display()), e)),
+        }
+        let EditedNotebook { cell_id, cell_type, language, .. } = planned.edited;
+        let data = json!({
+            "notebook_path": planned.check.path,
+            "cell_id": cell_id,
+            "cell_type": cell_type.as_str(),
+            "language": language,
+            "edit_mode": planned.mode.as_str(),
+            "new_source": input.new_source,
+        });
+        Ok(ToolOutput::text(result_message(planned.mode, &cell_id, &input.new_source)).with_data(data))
+    }
+
+    fn render_use(&self, input: &NotebookEditInput) -> Option<String> {
+        Some(render::render_use(input))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(NotebookEditTool);
+
+/// Reference this crate so the linker keeps its registration (called by `hands-tools`).
+pub fn link() {}

@@ -1,0 +1,534 @@
+//! # hands-tool-read
+//!
+//! `Read` (reference §1.4): text files with line numbers in the session's format, `offset`
+//! (1-based) and `limit`, a capped default view that says how to read on, streaming range reads
+//! of huge files, images as image blocks, notebooks as cells with outputs, and PDFs as document
+//! blocks. Every text read records what the model saw in the session's file state (reference
+//! §2.6), which is what Write and Edit check; reading the same unchanged range twice returns the
+//! `file_unchanged` stub.
+//!
+//! Where a path points and whether it may be read is the shared path policy's answer
+//! (`hands_core::path_policy`); encodings are `hands_core::encoding`'s.
+
+pub mod constants;
+pub mod image;
+pub mod notebook;
+pub mod pdf;
+pub mod prompt;
+pub mod range;
+pub mod render;
+
+use std::fs::File;
+use std::io::Read as _;
+use std::path::Path;
+
+use hands_core::encoding::{self, Encoding};
+use hands_core::file_state::{FileState, Freshness, hash_bytes, mtime_ms};
+use hands_core::line_format::LineNumberFormat;
+use hands_core::path_policy::{self, FileKind, PathCheck};
+use hands_core::permissions::RuleSubject;
+use hands_core::text::format_size;
+use hands_core::{
+    ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput,
+    ToolResult, TypedTool, ValidationError,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::constants::*;
+use crate::range::{Limits, Selection};
+
+/// Read's input (Appendix A: `{ file_path, offset?: integer>=0, limit?: integer>0, pages? }`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadInput {
+    /// The absolute path to the file to read
+    pub file_path: String,
+    /// The line number to start reading from. Only provide if the file is too large to read at once
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// The number of lines to read. Only provide if the file is too large to read at once.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub limit: Option<u64>,
+    /// Page range for PDF files (e.g., "1-5", "3", "10-20"). Only applicable to PDF files. Maximum 20 pages per request.
+    #[serde(default)]
+    pub pages: Option<String>,
+}
+
+/// Validation error codes (Claude Code's `errorCode`s where it has one).
+pub mod codes {
+    /// Under a Read deny rule.
+    pub const DENIED: u32 = 1;
+    /// The file does not exist.
+    pub const MISSING: u32 = 2;
+    /// A binary file by extension or content.
+    pub const BINARY: u32 = 4;
+    /// `pages` is not a page or a range.
+    pub const INVALID_PAGES: u32 = 7;
+    /// `pages` spans too many pages.
+    pub const TOO_MANY_PAGES: u32 = 8;
+    /// A device, FIFO, socket or UNC path.
+    pub const SPECIAL_FILE: u32 = 9;
+    /// A directory.
+    pub const DIRECTORY: u32 = 10;
+    /// `pages` on a file that is not a PDF.
+    pub const PAGES_NOT_PDF: u32 = 11;
+}
+
+/// The `Read` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReadTool;
+
+/// How a file is shown, decided by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Image,
+    Pdf,
+    Notebook,
+}
+
+fn extension(path: &Path) -> Option<String> {
+    path.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+}
+
+fn kind_of(path: &Path) -> Kind {
+    match extension(path).as_deref() {
+        Some(ext) if IMAGE_TYPES.iter().any(|(e, _)| *e == ext) => Kind::Image,
+        Some("pdf") => Kind::Pdf,
+        Some("ipynb") => Kind::Notebook,
+        _ => Kind::Text,
+    }
+}
+
+/// The output-token cap in force (environment override or the default).
+pub fn max_tokens() -> usize {
+    MAX_TOKENS_ENV
+        .iter()
+        .find_map(|name| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+        })
+        .filter(|n| *n > 0)
+        .unwrap_or(DEFAULT_MAX_TOKENS)
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> ToolError {
+    ToolError::io(format!("reading {}", path.display()), e)
+}
+
+impl ReadTool {
+    fn check(&self, input: &ReadInput, session: &Session) -> PathCheck {
+        path_policy::check_path(session, &input.file_path)
+    }
+
+    async fn read(&self, input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let session = ctx.session();
+        let check = self.check(input, session);
+        if let Some(message) = check.refusal("read") {
+            return Ok(ToolOutput::error(message));
+        }
+        match check.kind {
+            FileKind::Missing => {
+                return Ok(ToolOutput::error(path_policy::missing_file_message(
+                    session, &check,
+                )));
+            }
+            FileKind::Directory => {
+                return Ok(ToolOutput::error(prompt::is_directory(
+                    &check.path.to_string_lossy(),
+                )));
+            }
+            _ => {}
+        }
+        let path = check.path.clone();
+        let input = input.clone();
+        let session = session.clone();
+        // File I/O is blocking; keep it off the async workers.
+        tokio::task::spawn_blocking(move || match kind_of(&path) {
+            Kind::Image => read_image(&session, &path),
+            Kind::Pdf => read_pdf(&session, &path, input.pages.as_deref()),
+            Kind::Notebook => read_notebook(&session, &path),
+            Kind::Text => read_text(&session, &path, input.offset, input.limit),
+        })
+        .await
+        .map_err(|e| ToolError::msg(format!("the read task failed: {e}")))?
+    }
+}
+
+/// Record a whole-file view of `bytes` (notebooks, images, PDFs).
+fn record_whole(session: &Session, path: &Path, bytes: &[u8], meta: &std::fs::Metadata) {
+    let mut state = FileState::full(bytes, meta);
+    state.offset = Some(1);
+    session.file_state().record(path, state);
+}
+
+/// The stub, when the same range of this file was read before and the content is unchanged.
+fn unchanged_stub(
+    session: &Session,
+    path: &Path,
+    offset: u64,
+    limit: Option<u64>,
+) -> Option<ToolOutput> {
+    let previous = session.file_state().get(path)?;
+    if previous.offset != Some(offset) || previous.limit != limit {
+        return None;
+    }
+    match previous.freshness(path) {
+        Ok(Freshness::Unchanged | Freshness::Touched) => Some(
+            ToolOutput::text(prompt::FILE_UNCHANGED)
+                .with_data(json!({"type": "file_unchanged", "file": {"filePath": path}})),
+        ),
+        _ => None,
+    }
+}
+
+fn read_text(
+    session: &Session,
+    path: &Path,
+    offset: Option<u64>,
+    limit: Option<u64>,
+) -> Result<ToolOutput, ToolError> {
+    let offset = offset.unwrap_or(1).max(1);
+    if let Some(stub) = unchanged_stub(session, path, offset, limit) {
+        return Ok(stub);
+    }
+    let mut file = File::open(path).map_err(|e| io_error(path, e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    let max_tokens = max_tokens();
+    let max_chars = max_tokens.saturating_mul(CHARS_PER_TOKEN);
+    let limits = match limit {
+        None => Limits::View {
+            max_lines: DEFAULT_MAX_LINES,
+            max_bytes: MAX_SIZE_BYTES,
+            max_chars,
+        },
+        Some(lines) => Limits::Exact { lines, max_chars },
+    };
+    let mut head = [0u8; 8192];
+    let head_len = range::fill_from(&mut file, &mut head).map_err(|e| io_error(path, e))?;
+    let head = &head[..head_len];
+    let utf16 = matches!(
+        encoding::detect_encoding(head),
+        Encoding::Utf16Le | Encoding::Utf16Be
+    );
+    if encoding::looks_binary(head) {
+        return Ok(ToolOutput::error(prompt::binary_file(
+            extension(path).as_deref(),
+        )));
+    }
+    // The file's line count, when it is cheap to know (files read whole).
+    let file_lines;
+    let (selection, content_hash) = if meta.len() <= IN_MEMORY_MAX_BYTES || utf16 {
+        let mut bytes = head.to_vec();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| io_error(path, e))?;
+        let text = encoding::decode(&bytes).text;
+        let selection = range::select(text.as_bytes(), offset, limits, text.len().max(1))
+            .map_err(|e| io_error(path, e))?;
+        file_lines = selection.total_lines.or_else(|| Some(count_lines(&text)));
+        (selection, hash_bytes(&bytes))
+    } else {
+        // A streamed range never covers a file this large within the caps, so it is always a
+        // partial view and its hash is not needed: 0 never matches real content, so any change
+        // of mtime or size counts as a modification.
+        let reader = std::io::Cursor::new(head).chain(file);
+        let selection = range::select(reader, offset, limits, SCAN_CHUNK_BYTES)
+            .map_err(|e| io_error(path, e))?;
+        file_lines = selection.total_lines;
+        (selection, 0)
+    };
+    let state = FileState {
+        content_hash,
+        mtime_ms: mtime_ms(&meta),
+        size: meta.len(),
+        offset: Some(offset),
+        limit,
+        partial: !selection.is_whole_file(),
+    };
+    session.file_state().record(path, state);
+    Ok(text_output(
+        session, path, &meta, offset, &selection, file_lines, max_tokens,
+    ))
+}
+
+/// Lines of `text` (a last line without a newline counts).
+fn count_lines(text: &str) -> u64 {
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+    newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+fn text_output(
+    session: &Session,
+    path: &Path,
+    meta: &std::fs::Metadata,
+    offset: u64,
+    sel: &Selection,
+    file_lines: Option<u64>,
+    max_tokens: usize,
+) -> ToolOutput {
+    if sel.over_budget {
+        let tokens = (sel.range_bytes as usize).div_ceil(CHARS_PER_TOKEN);
+        return ToolOutput::error(prompt::too_many_tokens(tokens, max_tokens));
+    }
+    let data = |lines: usize| {
+        json!({"type": "text", "file": {
+            "filePath": path, "numLines": lines, "startLine": sel.first_line, "totalLines": file_lines,
+        }})
+    };
+    if sel.total_lines == Some(0) {
+        return ToolOutput::text(prompt::EMPTY_FILE).with_data(data(0));
+    }
+    if sel.lines.is_empty() {
+        let total = sel.total_lines.unwrap_or(0);
+        return ToolOutput::text(prompt::offset_past_end(offset, total)).with_data(data(0));
+    }
+    let format = LineNumberFormat::current(session);
+    let mut text = String::with_capacity(sel.range_bytes as usize + sel.lines.len() * 8);
+    for (i, line) in sel.lines.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        format.push_line(&mut text, sel.first_line + i as u64, line);
+    }
+    if sel.stop.is_some() {
+        let last = sel.first_line + sel.lines.len() as u64 - 1;
+        let size = format_size(meta.len() as usize);
+        text.push_str(&prompt::partial_view(
+            sel.first_line,
+            last,
+            file_lines,
+            &size,
+            sel.cut_line,
+        ));
+    }
+    ToolOutput::text(text).with_data(data(sel.lines.len()))
+}
+
+fn read_image(session: &Session, path: &Path) -> Result<ToolOutput, ToolError> {
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    match image::image_block(&bytes) {
+        Ok(prepared) => {
+            record_whole(session, path, &bytes, &meta);
+            let data = json!({"type": "image", "file": {
+                "filePath": path, "originalSize": bytes.len(),
+                "dimensions": {"originalWidth": prepared.original.0, "originalHeight": prepared.original.1,
+                               "displayWidth": prepared.sent.0, "displayHeight": prepared.sent.1},
+            }});
+            Ok(ToolOutput::blocks(vec![prepared.block]).with_data(data))
+        }
+        Err(why) => Ok(ToolOutput::error(prompt::bad_image(
+            &path.to_string_lossy(),
+            &why,
+        ))),
+    }
+}
+
+fn read_notebook(session: &Session, path: &Path) -> Result<ToolOutput, ToolError> {
+    if let Some(stub) = unchanged_stub(session, path, 1, None) {
+        return Ok(stub);
+    }
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    if bytes.is_empty() {
+        record_whole(session, path, &bytes, &meta);
+        return Ok(ToolOutput::text(prompt::EMPTY_FILE));
+    }
+    match notebook::notebook_blocks(&bytes, &path.to_string_lossy()) {
+        Ok(blocks) => {
+            record_whole(session, path, &bytes, &meta);
+            if blocks.is_empty() {
+                return Ok(ToolOutput::text(prompt::EMPTY_FILE));
+            }
+            let cells = blocks
+                .iter()
+                .filter(|b| b.as_text().is_some_and(|t| t.starts_with("<cell id=")))
+                .count();
+            Ok(ToolOutput::blocks(blocks)
+                .with_data(json!({"type": "notebook", "file": {"filePath": path, "cells": cells}})))
+        }
+        Err(why) => Ok(ToolOutput::error(prompt::bad_notebook(
+            &path.to_string_lossy(),
+            &why,
+        ))),
+    }
+}
+
+fn read_pdf(session: &Session, path: &Path, pages: Option<&str>) -> Result<ToolOutput, ToolError> {
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    let size = format_size(meta.len() as usize);
+    if meta.len() > MAX_PDF_BYTES {
+        return Ok(ToolOutput::error(prompt::pdf_too_large(
+            &size,
+            &format_size(MAX_PDF_BYTES as usize),
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+    let shown = path.to_string_lossy();
+    if !bytes.starts_with(b"%PDF-") {
+        return Ok(ToolOutput::error(format!(
+            "{shown} is not a valid PDF file: it does not start with %PDF-."
+        )));
+    }
+    let page_count = pdf::count_pages(&bytes);
+    let range = match pages {
+        None => {
+            if let Some(count) = page_count.filter(|c| *c > PDF_PAGES_WITHOUT_RANGE) {
+                return Ok(ToolOutput::error(prompt::pdf_needs_pages(count)));
+            }
+            None
+        }
+        Some(text) => match pdf::parse_pages(text) {
+            Ok(r) => {
+                if let Some(count) = page_count.filter(|c| r.last > *c) {
+                    return Ok(ToolOutput::error(prompt::pages_out_of_range(text, count)));
+                }
+                Some((text, page_count.unwrap_or(r.last)))
+            }
+            Err(_) => return Ok(ToolOutput::error(prompt::invalid_pages(text))),
+        },
+    };
+    let mut state = FileState::full(&bytes, &meta);
+    state.offset = Some(1);
+    state.partial = range.is_some();
+    session.file_state().record(path, state);
+    use base64::Engine as _;
+    let document = ContentBlock::Document {
+        source: hands_core::content::ImageSource {
+            kind: "base64".into(),
+            media_type: "application/pdf".into(),
+            data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+        },
+    };
+    let text = prompt::pdf_read(&shown, &size, range);
+    let data = json!({"type": "pdf", "file": {"filePath": path, "originalSize": bytes.len(), "pages": page_count}});
+    Ok(ToolOutput::blocks(vec![ContentBlock::text(text), document]).with_data(data))
+}
+
+#[async_trait::async_trait]
+impl TypedTool for ReadTool {
+    type Input = ReadInput;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, session: &Session) -> String {
+        prompt::prompt(LineNumberFormat::current(session))
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Unlimited
+    }
+
+    fn is_read_only(&self, _input: &ReadInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &ReadInput) -> bool {
+        true
+    }
+
+    async fn validate_input(
+        &self,
+        input: &ReadInput,
+        ctx: &ToolContext,
+    ) -> Result<(), ValidationError> {
+        let session = ctx.session();
+        let check = self.check(input, session);
+        if let Some(pages) = &input.pages {
+            match pdf::parse_pages(pages) {
+                Err(pdf::PagesError::Invalid) => {
+                    return Err(ValidationError::with_code(
+                        prompt::invalid_pages(pages),
+                        codes::INVALID_PAGES,
+                    ));
+                }
+                Err(pdf::PagesError::TooMany) => {
+                    return Err(ValidationError::with_code(
+                        prompt::too_many_pages(pages),
+                        codes::TOO_MANY_PAGES,
+                    ));
+                }
+                Ok(_) if kind_of(&check.path) != Kind::Pdf => {
+                    return Err(ValidationError::with_code(
+                        prompt::PAGES_NOT_PDF,
+                        codes::PAGES_NOT_PDF,
+                    ));
+                }
+                Ok(_) => {}
+            }
+        }
+        if session.is_read_denied(&check.path) || session.is_read_denied(&check.real) {
+            return Err(ValidationError::with_code(
+                prompt::DENIED_BY_SETTINGS,
+                codes::DENIED,
+            ));
+        }
+        if let Some(message) = check.refusal("read") {
+            return Err(ValidationError::with_code(message, codes::SPECIAL_FILE));
+        }
+        if let Some(ext) =
+            extension(&check.path).filter(|e| BINARY_EXTENSIONS.contains(&e.as_str()))
+        {
+            return Err(ValidationError::with_code(
+                prompt::binary_file(Some(&ext)),
+                codes::BINARY,
+            ));
+        }
+        match check.kind {
+            FileKind::Missing => Err(ValidationError::with_code(
+                path_policy::missing_file_message(session, &check),
+                codes::MISSING,
+            )),
+            FileKind::Directory => Err(ValidationError::with_code(
+                prompt::is_directory(&check.path.to_string_lossy()),
+                codes::DIRECTORY,
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    async fn check_permissions(&self, input: &ReadInput, ctx: &ToolContext) -> PermissionResult {
+        self.check(input, ctx.session()).read_permission(TOOL_NAME)
+    }
+
+    fn rule_subject(&self, input: &ReadInput, session: &Session) -> RuleSubject {
+        RuleSubject::ReadPath(self.check(input, session).path)
+    }
+
+    async fn call(&self, input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.read(input, ctx).await
+    }
+
+    fn render_use(&self, input: &ReadInput) -> Option<String> {
+        Some(render::render_use(
+            &input.file_path,
+            input.offset,
+            input.limit,
+            input.pages.as_deref(),
+        ))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(ReadTool);
+
+/// Referenced by `hands-tools` so the linker keeps this crate's registration.
+pub fn link() {}

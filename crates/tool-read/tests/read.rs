@@ -1,0 +1,501 @@
+//! Read through the real pipeline on real files in temp directories: numbering formats, ranges,
+//! the capped default view, every message of reference §1.4, encodings, special files, symlinks
+//! and `..` escapes, the `file_unchanged` stub, streamed range reads of large files, images,
+//! notebooks and PDFs.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hands_core::file_state::FileState;
+use hands_core::line_format::LINE_FORMAT_KEY;
+use hands_core::tool::typed_arc;
+use hands_core::{
+    ContentBlock, Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall,
+    ToolResult, Turn,
+};
+use hands_tool_read::{ReadTool, prompt};
+use serde_json::{Value, json};
+
+struct Fixture {
+    _work: tempfile::TempDir,
+    root: PathBuf,
+    engine: Engine,
+}
+
+impl Fixture {
+    fn new(mode: PermissionMode) -> Self {
+        let work = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(work.path()).unwrap().join("project");
+        fs::create_dir(&root).unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(root.clone()),
+            state_dir: Some(work.path().join("state")),
+            permission_mode: Some(mode),
+            ..Default::default()
+        })
+        .unwrap();
+        let pool = Pool::assemble(vec![typed_arc(ReadTool)], PoolConfig::default());
+        Fixture {
+            _work: work,
+            root,
+            engine: Engine::builder(Arc::new(pool), session).build(),
+        }
+    }
+
+    fn session(&self) -> &Arc<Session> {
+        self.engine.session()
+    }
+
+    fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.root.join(name);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap();
+        }
+        fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    async fn read(&self, input: Value) -> ToolResult {
+        self.engine
+            .run_one(ToolCall::new("toolu_1", "Read", input), &Turn::new())
+            .await
+    }
+
+    async fn read_path(&self, path: &Path) -> ToolResult {
+        self.read(json!({ "file_path": path })).await
+    }
+
+    fn state(&self, path: &Path) -> FileState {
+        self.session()
+            .file_state()
+            .get(path)
+            .expect("the read was recorded")
+    }
+}
+
+fn ok_text(result: &ToolResult) -> String {
+    assert!(!result.is_error, "unexpected error: {}", result.text());
+    result.text()
+}
+
+fn numbered(lines: std::ops::RangeInclusive<u64>, text: impl Fn(u64) -> String) -> String {
+    lines
+        .map(|n| format!("{n}\t{}", text(n)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn numbers_lines_in_the_compact_and_the_legacy_format() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let path = fx.file("a.rs", "fn main() {\n\tprintln!();\n}\n");
+    assert_eq!(
+        ok_text(&fx.read_path(&path).await),
+        "1\tfn main() {\n2\t\tprintln!();\n3\t}"
+    );
+
+    fx.session()
+        .set_data(LINE_FORMAT_KEY, Some(json!("legacy")));
+    let other = fx.file("b.rs", "x\ny");
+    assert_eq!(
+        ok_text(&fx.read_path(&other).await),
+        "     1\u{2192}x\n     2\u{2192}y"
+    );
+}
+
+#[tokio::test]
+async fn relative_paths_and_offset_limit() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let body: String = (1..=50).map(|i| format!("line {i}\n")).collect();
+    let path = fx.file("sub/f.txt", &body);
+    let result = fx
+        .read(json!({"file_path": "sub/../sub/f.txt", "offset": 10, "limit": 3}))
+        .await;
+    assert_eq!(ok_text(&result), numbered(10..=12, |n| format!("line {n}")));
+    let state = fx.state(&path);
+    assert_eq!(
+        (state.offset, state.limit, state.partial),
+        (Some(10), Some(3), true)
+    );
+
+    // offset 0 reads from the top.
+    let result = fx
+        .read(json!({"file_path": path, "offset": 0, "limit": 2}))
+        .await;
+    assert_eq!(ok_text(&result), numbered(1..=2, |n| format!("line {n}")));
+
+    // A limit past the end stops at the end; the whole file seen from the top is a full view.
+    let result = fx.read(json!({"file_path": path, "limit": 500})).await;
+    assert_eq!(ok_text(&result), numbered(1..=50, |n| format!("line {n}")));
+    assert!(!fx.state(&path).partial);
+}
+
+#[tokio::test]
+async fn empty_file_and_offset_past_the_end() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let empty = fx.file("empty.txt", "");
+    assert_eq!(ok_text(&fx.read_path(&empty).await), prompt::EMPTY_FILE);
+    assert_eq!(
+        prompt::EMPTY_FILE,
+        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+    );
+    assert!(
+        !fx.state(&empty).partial,
+        "an empty file read is a full read"
+    );
+
+    let short = fx.file("short.txt", "a\nb\nc\n");
+    let result = fx.read(json!({"file_path": short, "offset": 10})).await;
+    assert_eq!(
+        ok_text(&result),
+        "<system-reminder>Warning: the file exists but is shorter than the provided offset (10). The file has 3 lines.</system-reminder>"
+    );
+}
+
+#[tokio::test]
+async fn missing_files_say_where_we_are_and_suggest_a_near_name() {
+    let fx = Fixture::new(PermissionMode::Default);
+    fx.file("src/main.rs", "");
+    let result = fx
+        .read(json!({"file_path": fx.root.join("src/main.py")}))
+        .await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        format!(
+            "<tool_use_error>File does not exist. Note: your current working directory is {}. Did you mean {}?</tool_use_error>",
+            fx.root.display(),
+            fx.root.join("src/main.rs").display()
+        )
+    );
+    let result = fx
+        .read(json!({"file_path": fx.root.join("nothing/like/it.txt")}))
+        .await;
+    assert_eq!(
+        result.text(),
+        format!(
+            "<tool_use_error>File does not exist. Note: your current working directory is {}.</tool_use_error>",
+            fx.root.display()
+        )
+    );
+}
+
+#[tokio::test]
+async fn directories_and_binary_files_are_refused() {
+    let fx = Fixture::new(PermissionMode::Default);
+    fs::create_dir(fx.root.join("dir")).unwrap();
+    let result = fx.read(json!({"file_path": fx.root.join("dir")})).await;
+    assert!(result.is_error);
+    assert!(
+        result
+            .text()
+            .contains("EISDIR: illegal operation on a directory, read"),
+        "{}",
+        result.text()
+    );
+    assert!(result.text().contains("use ls via the Bash tool"));
+
+    let zip = fx.file("a.zip", "PK\x03\x04");
+    assert_eq!(
+        fx.read_path(&zip).await.text(),
+        "<tool_use_error>This tool cannot read binary files. The file appears to be a binary .zip file. Please use appropriate tools for binary file analysis.</tool_use_error>"
+    );
+    // No telling extension, but NUL bytes in the content.
+    let blob = fx.file("blob.txt", b"abc\x00\x01\x02def");
+    let result = fx.read_path(&blob).await;
+    assert!(result.is_error);
+    assert_eq!(result.text(), prompt::binary_file(Some("txt")));
+}
+
+#[tokio::test]
+async fn devices_and_fifos_are_refused_without_blocking() {
+    let fx = Fixture::new(PermissionMode::BypassPermissions);
+    let result = fx.read(json!({"file_path": "/dev/zero"})).await;
+    assert_eq!(
+        result.text(),
+        "<tool_use_error>Cannot read '/dev/zero': this device file would block or produce infinite output.</tool_use_error>"
+    );
+    let fifo = fx.root.join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    // Opening a FIFO for reading blocks until a writer appears; a refusal proves it was not opened.
+    let result = fx.read_path(&fifo).await;
+    assert!(result.is_error);
+    assert!(
+        result.text().contains("named pipe (FIFO)"),
+        "{}",
+        result.text()
+    );
+    let result = fx.read(json!({"file_path": "/dev/stdin"})).await;
+    assert!(result.is_error, "{}", result.text());
+}
+
+#[tokio::test]
+async fn encodings_crlf_bom_utf16_and_invalid_utf8() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let crlf = fx.file("crlf.txt", "one\r\ntwo\r\n");
+    assert_eq!(ok_text(&fx.read_path(&crlf).await), "1\tone\n2\ttwo");
+    let bom = fx.file("bom.txt", "\u{FEFF}héllo\n");
+    assert_eq!(ok_text(&fx.read_path(&bom).await), "1\théllo");
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend("wörld\r\n\tx\r\n".encode_utf16().flat_map(u16::to_le_bytes));
+    let utf16 = fx.file("utf16.txt", utf16);
+    assert_eq!(ok_text(&fx.read_path(&utf16).await), "1\twörld\n2\t\tx");
+    let bad = fx.file("bad.txt", b"ok \xFF\xFE bytes\n");
+    assert_eq!(
+        ok_text(&fx.read_path(&bad).await),
+        "1\tok \u{FFFD}\u{FFFD} bytes"
+    );
+}
+
+#[tokio::test]
+async fn a_long_file_gives_a_partial_view_that_says_how_to_read_on() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let body: String = (1..=3000).map(|i| format!("{i}\n")).collect();
+    let path = fx.file("long.txt", &body);
+    let text = ok_text(&fx.read_path(&path).await);
+    let (lines, notice) = text.split_once("\n\n<system-reminder>").unwrap();
+    assert_eq!(lines, numbered(1..=2000, |n| n.to_string()));
+    assert!(
+        notice.starts_with("PARTIAL view: showing lines 1-2000 of 3000"),
+        "{notice}"
+    );
+    assert!(notice.contains("offset=2001"));
+    let state = fx.state(&path);
+    assert!(state.partial, "a partial view is not a full read");
+    assert_eq!(state.limit, None);
+
+    // Long lines hit the 25 000-token cap (100 000 characters) before 2 000 lines.
+    let wide: String = (1..=1000)
+        .map(|i| format!("{i:04}{}\n", "x".repeat(195)))
+        .collect();
+    let path = fx.file("wide.txt", &wide);
+    let text = ok_text(&fx.read_path(&path).await);
+    let (lines, notice) = text.split_once("\n\n<system-reminder>").unwrap();
+    assert_eq!(lines.lines().count(), 500);
+    assert!(
+        notice.starts_with("PARTIAL view: showing lines 1-500 of 1000"),
+        "{notice}"
+    );
+}
+
+#[tokio::test]
+async fn an_explicit_range_over_the_token_cap_is_an_error() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let wide: String = (0..1000)
+        .map(|_| format!("{}\n", "y".repeat(199)))
+        .collect();
+    let path = fx.file("wide.txt", &wide);
+    let result = fx
+        .read(json!({"file_path": path, "offset": 1, "limit": 1000}))
+        .await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "File content (50000 tokens) exceeds maximum allowed tokens (25000). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file."
+    );
+}
+
+#[tokio::test]
+async fn an_unchanged_range_read_twice_gives_the_stub() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let path = fx.file("a.txt", "alpha\nbeta\n");
+    let first = ok_text(&fx.read_path(&path).await);
+    assert_eq!(first, "1\talpha\n2\tbeta");
+    assert_eq!(ok_text(&fx.read_path(&path).await), prompt::FILE_UNCHANGED);
+    // Touched (new mtime, same bytes): still unchanged.
+    let f = fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(30))
+        .unwrap();
+    assert_eq!(ok_text(&fx.read_path(&path).await), prompt::FILE_UNCHANGED);
+    // Another range is read afresh.
+    assert_eq!(
+        ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await),
+        "1\talpha"
+    );
+    assert_eq!(
+        ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await),
+        prompt::FILE_UNCHANGED
+    );
+    // New content (same size) is read afresh.
+    fs::write(&path, "ALPHA\nbeta\n").unwrap();
+    let f = fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
+        .unwrap();
+    assert_eq!(
+        ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await),
+        "1\tALPHA"
+    );
+}
+
+#[tokio::test]
+async fn a_range_deep_in_a_large_file_is_streamed() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let path = fx.root.join("big.log");
+    let mut out = std::io::BufWriter::new(fs::File::create(&path).unwrap());
+    for i in 1..=400_000u64 {
+        writeln!(out, "entry {i:08} {}", "z".repeat(i as usize % 17)).unwrap();
+    }
+    out.into_inner().unwrap().sync_all().unwrap();
+    assert!(
+        fs::metadata(&path).unwrap().len() > 8 * 1024 * 1024,
+        "large enough to be streamed"
+    );
+    let result = fx
+        .read(json!({"file_path": path, "offset": 300_000, "limit": 3}))
+        .await;
+    let expected = numbered(300_000..=300_002, |i| {
+        format!("entry {i:08} {}", "z".repeat(i as usize % 17))
+    });
+    assert_eq!(ok_text(&result), expected);
+    assert!(fx.state(&path).partial);
+    // The default view of it is capped and says so.
+    let text = ok_text(&fx.read_path(&path).await);
+    assert!(
+        text.contains("PARTIAL view: showing lines 1-"),
+        "{}",
+        &text[text.len() - 400..]
+    );
+}
+
+#[tokio::test]
+async fn symlinks_and_dotdot_escapes_follow_the_path_policy() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let outside_dir = fx.root.parent().unwrap().join("outside");
+    fs::create_dir(&outside_dir).unwrap();
+    let secret = outside_dir.join("secret.txt");
+    fs::write(&secret, "secret\n").unwrap();
+    let inside = fx.file("real.txt", "inside\n");
+    std::os::unix::fs::symlink(&inside, fx.root.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink(&secret, fx.root.join("escape.txt")).unwrap();
+
+    assert_eq!(
+        ok_text(&fx.read(json!({"file_path": "link.txt"})).await),
+        "1\tinside"
+    );
+    for path in ["escape.txt", "../outside/secret.txt"] {
+        let result = fx.read(json!({ "file_path": path })).await;
+        assert!(
+            result.is_error,
+            "{path}: reading outside must ask, and nobody can answer here"
+        );
+        assert!(
+            result
+                .text()
+                .contains("Permission to use Read has been denied"),
+            "{}",
+            result.text()
+        );
+        assert!(!result.text().contains("secret\n"));
+    }
+    // Bypass mode allows what asks.
+    let fx2 = Fixture::new(PermissionMode::BypassPermissions);
+    let secret2 = fx2.root.parent().unwrap().join("s.txt");
+    fs::write(&secret2, "ok\n").unwrap();
+    assert_eq!(
+        ok_text(&fx2.read(json!({"file_path": "../s.txt"})).await),
+        "1\tok"
+    );
+}
+
+#[tokio::test]
+async fn images_are_image_blocks() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let img = image::RgbImage::from_pixel(4, 3, image::Rgb([1, 2, 3]));
+    let mut png = Vec::new();
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let path = fx.file("shot.PNG", &png);
+    let result = fx.read_path(&path).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert!(
+        matches!(&result.content[..], [ContentBlock::Image { source }] if source.media_type == "image/png")
+    );
+    let broken = fx.file("broken.png", "not a png");
+    assert!(fx.read_path(&broken).await.is_error);
+}
+
+#[tokio::test]
+async fn notebooks_are_cells_with_outputs() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let nb = json!({"cells": [
+        {"cell_type": "markdown", "id": "m1", "source": "# Hi"},
+        {"cell_type": "code", "id": "c1", "source": ["x = 1\n", "x"], "outputs": [
+            {"output_type": "execute_result", "data": {"text/plain": ["1"]}}]}
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+    let path = fx.file("n.ipynb", serde_json::to_vec_pretty(&nb).unwrap());
+    let result = fx.read_path(&path).await;
+    assert_eq!(
+        ok_text(&result),
+        "<cell id=\"m1\"><cell_type>markdown</cell_type># Hi</cell id=\"m1\">\n<cell id=\"c1\">x = 1\nx</cell id=\"c1\">\n1"
+    );
+    assert!(!fx.state(&path).partial);
+}
+
+fn pdf_with_pages(n: u32) -> Vec<u8> {
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 3 + i)).collect();
+    let mut pdf = format!(
+        "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [{}] /Count {n} >> endobj\n",
+        kids.join(" ")
+    );
+    for i in 0..n {
+        pdf.push_str(&format!(
+            "{} 0 obj << /Type /Page /Parent 2 0 R >> endobj\n",
+            3 + i
+        ));
+    }
+    pdf.push_str("trailer << /Root 1 0 R >>\n%%EOF\n");
+    pdf.into_bytes()
+}
+
+#[tokio::test]
+async fn pdfs_are_documents_and_pages_are_checked() {
+    let fx = Fixture::new(PermissionMode::Default);
+    let small = fx.file("small.pdf", pdf_with_pages(2));
+    let result = fx.read_path(&small).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert!(result.text().starts_with("PDF file read: "));
+    assert!(
+        matches!(&result.content[1], ContentBlock::Document { source } if source.media_type == "application/pdf")
+    );
+
+    let big = fx.file("big.pdf", pdf_with_pages(30));
+    let result = fx.read_path(&big).await;
+    assert!(result.is_error);
+    assert!(
+        result.text().contains("This PDF has 30 pages"),
+        "{}",
+        result.text()
+    );
+    let result = fx.read(json!({"file_path": big, "pages": "3-5"})).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert!(result.text().contains("pages 3-5"));
+    let result = fx.read(json!({"file_path": big, "pages": "25-31"})).await;
+    assert!(
+        result.text().contains("out of range: the PDF has 30 pages"),
+        "{}",
+        result.text()
+    );
+
+    let result = fx.read(json!({"file_path": big, "pages": "1-21"})).await;
+    assert_eq!(
+        result.text(),
+        "<tool_use_error>Page range \"1-21\" exceeds maximum of 20 pages per request. Please use a smaller range.</tool_use_error>"
+    );
+    let result = fx.read(json!({"file_path": big, "pages": "x"})).await;
+    assert!(result.text().contains("Invalid pages parameter: \"x\""));
+    let txt = fx.file("t.txt", "a");
+    assert!(
+        fx.read(json!({"file_path": txt, "pages": "1"}))
+            .await
+            .is_error
+    );
+}

@@ -1,0 +1,154 @@
+//! # hands-tool-sleep
+//!
+//! `Sleep`: wait for a number of seconds without holding a shell process; a new user message or
+//! an abort wakes it early (interrupt behaviour `Cancel`). Read-only and concurrency-safe.
+//!
+//! Sleep is the worked example of both kinds of gate:
+//! - **compile time**: the crate is only linked with the `sleep` feature of `hands-tools`, which is
+//!   in the `proactive` group and not in `default`. A build without it contains none of this code
+//!   or text (`cargo xtask feature-matrix` checks the binary for [`prompt::PROMPT_MARKER`]).
+//! - **run time**: even when compiled in, the tool is hidden from every pool unless
+//!   `HANDS_ENABLE_SLEEP=1` ([`constants::ENABLE_ENV`]) is set, through `is_enabled`. This is the
+//!   counterpart of Claude Code's `USER_TYPE` checks, which keep a shipped tool invisible to
+//!   users who have not opted in.
+
+pub mod constants;
+pub mod prompt;
+pub mod render;
+
+use std::ffi::OsStr;
+use std::time::Duration;
+
+use hands_core::{InterruptBehavior, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::constants::{ENABLE_ENV, MAX_DURATION_SECONDS, MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
+
+/// Sleep's input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SleepInput {
+    /// How long to wait, in seconds (at most 3600)
+    #[schemars(range(min = 0, max = 3600))]
+    pub duration_seconds: f64,
+}
+
+/// What decides whether the tool is visible.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Visible only when [`ENABLE_ENV`] says so (the registered instance).
+    #[default]
+    Environment,
+    /// Always visible (embedders that opted in by constructing it, tests).
+    Open,
+}
+
+/// The `Sleep` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SleepTool {
+    gate: Gate,
+}
+
+impl SleepTool {
+    /// A Sleep tool that ignores the environment gate: for embedders that want it and tests.
+    pub fn always_enabled() -> Self {
+        Self { gate: Gate::Open }
+    }
+}
+
+/// Whether a value of [`ENABLE_ENV`] turns the tool on: `1`, `true`, `yes` or `on`, any case.
+pub fn gate_allows(value: Option<&OsStr>) -> bool {
+    value
+        .and_then(OsStr::to_str)
+        .is_some_and(|v| ["1", "true", "yes", "on"].iter().any(|on| v.trim().eq_ignore_ascii_case(on)))
+}
+
+#[async_trait::async_trait]
+impl TypedTool for SleepTool {
+    type Input = SleepInput;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::PROMPT.to_string()
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    fn is_enabled(&self) -> bool {
+        match self.gate {
+            Gate::Environment => gate_allows(std::env::var_os(ENABLE_ENV).as_deref()),
+            Gate::Open => true,
+        }
+    }
+
+    fn is_read_only(&self, _input: &SleepInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &SleepInput) -> bool {
+        true
+    }
+
+    fn interrupt_behavior(&self) -> InterruptBehavior {
+        InterruptBehavior::Cancel
+    }
+
+    async fn validate_input(&self, input: &SleepInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
+        let seconds = input.duration_seconds;
+        if !seconds.is_finite() || !(0.0..=MAX_DURATION_SECONDS).contains(&seconds) {
+            return Err(ValidationError::with_code(
+                format!("duration_seconds must be between 0 and {MAX_DURATION_SECONDS} (got {seconds})."),
+                1,
+            ));
+        }
+        Ok(())
+    }
+
+    async fn call(&self, input: &SleepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let seconds = input.duration_seconds;
+        ctx.progress(format!("Sleeping for {seconds}s"));
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs_f64(seconds)) => Ok(ToolOutput::text(prompt::slept(seconds))),
+            () = ctx.cancelled() => Err(ToolError::Cancelled),
+        }
+    }
+
+    fn render_use(&self, input: &SleepInput) -> Option<String> {
+        Some(render::render_use(input.duration_seconds))
+    }
+}
+
+hands_core::register_tool!(SleepTool::default());
+
+/// Referenced by `hands-tools` so the linker keeps this crate's registration.
+pub fn link() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gate_opens_only_for_affirmative_values() {
+        for on in ["1", "true", "TRUE", " yes ", "on"] {
+            assert!(gate_allows(Some(OsStr::new(on))), "{on}");
+        }
+        for off in ["", "0", "false", "no", "off", "2"] {
+            assert!(!gate_allows(Some(OsStr::new(off))), "{off}");
+        }
+        assert!(!gate_allows(None));
+    }
+}

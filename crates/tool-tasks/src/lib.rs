@@ -1,0 +1,274 @@
+//! # hands-tool-tasks
+//!
+//! The two tools that handle background tasks started by `Bash` with `run_in_background`
+//! (reference §1.3), registered from this one crate:
+//!
+//! - `TaskOutput` (aliases `BashOutput`, `BashOutputTool`, `AgentOutputTool`): status, exit code
+//!   and output of a task, optionally waiting for it to end. Legacy inputs are accepted:
+//!   `bash_id` / `agentId` for `task_id`, `wait_up_to` (seconds) for `timeout` (ms).
+//! - `TaskStop` (alias `KillShell`): stops a running task (`task_id`, or the deprecated
+//!   `shell_id`).
+//!
+//! Both read the session's [`TaskRegistry`] (hands-core); starting tasks is the Bash tool's job.
+//! Layout: [`constants`], [`prompt`], [`render`], [`output`] (reading output files).
+
+pub mod constants;
+pub mod output;
+pub mod prompt;
+pub mod render;
+
+use std::time::Duration;
+
+use hands_core::tasks::{BackgroundTask, TaskRegistry, TaskState, TaskStatus};
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use constants::{DEFAULT_WAIT_MS, LOCAL_BASH_TASK_TYPE, MAX_WAIT_MS, TASK_OUTPUT_ALIASES, TASK_OUTPUT_NAME, TASK_STOP_ALIASES, TASK_STOP_NAME};
+
+fn default_block() -> bool {
+    true
+}
+
+fn default_wait() -> f64 {
+    DEFAULT_WAIT_MS as f64
+}
+
+/// The input of a `TaskOutput` call.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct TaskOutputInput {
+    /// The task ID to get output from
+    pub task_id: String,
+    /// Whether to wait for completion
+    #[serde(default = "default_block")]
+    pub block: bool,
+    /// Max wait time in ms
+    #[serde(default = "default_wait")]
+    #[schemars(range(min = 0, max = 600000))]
+    pub timeout: f64,
+}
+
+/// The input of a `TaskStop` call.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct TaskStopInput {
+    /// The ID of the background task to stop
+    #[serde(default)]
+    pub task_id: Option<String>,
+    /// Deprecated: use task_id instead
+    #[serde(default)]
+    pub shell_id: Option<String>,
+}
+
+impl TaskStopInput {
+    fn id(&self) -> Option<&str> {
+        self.task_id.as_deref().or(self.shell_id.as_deref()).filter(|id| !id.is_empty())
+    }
+}
+
+/// `TaskOutput`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TaskOutputTool;
+
+/// `TaskStop`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TaskStopTool;
+
+/// The registry of the call's session, when one exists (no task was ever started otherwise).
+fn registry(session: &Session) -> Option<std::sync::Arc<TaskRegistry>> {
+    session.get_extension::<TaskRegistry>()
+}
+
+fn find_task(session: &Session, id: &str) -> Result<std::sync::Arc<BackgroundTask>, ValidationError> {
+    let not_found = || ValidationError::new(format!("No task found with ID: {id}"));
+    registry(session).ok_or_else(not_found)?.get(id).map_err(|_| not_found())
+}
+
+/// Whether the wait is over: `success`, `timeout` (blocked and still running) or `not_ready`.
+fn retrieval_status(block: bool, state: TaskState) -> &'static str {
+    match (state.status.is_terminal(), block) {
+        (true, _) => "success",
+        (false, true) => "timeout",
+        (false, false) => "not_ready",
+    }
+}
+
+/// The `TaskOutput` reply: XML-ish parts joined by blank lines (reference §1.3).
+pub fn format_task_output(retrieval: &str, task: &BackgroundTask, state: TaskState, output: &str) -> String {
+    let mut parts = vec![
+        format!("<retrieval_status>{retrieval}</retrieval_status>"),
+        format!("<task_id>{}</task_id>", task.id()),
+        format!("<task_type>{LOCAL_BASH_TASK_TYPE}</task_type>"),
+        format!("<status>{}</status>", state.status),
+    ];
+    if let Some(code) = state.exit_code {
+        parts.push(format!("<exit_code>{code}</exit_code>"));
+    }
+    if !output.trim().is_empty() {
+        parts.push(format!("<output>\n{}\n</output>", output.trim_end()));
+    }
+    parts.join("\n\n")
+}
+
+#[async_trait::async_trait]
+impl TypedTool for TaskOutputTool {
+    type Input = TaskOutputInput;
+
+    fn name(&self) -> &'static str {
+        TASK_OUTPUT_NAME
+    }
+    fn aliases(&self) -> &[&'static str] {
+        TASK_OUTPUT_ALIASES
+    }
+    fn search_hint(&self) -> Option<&'static str> {
+        Some("read output status of a background task shell")
+    }
+    fn description(&self, _session: &Session) -> String {
+        prompt::TASK_OUTPUT_DESCRIPTION.to_string()
+    }
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::task_output_prompt()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn is_read_only(&self, _input: &TaskOutputInput) -> bool {
+        true
+    }
+    fn is_concurrency_safe(&self, _input: &TaskOutputInput) -> bool {
+        true
+    }
+    fn is_open_world(&self) -> bool {
+        false
+    }
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    /// `bash_id` / `agentId` / `shell_id` become `task_id`, `wait_up_to` seconds become `timeout`
+    /// ms, and BashOutput's `filter` is dropped.
+    fn normalize_input(&self, input: &mut Value) {
+        let Some(obj) = input.as_object_mut() else { return };
+        for legacy in ["bash_id", "agentId", "shell_id"] {
+            if let Some(id) = obj.remove(legacy) {
+                obj.entry("task_id").or_insert(id);
+            }
+        }
+        if let Some(wait) = obj.remove("wait_up_to") {
+            let ms = match &wait {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            };
+            if let Some(ms) = ms.map(|s| s * 1000.0) {
+                obj.entry("timeout").or_insert(json!(ms));
+            }
+        }
+        obj.remove("filter");
+    }
+
+    async fn validate_input(&self, input: &TaskOutputInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        find_task(ctx.session(), &input.task_id).map(|_| ())
+    }
+
+    async fn call(&self, input: &TaskOutputInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let task = find_task(ctx.session(), &input.task_id).map_err(|e| ToolError::msg(e.message))?;
+        let state = if input.block {
+            let wait = Duration::from_millis(input.timeout.clamp(0.0, MAX_WAIT_MS as f64) as u64);
+            tokio::select! {
+                state = task.wait(wait) => state,
+                _ = ctx.cancelled() => task.state(),
+            }
+        } else {
+            task.state()
+        };
+        let text = output::read_tail(task.output_path())
+            .map_err(|e| ToolError::io(format!("reading {}", task.output_path().display()), e))?;
+        let retrieval = retrieval_status(input.block, state);
+        let data = json!({
+            "retrieval_status": retrieval,
+            "task_id": task.id(),
+            "status": state.status.as_str(),
+            "exit_code": state.exit_code,
+            "output_path": task.output_path(),
+        });
+        Ok(ToolOutput::text(format_task_output(retrieval, &task, state, &text)).with_data(data))
+    }
+
+    fn render_use(&self, input: &TaskOutputInput) -> Option<String> {
+        Some(render::render_use(TASK_OUTPUT_NAME, Some(&input.task_id)))
+    }
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+#[async_trait::async_trait]
+impl TypedTool for TaskStopTool {
+    type Input = TaskStopInput;
+
+    fn name(&self) -> &'static str {
+        TASK_STOP_NAME
+    }
+    fn aliases(&self) -> &[&'static str] {
+        TASK_STOP_ALIASES
+    }
+    fn search_hint(&self) -> Option<&'static str> {
+        Some("kill stop a running background task shell")
+    }
+    fn description(&self, _session: &Session) -> String {
+        prompt::TASK_STOP_DESCRIPTION.to_string()
+    }
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::task_stop_prompt()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(100_000)
+    }
+    fn is_concurrency_safe(&self, _input: &TaskStopInput) -> bool {
+        true
+    }
+    fn is_open_world(&self) -> bool {
+        false
+    }
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    async fn validate_input(&self, input: &TaskStopInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        let Some(id) = input.id() else {
+            return Err(ValidationError::with_code("Missing required parameter: task_id", 1));
+        };
+        let task = find_task(ctx.session(), id).map_err(|e| ValidationError::with_code(e.message, 1))?;
+        match task.status() {
+            TaskStatus::Running => Ok(()),
+            status => Err(ValidationError::with_code(format!("Task {id} is not running (status: {status})"), 3)),
+        }
+    }
+
+    async fn call(&self, input: &TaskStopInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let id = input.id().ok_or_else(|| ToolError::msg("Missing required parameter: task_id"))?;
+        let registry = registry(ctx.session()).ok_or_else(|| ToolError::msg(format!("No task found with ID: {id}")))?;
+        let task = registry.stop(id).map_err(|e| ToolError::msg(e.to_string()))?;
+        let reply = json!({
+            "message": format!("Successfully stopped task: {} ({})", task.id(), task.command()),
+            "task_id": task.id(),
+            "task_type": LOCAL_BASH_TASK_TYPE,
+            "command": task.command(),
+        });
+        Ok(ToolOutput::text(reply.to_string()).with_data(reply))
+    }
+
+    fn render_use(&self, input: &TaskStopInput) -> Option<String> {
+        Some(render::render_use(TASK_STOP_NAME, input.id()))
+    }
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(TaskOutputTool);
+hands_core::register_tool!(TaskStopTool);
+
+/// Reference this crate so the linker keeps its tool registrations.
+pub fn link() {}

@@ -1,0 +1,214 @@
+//! Background tasks end to end through the pipeline, with real processes: Bash starts them,
+//! TaskOutput reads them (also under its old names and parameters), TaskStop and the session's end
+//! stop them, and the process table shows nothing survives.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hands_core::tasks::TaskRegistry;
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_tool_bash::BashTool;
+use hands_tool_tasks::{TaskOutputTool, TaskStopTool};
+use serde_json::{Value, json};
+
+struct Harness {
+    _project: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    session: Arc<Session>,
+    engine: Engine,
+}
+
+impl Harness {
+    fn new() -> Self {
+        let project = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(project.path().into()),
+            state_dir: Some(state.path().into()),
+            permission_mode: Some(PermissionMode::BypassPermissions),
+            ..Default::default()
+        })
+        .unwrap();
+        let tools = vec![
+            hands_core::tool::typed_arc(BashTool),
+            hands_core::tool::typed_arc(TaskOutputTool),
+            hands_core::tool::typed_arc(TaskStopTool),
+        ];
+        let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
+        let engine = Engine::builder(pool, Arc::clone(&session)).build();
+        Self { _project: project, _state: state, session, engine }
+    }
+
+    async fn call(&self, tool: &str, input: Value) -> ToolResult {
+        self.engine.run_one(ToolCall::new("toolu_t", tool, input), &Turn::new()).await
+    }
+
+    /// Start `command` in the background; returns the task id and output path.
+    async fn start(&self, command: &str) -> (String, PathBuf) {
+        let r = self.call("Bash", json!({ "command": command, "run_in_background": true })).await;
+        assert!(!r.is_error, "{r:?}");
+        let text = r.text();
+        let rest = text.strip_prefix("Command running in background with ID: ").expect(&text);
+        let (id, path) = rest.split_once(". Output is being written to: ").expect(&text);
+        (id.to_string(), PathBuf::from(path))
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    let state = stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next());
+    !matches!(state, None | Some('Z') | Some('X'))
+}
+
+/// Check a condition against the process table or a file until it holds (20 s at most: a kill
+/// that never happened, not a slow machine).
+fn eventually(mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    condition()
+}
+
+/// The pid a task printed as `shell:<pid>` into its output file.
+fn printed_pid(path: &Path) -> i32 {
+    let mut pid = None;
+    assert!(eventually(|| {
+        pid = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| t.lines().find_map(|l| l.strip_prefix("shell:").and_then(|n| n.trim().parse().ok())));
+        pid.is_some()
+    }));
+    pid.unwrap()
+}
+
+#[tokio::test]
+async fn a_finished_task_reports_status_exit_code_and_output() {
+    let h = Harness::new();
+    let (id, path) = h.start("echo hello; echo oops >&2; exit 3").await;
+    assert!(path.starts_with(h.session.state_dir().join(h.session.id()).join("tasks")));
+    assert!(id.starts_with('b'));
+    let r = h.call("TaskOutput", json!({ "task_id": id, "timeout": 600000 })).await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(
+        r.text(),
+        format!(
+            "<retrieval_status>success</retrieval_status>\n\n<task_id>{id}</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>failed</status>\n\n<exit_code>3</exit_code>\n\n<output>\nhello\noops\n</output>"
+        )
+    );
+    let r = h.call("TaskStop", json!({ "task_id": id })).await;
+    assert!(r.is_error);
+    assert_eq!(r.text(), format!("<tool_use_error>Task {id} is not running (status: failed)</tool_use_error>"));
+}
+
+#[tokio::test]
+async fn a_running_task_can_be_polled_and_stopped() {
+    let h = Harness::new();
+    let (id, path) = h.start("echo \"shell:$$\"; sleep 1000 & sleep 1000").await;
+    let shell = printed_pid(&path);
+    let r = h.call("TaskOutput", json!({ "task_id": id, "block": false })).await;
+    assert!(r.text().starts_with("<retrieval_status>not_ready</retrieval_status>"), "{}", r.text());
+    assert!(r.text().contains("<status>running</status>"));
+    assert!(!r.text().contains("<exit_code>"));
+    let r = h.call("TaskOutput", json!({ "task_id": id, "block": true, "timeout": 50 })).await;
+    assert!(r.text().starts_with("<retrieval_status>timeout</retrieval_status>"), "{}", r.text());
+
+    let r = h.call("TaskStop", json!({ "task_id": id })).await;
+    assert!(!r.is_error, "{r:?}");
+    let reply: Value = serde_json::from_str(&r.text()).unwrap();
+    assert_eq!(reply["message"], format!("Successfully stopped task: {id} (echo \"shell:$$\"; sleep 1000 & sleep 1000)"));
+    assert_eq!(reply["task_type"], "local_bash");
+    assert!(eventually(|| !alive(shell)));
+    assert!(eventually(|| hands_groups_empty(shell)), "a process of the task survived TaskStop");
+    let r = h.call("TaskOutput", json!({ "task_id": id })).await;
+    assert!(r.text().contains("<status>killed</status>"), "{}", r.text());
+}
+
+/// No live process is in group `pgid`.
+fn hands_groups_empty(pgid: i32) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().all(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { return true };
+        let Some((_, rest)) = stat.rsplit_once(") ") else { return true };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        fields.get(2).and_then(|p| p.parse::<i32>().ok()) != Some(pgid) || matches!(fields[0], "Z" | "X")
+    })
+}
+
+#[tokio::test]
+async fn old_names_and_parameters_still_work() {
+    let h = Harness::new();
+    let (id, path) = h.start("echo \"shell:$$\"; exec sleep 1000").await;
+    let shell = printed_pid(&path);
+    let r = h.call("BashOutput", json!({ "bash_id": id, "wait_up_to": 0, "filter": "x" })).await;
+    assert!(r.text().starts_with("<retrieval_status>timeout</retrieval_status>"), "{}", r.text());
+    let r = h.call("BashOutputTool", json!({ "task_id": id, "block": "false" })).await;
+    assert!(r.text().contains("<status>running</status>"), "{}", r.text());
+    let r = h.call("KillShell", json!({ "shell_id": id })).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(eventually(|| !alive(shell)));
+}
+
+#[tokio::test]
+async fn errors_name_the_problem() {
+    let h = Harness::new();
+    let r = h.call("TaskOutput", json!({ "task_id": "b999" })).await;
+    assert_eq!((r.is_error, r.text()), (true, "<tool_use_error>No task found with ID: b999</tool_use_error>".to_string()));
+    let r = h.call("TaskStop", json!({})).await;
+    assert_eq!(r.text(), "<tool_use_error>Missing required parameter: task_id</tool_use_error>");
+    let r = h.call("TaskStop", json!({ "task_id": "nope" })).await;
+    assert_eq!(r.text(), "<tool_use_error>No task found with ID: nope</tool_use_error>");
+}
+
+#[tokio::test]
+async fn the_running_task_limit_gives_a_clear_error() {
+    let h = Harness::new();
+    TaskRegistry::of_with_limit(&h.session, 2);
+    let (a, _) = h.start("exec sleep 1000").await;
+    h.start("exec sleep 1000").await;
+    let r = h.call("Bash", json!({ "command": "sleep 1000", "run_in_background": true })).await;
+    assert!(r.is_error);
+    assert_eq!(
+        r.text(),
+        "Cannot start another background task: 2 are already running in this session (limit 2). Stop one with TaskStop or wait for one to finish, then try again."
+    );
+    h.call("TaskStop", json!({ "task_id": a })).await;
+    h.start("exec sleep 1000").await;
+}
+
+#[tokio::test]
+async fn ending_the_session_stops_every_task() {
+    let h = Harness::new();
+    let (_, first) = h.start("echo \"shell:$$\"; sleep 1000 & sleep 1000").await;
+    let (_, second) = h.start("echo \"shell:$$\"; trap '' TERM; sleep 1000").await;
+    let (first, second) = (printed_pid(&first), printed_pid(&second));
+    h.session.close();
+    assert!(eventually(|| hands_groups_empty(first) && hands_groups_empty(second)), "a task outlived its session");
+}
+
+#[tokio::test]
+async fn dropping_the_session_stops_its_tasks() {
+    let h = Harness::new();
+    let (_, path) = h.start("echo \"shell:$$\"; sleep 1000").await;
+    let shell = printed_pid(&path);
+    drop(h);
+    assert!(eventually(|| hands_groups_empty(shell)), "a task outlived its dropped session");
+}
+
+#[test]
+fn schemas_match_claude_code() {
+    let output = hands_core::tool::typed_arc(TaskOutputTool);
+    let schema = output.input_schema();
+    let props: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(props, ["task_id", "block", "timeout"]);
+    assert_eq!(schema["required"], json!(["task_id"]));
+    assert_eq!(schema["properties"]["timeout"]["maximum"], json!(600000));
+    let stop = hands_core::tool::typed_arc(TaskStopTool);
+    let props: Vec<&String> = stop.input_schema()["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(props, ["task_id", "shell_id"]);
+    assert_eq!(output.aliases(), ["BashOutput", "BashOutputTool", "AgentOutputTool"]);
+    assert_eq!(stop.aliases(), ["KillShell"]);
+}

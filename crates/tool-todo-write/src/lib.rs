@@ -1,0 +1,145 @@
+//! # hands-tool-todo-write
+//!
+//! `TodoWrite` (reference §1.14): the model keeps a structured task list for the session. Every
+//! call replaces the whole list; the list lives in the session's persisted store under
+//! [`SESSION_KEY`](constants::SESSION_KEY), so a named session keeps it across `hands`
+//! invocations. When every item is completed the stored list is cleared, as Claude Code does.
+//!
+//! The tool is deferred (its schema is loaded through ToolSearch), neither read-only nor
+//! concurrency-safe (it replaces shared state), and allows itself: the list is the session's own
+//! bookkeeping, not the user's files. [`current_todos`] and [`render::render_list`] let a front
+//! end print the list.
+//!
+//! Texts are in [`prompt`]; limits and names in [`constants`]; one-line summaries in [`render`].
+
+pub mod constants;
+pub mod prompt;
+pub mod render;
+
+use hands_core::permissions::PermissionResult;
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, SESSION_KEY, TOOL_NAME};
+
+/// Where an item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on (one at a time).
+    InProgress,
+    /// Done.
+    Completed,
+}
+
+/// One item of the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TodoItem {
+    /// What needs to be done, in the imperative form.
+    #[schemars(length(min = 1))]
+    pub content: String,
+    /// Where the task stands.
+    pub status: TodoStatus,
+    /// The task in the present continuous form, shown while it is in progress.
+    #[serde(rename = "activeForm")]
+    #[schemars(length(min = 1))]
+    pub active_form: String,
+}
+
+/// TodoWrite's input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TodoWriteInput {
+    /// The updated todo list
+    pub todos: Vec<TodoItem>,
+}
+
+/// The `TodoWrite` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TodoWriteTool;
+
+/// The session's current list (empty when none was written or the last one was all completed).
+pub fn current_todos(session: &Session) -> Vec<TodoItem> {
+    session
+        .data(SESSION_KEY)
+        .and_then(|value| serde_json::from_value(value).ok())
+        .unwrap_or_default()
+}
+
+/// The first item whose text is blank, as a model-actionable message.
+fn blank_field_error(todos: &[TodoItem]) -> Option<String> {
+    todos.iter().enumerate().find_map(|(index, item)| {
+        let field = if item.content.trim().is_empty() {
+            "content"
+        } else if item.active_form.trim().is_empty() {
+            "activeForm"
+        } else {
+            return None;
+        };
+        Some(format!("todos[{index}].{field} is blank: give every todo a non-empty content and activeForm."))
+    })
+}
+
+#[async_trait::async_trait]
+impl TypedTool for TodoWriteTool {
+    type Input = TodoWriteInput;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::PROMPT.to_string()
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    async fn validate_input(&self, input: &TodoWriteInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
+        blank_field_error(&input.todos).map_or(Ok(()), |message| Err(ValidationError::with_code(message, 1)))
+    }
+
+    async fn check_permissions(&self, _input: &TodoWriteInput, _ctx: &ToolContext) -> PermissionResult {
+        PermissionResult::allow("the todo list is the session's own bookkeeping, not the user's files")
+    }
+
+    async fn call(&self, input: &TodoWriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let session = ctx.session();
+        let old_todos = current_todos(session);
+        let all_done = input.todos.iter().all(|t| t.status == TodoStatus::Completed);
+        let stored: &[TodoItem] = if all_done { &[] } else { &input.todos };
+        let stored_value = serde_json::to_value(stored).map_err(|e| ToolError::msg(format!("todo list: {e}")))?;
+        session.set_data(SESSION_KEY, Some(stored_value));
+        Ok(ToolOutput::text(prompt::RESULT_TEXT).with_data(json!({
+            "oldTodos": old_todos,
+            "newTodos": input.todos,
+        })))
+    }
+
+    fn render_use(&self, input: &TodoWriteInput) -> Option<String> {
+        Some(render::render_use(&input.todos))
+    }
+}
+
+hands_core::register_tool!(TodoWriteTool);
+
+/// Referenced by `hands-tools` so the linker keeps this crate's registration.
+pub fn link() {}

@@ -1,0 +1,129 @@
+//! TodoWrite through the real pipeline: whole-list replacement in the session store, clearing when
+//! everything is done, validation errors the model can act on, self-allowed permissions, and
+//! persistence with a named session.
+
+use std::sync::Arc;
+
+use hands_core::tool::typed_arc;
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_tool_todo_write::prompt::RESULT_TEXT;
+use hands_tool_todo_write::{TodoStatus, TodoWriteTool, current_todos};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+struct Harness {
+    _work: TempDir,
+    state: TempDir,
+    engine: Engine,
+}
+
+fn harness(mode: PermissionMode, name: Option<&str>) -> Harness {
+    let work = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let session = Session::open(SessionConfig {
+        name: name.map(str::to_string),
+        cwd: Some(work.path().into()),
+        state_dir: Some(state.path().into()),
+        permission_mode: Some(mode),
+        ..Default::default()
+    })
+    .unwrap();
+    let pool = Arc::new(Pool::assemble(vec![typed_arc(TodoWriteTool)], PoolConfig::default()));
+    Harness { _work: work, state, engine: Engine::builder(pool, session).build() }
+}
+
+async fn write(engine: &Engine, todos: Value) -> ToolResult {
+    engine.run_one(ToolCall::new("toolu_1", "TodoWrite", json!({ "todos": todos })), &Turn::new()).await
+}
+
+fn todo(content: &str, status: &str) -> Value {
+    json!({ "content": content, "status": status, "activeForm": format!("{content} now") })
+}
+
+#[tokio::test]
+async fn each_call_replaces_the_whole_list() {
+    let h = harness(PermissionMode::Default, None);
+    let result = write(&h.engine, json!([todo("Build", "in_progress"), todo("Test", "pending")])).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), RESULT_TEXT);
+    let stored = current_todos(h.engine.session());
+    assert_eq!(stored.len(), 2);
+    assert_eq!(stored[0].active_form, "Build now");
+    assert_eq!(stored[1].status, TodoStatus::Pending);
+
+    let result = write(&h.engine, json!([todo("Ship", "pending")])).await;
+    assert!(!result.is_error);
+    let stored = current_todos(h.engine.session());
+    assert_eq!(stored.len(), 1, "the old items are gone, not merged");
+    assert_eq!(stored[0].content, "Ship");
+    assert_eq!(h.engine.session().data("todos"), Some(json!([todo("Ship", "pending")])));
+}
+
+#[tokio::test]
+async fn a_fully_completed_list_is_cleared() {
+    let h = harness(PermissionMode::Default, None);
+    write(&h.engine, json!([todo("Build", "in_progress")])).await;
+    let result = write(&h.engine, json!([todo("Build", "completed")])).await;
+    assert_eq!(result.text(), RESULT_TEXT);
+    assert!(current_todos(h.engine.session()).is_empty());
+    assert_eq!(h.engine.session().data("todos"), Some(json!([])));
+}
+
+#[tokio::test]
+async fn invalid_items_are_refused_and_the_list_is_kept() {
+    let h = harness(PermissionMode::Default, None);
+    write(&h.engine, json!([todo("Keep", "pending")])).await;
+
+    let missing = write(&h.engine, json!([{ "content": "x", "status": "pending" }])).await;
+    assert!(missing.is_error);
+    assert!(missing.text().contains("activeForm"), "{}", missing.text());
+
+    let bad_status = write(&h.engine, json!([todo("x", "done")])).await;
+    assert!(bad_status.is_error);
+    assert!(bad_status.text().contains("status"), "{}", bad_status.text());
+
+    let empty = write(&h.engine, json!([{ "content": "", "status": "pending", "activeForm": "x" }])).await;
+    assert!(empty.is_error, "{}", empty.text());
+
+    let blank = write(&h.engine, json!([todo("ok", "pending"), { "content": "x", "status": "pending", "activeForm": "  " }])).await;
+    assert!(blank.is_error);
+    assert!(blank.text().contains("todos[1].activeForm is blank"), "{}", blank.text());
+
+    let stored = current_todos(h.engine.session());
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].content, "Keep");
+}
+
+#[tokio::test]
+async fn runs_without_asking_even_in_dont_ask_mode() {
+    let h = harness(PermissionMode::DontAsk, None);
+    let result = write(&h.engine, json!([todo("Build", "pending")])).await;
+    assert!(!result.is_error, "{}", result.text());
+}
+
+#[tokio::test]
+async fn a_named_session_keeps_its_list() {
+    let h = harness(PermissionMode::Default, Some("todo-test"));
+    write(&h.engine, json!([todo("Persist", "in_progress")])).await;
+    h.engine.session().save().unwrap();
+
+    let reopened = Session::open(SessionConfig {
+        name: Some("todo-test".into()),
+        state_dir: Some(h.state.path().into()),
+        ..Default::default()
+    })
+    .unwrap();
+    let stored = current_todos(&reopened);
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].status, TodoStatus::InProgress);
+}
+
+#[test]
+fn the_tool_is_deferred_and_not_read_only() {
+    let tool = typed_arc(TodoWriteTool);
+    assert!(tool.should_defer());
+    let input = hands_core::ToolInput::new(json!({ "todos": [] }));
+    assert!(!tool.is_read_only(&input));
+    assert!(!tool.is_concurrency_safe(&input));
+    assert_eq!(tool.input_schema()["properties"]["todos"]["items"]["properties"]["content"]["minLength"], json!(1));
+}

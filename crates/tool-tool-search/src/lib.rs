@@ -1,0 +1,269 @@
+//! # hands-tool-tool-search
+//!
+//! `ToolSearch` (reference §5): loads the schemas of deferred tools. The model names tools with
+//! `select:A,B` (exact names or aliases, or the portable names `hands_spec` sends) or searches
+//! by keywords (`search.rs`). Found tools are recorded as discovered in the session, so the next
+//! request sends their definitions and the pipeline stops adding the "schema was not sent" hint.
+//!
+//! The result is one `tool_reference` block per tool for clients whose API expands them; when
+//! the session says the client does not (`tool_reference_support: false`: MCP clients,
+//! OpenAI-style front ends) it is a `<functions>` text block carrying the full definitions.
+//!
+//! What is deferrable and whether tool search is on is decided in `hands_core::deferral`; how
+//! tools are rendered per API is `hands_spec`.
+
+pub mod constants;
+pub mod prompt;
+pub mod render;
+pub mod search;
+
+use std::sync::Arc;
+
+use hands_core::deferral::{self, ToolSearchMode};
+use hands_core::{
+    ContentBlock, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool,
+    ValidationError,
+};
+use hands_spec::ToolNames;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::constants::{
+    DEFAULT_MAX_RESULTS, MAX_RESULT_SIZE_CHARS, NAME, NO_MATCHES, SELECT_PREFIX,
+};
+use crate::search::Searchable;
+
+/// ToolSearch's input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct ToolSearchInput {
+    /// Query to find deferred tools. Use "select:<tool_name>" for direct selection, or keywords to search.
+    pub query: String,
+    /// Maximum number of results to return (default: 5)
+    #[schemars(extend("default" = 5))]
+    pub max_results: Option<f64>,
+}
+
+impl ToolSearchInput {
+    /// `max_results` as a count (fractions rounded down).
+    pub fn max_results(&self) -> usize {
+        self.max_results
+            .map_or(DEFAULT_MAX_RESULTS, |n| n.floor().max(0.0) as usize)
+    }
+
+    /// The names listed after `select:` (prefix matched case-insensitively), if this is a select.
+    pub fn selected_names(&self) -> Option<Vec<&str>> {
+        let prefix = self.query.get(..SELECT_PREFIX.len())?;
+        if !prefix.eq_ignore_ascii_case(SELECT_PREFIX) || self.query.len() == SELECT_PREFIX.len() {
+            return None;
+        }
+        Some(
+            self.query[SELECT_PREFIX.len()..]
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .collect(),
+        )
+    }
+}
+
+/// The ToolSearch tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ToolSearch;
+
+/// Find a tool for a `select:` name: exact name or alias among the deferred tools, then among
+/// all tools, then by the portable name the model may have been shown.
+fn select_one<'a>(
+    pool_tools: &'a [Arc<dyn Tool>],
+    names: &ToolNames,
+    wanted: &str,
+) -> Option<&'a Arc<dyn Tool>> {
+    let matches = |t: &&Arc<dyn Tool>| t.name() == wanted || t.aliases().contains(&wanted);
+    pool_tools
+        .iter()
+        .filter(|t| deferral::is_deferrable(t.as_ref()))
+        .find(matches)
+        .or_else(|| pool_tools.iter().find(matches))
+        .or_else(|| {
+            names
+                .resolve(wanted)
+                .and_then(|original| pool_tools.iter().find(|t| t.name() == original))
+        })
+}
+
+/// `<functions>` with one `<function>{description, name, parameters}</function>` line per tool:
+/// what the API would have expanded the `tool_reference` blocks into.
+pub fn functions_block(tools: &[&Arc<dyn Tool>], session: &Session, names: &ToolNames) -> String {
+    let mut text = String::from("<functions>");
+    for tool in tools {
+        let definition = json!({
+            "description": tool.prompt(session),
+            "name": names.wire(tool.name()),
+            "parameters": tool.input_schema(),
+        });
+        text.push_str("\n<function>");
+        text.push_str(&definition.to_string());
+        text.push_str("</function>");
+    }
+    text.push_str("\n</functions>");
+    text
+}
+
+#[async_trait::async_trait]
+impl TypedTool for ToolSearch {
+    type Input = ToolSearchInput;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn description(&self, _: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+    fn prompt(&self, _: &Session) -> String {
+        prompt::PROMPT.to_string()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+    /// Absent when `ENABLE_TOOL_SEARCH` turns tool search off, as in Claude Code.
+    fn is_enabled(&self) -> bool {
+        ToolSearchMode::from_env() != ToolSearchMode::Off
+    }
+    fn is_read_only(&self, _: &ToolSearchInput) -> bool {
+        true
+    }
+    fn is_concurrency_safe(&self, _: &ToolSearchInput) -> bool {
+        true
+    }
+    async fn validate_input(
+        &self,
+        input: &ToolSearchInput,
+        _: &ToolContext,
+    ) -> Result<(), ValidationError> {
+        match input.max_results {
+            Some(n) if !n.is_finite() || n < 1.0 => Err(ValidationError::new(format!(
+                "max_results must be a number of at least 1, got {n}"
+            ))),
+            _ => Ok(()),
+        }
+    }
+    async fn call(
+        &self,
+        input: &ToolSearchInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let session = ctx.session();
+        let pool_tools: Vec<Arc<dyn Tool>> = ctx.pool().tools().cloned().collect();
+        let names = ToolNames::for_pool(ctx.pool());
+        let deferred: Vec<&Arc<dyn Tool>> = pool_tools
+            .iter()
+            .filter(|t| deferral::is_deferrable(t.as_ref()))
+            .collect();
+
+        let mut found: Vec<&Arc<dyn Tool>> = Vec::new();
+        if let Some(wanted) = input.selected_names() {
+            for name in wanted {
+                if let Some(tool) = select_one(&pool_tools, &names, name) {
+                    if !found.iter().any(|f| f.name() == tool.name()) {
+                        found.push(tool);
+                    }
+                }
+            }
+        } else {
+            let searchable: Vec<Searchable<'_>> = deferred
+                .iter()
+                .map(|t| Searchable::new(t.name(), t.search_hint(), &t.prompt(session)))
+                .collect();
+            let all_names: Vec<&str> = pool_tools.iter().map(|t| t.name()).collect();
+            for name in
+                search::keyword_search(&input.query, &searchable, &all_names, input.max_results())
+            {
+                found.extend(pool_tools.iter().find(|t| t.name() == name));
+            }
+        }
+
+        let matches: Vec<&str> = found.iter().map(|t| t.name()).collect();
+        let data = json!({"matches": matches, "query": input.query, "total_deferred_tools": deferred.len()});
+        if found.is_empty() {
+            return Ok(ToolOutput::text(NO_MATCHES).with_data(data));
+        }
+        deferral::record_discovered(session, matches.iter().copied());
+        let output = if deferral::tool_reference_support(session) {
+            ToolOutput::blocks(
+                found
+                    .iter()
+                    .map(|t| ContentBlock::ToolReference {
+                        tool_name: names.wire(t.name()),
+                    })
+                    .collect(),
+            )
+        } else {
+            ToolOutput::text(functions_block(&found, session, &names))
+        };
+        Ok(output.with_data(data))
+    }
+    fn render_use(&self, input: &ToolSearchInput) -> Option<String> {
+        Some(render::render_use(input))
+    }
+    fn render_result(&self, result: &hands_core::ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(ToolSearch);
+
+/// Referenced by `hands-tools` so the linker keeps this crate's registration.
+pub fn link() {}
+
+/// The structured result, for callers that want it without parsing text.
+pub fn matches_of(output: &ToolOutput) -> Vec<String> {
+    output
+        .data
+        .as_ref()
+        .and_then(|d| d.get("matches"))
+        .and_then(Value::as_array)
+        .map(|m| {
+            m.iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(query: &str) -> ToolSearchInput {
+        ToolSearchInput {
+            query: query.into(),
+            max_results: None,
+        }
+    }
+
+    #[test]
+    fn select_prefix_is_case_insensitive_and_needs_names() {
+        assert_eq!(
+            input("select:A, B,,C").selected_names(),
+            Some(vec!["A", "B", "C"])
+        );
+        assert_eq!(input("SELECT:Read").selected_names(), Some(vec!["Read"]));
+        assert_eq!(input("select:").selected_names(), None);
+        assert_eq!(input("selection tools").selected_names(), None);
+        assert_eq!(input("sel").selected_names(), None);
+        assert_eq!(input("ñselect:x").selected_names(), None);
+    }
+
+    #[test]
+    fn max_results_defaults_to_five_and_rounds_down() {
+        assert_eq!(input("x").max_results(), 5);
+        assert_eq!(
+            ToolSearchInput {
+                query: "x".into(),
+                max_results: Some(2.9)
+            }
+            .max_results(),
+            2
+        );
+    }
+}

@@ -1,0 +1,40 @@
+//! WebFetch's name and limits (reference §1.12). No behaviour here.
+
+use std::time::Duration;
+
+/// Wire name.
+pub const TOOL_NAME: &str = "WebFetch";
+
+/// Longest URL accepted, in characters.
+pub const MAX_URL_LENGTH: usize = 2000;
+
+/// Whole-request timeout (connect, redirects and body).
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Largest response body read, in bytes (10 MB).
+pub const MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Most same-host redirects followed.
+pub const MAX_REDIRECTS: usize = 10;
+
+/// Markdown longer than this many characters is cut, with [`crate::prompt::TRUNCATED_NOTICE`].
+pub const MAX_MARKDOWN_CHARS: usize = 100_000;
+
+/// How long a fetched page is served from the cache.
+pub const CACHE_TTL: Duration = Duration::from_secs(15 * 60);
+
+/// Most bytes of content the cache keeps; the oldest pages are dropped first (50 MB).
+pub const CACHE_MAX_BYTES: usize = 50 * 1024 * 1024;
+
+/// Result size above which the pipeline persists output (reference §1.1).
+pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
+/// The `User-Agent` header. Claude Code's begins `Claude-User`; hands names itself instead of
+/// impersonating Anthropic's agent.
+pub const USER_AGENT: &str = concat!("hands-WebFetch/", env!("CARGO_PKG_VERSION"), " (user-initiated fetch)");
+
+/// The `Accept` header: Markdown preferred, then HTML, then anything.
+pub const ACCEPT: &str = "text/markdown, text/html;q=0.9, text/*;q=0.8, */*;q=0.5";
+
+/// Words ToolSearch scores against.
+pub const SEARCH_HINT: &str = "fetch web page url content documentation http";

@@ -1,0 +1,181 @@
+//! # hands-tool-web-fetch
+//!
+//! `WebFetch` (reference §1.12, without the secondary model): fetch a URL, turn HTML into
+//! Markdown, and return the content under a header carrying the caller's `prompt` — the model
+//! that called the tool answers the prompt itself, since hands runs no second model.
+//!
+//! The rules Claude Code applies are kept: http upgraded to https (loopback hosts stay on plain
+//! http so local documentation servers and tests work), URLs of at most 2000 characters without
+//! credentials, a 60 s timeout, bodies of at most 10 MB, at most 10 same-site redirects, a
+//! redirect to another host answered with the `REDIRECT DETECTED` text instead of followed,
+//! Markdown cut at 100 000 characters, and a 15-minute cache.
+//!
+//! Read-only, concurrency-safe and deferred. Permission rules are per domain
+//! (`WebFetch(domain:example.com)`, through [`RuleSubject::Domain`]); without a rule the tool asks.
+//!
+//! Modules: [`url`] (checks, upgrade, redirects), [`fetch`] (HTTP), [`convert`] (Markdown),
+//! [`cache`], [`prompt`] (texts), [`constants`], [`render`].
+
+pub mod cache;
+pub mod constants;
+pub mod convert;
+pub mod fetch;
+pub mod prompt;
+pub mod render;
+pub mod url;
+
+use std::time::Instant;
+
+use hands_core::permissions::{PermissionResult, RuleSubject};
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::cache::{CachedPage, PageCache};
+use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
+use crate::fetch::Fetched;
+
+/// WebFetch's input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebFetchInput {
+    /// The URL to fetch content from
+    #[schemars(url)]
+    pub url: String,
+    /// The prompt to run on the fetched content
+    pub prompt: String,
+}
+
+/// The `WebFetch` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WebFetchTool;
+
+fn status_text(status: u16) -> &'static str {
+    ureq::http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("")
+}
+
+fn page_output(page: &CachedPage, prompt: &str, cached: bool, started: Instant) -> ToolOutput {
+    let header = prompt::result_header(prompt, &page.final_url, page.status, &page.content_type, page.bytes);
+    ToolOutput::text(format!("{header}{}", page.markdown)).with_data(json!({
+        "url": page.final_url,
+        "code": page.status,
+        "codeText": status_text(page.status),
+        "bytes": page.bytes,
+        "cached": cached,
+        "durationMs": started.elapsed().as_millis() as u64,
+    }))
+}
+
+#[async_trait::async_trait]
+impl TypedTool for WebFetchTool {
+    type Input = WebFetchInput;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::PROMPT.to_string()
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    fn is_read_only(&self, _input: &WebFetchInput) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &WebFetchInput) -> bool {
+        true
+    }
+
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    fn rule_subject(&self, input: &WebFetchInput, _session: &Session) -> RuleSubject {
+        url::parse(&input.url).map_or(RuleSubject::None, |u| RuleSubject::Domain(u.host))
+    }
+
+    async fn validate_input(&self, input: &WebFetchInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
+        url::parse(&input.url).map(drop).map_err(|e| ValidationError::with_code(e.to_string(), 1))
+    }
+
+    async fn check_permissions(&self, input: &WebFetchInput, _ctx: &ToolContext) -> PermissionResult {
+        match url::parse(&input.url) {
+            Ok(u) => PermissionResult::ask(
+                format!("Allow WebFetch to fetch content from {}?", u.host),
+                format!("fetching from a domain needs approval; the rule WebFetch(domain:{}) allows it", u.host),
+            ),
+            Err(e) => PermissionResult::deny(e.to_string()),
+        }
+    }
+
+    async fn call(&self, input: &WebFetchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let started = Instant::now();
+        let target = url::parse(&input.url).map_err(|e| ToolError::msg(e.to_string()))?;
+        let cache = PageCache::global();
+        if let Some(page) = cache.get(&target.url) {
+            return Ok(page_output(&page, &input.prompt, true, started));
+        }
+
+        ctx.progress(format!("Fetching {}", target.url));
+        let request = target.clone();
+        let fetching = tokio::task::spawn_blocking(move || fetch::fetch(&request));
+        let fetched = tokio::select! {
+            joined = fetching => joined.map_err(|e| ToolError::msg(format!("the fetch failed: {e}")))?,
+            // The blocking request ends on its own within the timeout; the call returns now.
+            () = ctx.cancelled() => return Err(ToolError::Cancelled),
+        };
+        match fetched.map_err(|e| ToolError::msg(e.to_string()))? {
+            Fetched::Redirect { from, to, status } => Ok(ToolOutput::text(prompt::redirect_detected(
+                &from,
+                &to,
+                status,
+                status_text(status),
+                &input.prompt,
+            ))
+            .with_data(json!({ "url": from, "redirectUrl": to, "code": status }))),
+            Fetched::Page(page) => {
+                let markdown = match convert::to_markdown(&page.content_type, &page.body) {
+                    Ok(markdown) => markdown,
+                    Err(e) => return Ok(ToolOutput::error(e.to_string())),
+                };
+                let (markdown, _truncated) = convert::truncate(markdown);
+                let cached = CachedPage {
+                    final_url: page.final_url,
+                    status: page.status,
+                    content_type: page.content_type,
+                    bytes: page.body.len(),
+                    markdown,
+                };
+                let output = page_output(&cached, &input.prompt, false, started);
+                cache.insert(&target.url, cached);
+                Ok(output)
+            }
+        }
+    }
+
+    fn render_use(&self, input: &WebFetchInput) -> Option<String> {
+        Some(render::render_use(&input.url))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(&result.text(), result.is_error)
+    }
+}
+
+hands_core::register_tool!(WebFetchTool);
+
+/// Referenced by `hands-tools` so the linker keeps this crate's registration.
+pub fn link() {}

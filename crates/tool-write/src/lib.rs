@@ -1,0 +1,304 @@
+//! # hands-tool-write
+//!
+//! `Write` (reference §1.5): create a file, or replace one the model has fully read in this
+//! session and that has not changed since (judged by content: a `touch` or a formatter that left
+//! the bytes alone is not a change). The content is written exactly as sent (line endings are
+//! not rewritten; an existing UTF-16 file stays UTF-16), atomically, through symlinks, keeping
+//! the file's mode; missing parent directories are created. A change made while the write is
+//! prepared is caught right before the rename. Afterwards the session's file state describes the
+//! new content, so a following Edit or Write needs no new Read.
+//!
+//! Where a path points and whether it may be written is the shared path policy's answer
+//! (`hands_core::path_policy`).
+
+pub mod constants;
+pub mod prompt;
+pub mod render;
+
+use std::path::{Path, PathBuf};
+
+use hands_core::encoding::{self, Encoding, LineEnding};
+use hands_core::file_state::{FileState, Freshness};
+use hands_core::path_policy::{self, FileKind, PathCheck};
+use hands_core::permissions::RuleSubject;
+use hands_core::{
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
+    TypedTool, ValidationError,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
+
+/// Write's input (Appendix A: `{ file_path: string, content: string }`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteInput {
+    /// The absolute path to the file to write (must be absolute, not relative)
+    pub file_path: String,
+    /// The content to write to the file
+    pub content: String,
+}
+
+/// Validation error codes (Claude Code's `errorCode`s where it has one).
+pub mod codes {
+    /// The existing file was not (fully) read.
+    pub const NOT_READ: u32 = 2;
+    /// The existing file changed since it was read.
+    pub const MODIFIED: u32 = 3;
+    /// A device, FIFO, socket or UNC path.
+    pub const SPECIAL_FILE: u32 = 9;
+    /// A directory.
+    pub const DIRECTORY: u32 = 10;
+}
+
+/// The `Write` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WriteTool;
+
+/// Why an existing file may not be replaced, if it may not.
+fn read_state_problem(session: &Session, path: &Path) -> Option<ValidationError> {
+    let Some(state) = session.file_state().get(path).filter(|s| !s.partial) else {
+        return Some(ValidationError::with_code(
+            prompt::NOT_READ,
+            codes::NOT_READ,
+        ));
+    };
+    match state.freshness(path) {
+        Ok(Freshness::Unchanged | Freshness::Touched) => None,
+        // Deleted since the read: writing creates it again, which is what the model asked for.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        _ => Some(ValidationError::with_code(
+            prompt::MODIFIED_SINCE_READ,
+            codes::MODIFIED,
+        )),
+    }
+}
+
+/// What the file looked like before the write.
+struct Before {
+    /// The recorded state when the file existed (validated fresh).
+    state: Option<FileState>,
+    /// The old bytes, for the encoding and the hook-visible `originalFile`.
+    bytes: Option<Vec<u8>>,
+}
+
+/// Write `content` to the checked path. `on_prepared` runs once the new content is on disk, right
+/// before the last freshness check (tests use it to change the file at the worst moment).
+fn write_file(
+    session: &Session,
+    check: &PathCheck,
+    content: &str,
+    on_prepared: &dyn Fn(),
+) -> Result<ToolOutput, ToolError> {
+    let path = check.path.as_path();
+    let shown = path.to_string_lossy().into_owned();
+    let io = |what: &str, e: std::io::Error| ToolError::io(format!("{what} {shown}"), e);
+    let before = match std::fs::read(path) {
+        Ok(bytes) => {
+            if let Some(problem) = read_state_problem(session, path) {
+                return Ok(ToolOutput::error(problem.message));
+            }
+            Before {
+                state: session.file_state().get(path),
+                bytes: Some(bytes),
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Before {
+            state: None,
+            bytes: None,
+        },
+        Err(e) => return Err(io("reading", e)),
+    };
+    let encoding = before
+        .bytes
+        .as_deref()
+        .map_or(Encoding::Utf8, encoding::detect_encoding);
+    let bytes = match encoding {
+        Encoding::Utf16Le | Encoding::Utf16Be => {
+            encoding::encode(content, encoding, LineEnding::Lf)
+        }
+        Encoding::Utf8 | Encoding::Utf8Bom => content.as_bytes().to_vec(),
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| io("creating the directory for", e))?;
+    }
+    let expected = before.state.clone();
+    let existed = before.bytes.is_some();
+    // Right before the rename: the file must still be what was validated (or still absent).
+    let race_check = || -> std::io::Result<()> {
+        on_prepared();
+        let unchanged = match &expected {
+            Some(state) => matches!(
+                state.freshness(path),
+                Ok(Freshness::Unchanged | Freshness::Touched)
+            ),
+            None => {
+                std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            }
+        };
+        if unchanged {
+            Ok(())
+        } else {
+            Err(std::io::Error::other(prompt::UNEXPECTEDLY_MODIFIED))
+        }
+    };
+    match hands_core::fs::atomic_write_checked(path, &bytes, race_check) {
+        Ok(()) => {}
+        Err(e) if e.to_string() == prompt::UNEXPECTEDLY_MODIFIED => {
+            return Ok(ToolOutput::error(prompt::UNEXPECTEDLY_MODIFIED));
+        }
+        Err(e) => return Err(io("writing", e)),
+    }
+    let meta = std::fs::metadata(path).map_err(|e| io("reading the metadata of", e))?;
+    session
+        .file_state()
+        .record(path, FileState::full(&bytes, &meta));
+    let (kind, text) = if existed {
+        ("update", prompt::updated(&shown))
+    } else {
+        ("create", prompt::created(&shown))
+    };
+    let original = before.bytes.as_deref().map(|b| encoding::decode(b).text);
+    let data =
+        json!({"type": kind, "filePath": shown, "content": content, "originalFile": original});
+    Ok(ToolOutput::text(text).with_data(data))
+}
+
+impl WriteTool {
+    fn check(&self, input: &WriteInput, session: &Session) -> PathCheck {
+        path_policy::check_path(session, &input.file_path)
+    }
+}
+
+#[async_trait::async_trait]
+impl TypedTool for WriteTool {
+    type Input = WriteInput;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::PROMPT.to_string()
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    async fn validate_input(
+        &self,
+        input: &WriteInput,
+        ctx: &ToolContext,
+    ) -> Result<(), ValidationError> {
+        let session = ctx.session();
+        let check = self.check(input, session);
+        if let Some(message) = check.refusal("write to") {
+            return Err(ValidationError::with_code(message, codes::SPECIAL_FILE));
+        }
+        match check.kind {
+            FileKind::Directory => Err(ValidationError::with_code(
+                prompt::is_directory(&check.path.to_string_lossy()),
+                codes::DIRECTORY,
+            )),
+            FileKind::Missing => Ok(()),
+            _ => read_state_problem(session, &check.path).map_or(Ok(()), Err),
+        }
+    }
+
+    async fn check_permissions(&self, input: &WriteInput, ctx: &ToolContext) -> PermissionResult {
+        let session = ctx.session();
+        self.check(input, session)
+            .write_permission(TOOL_NAME, session.permission_mode())
+    }
+
+    fn rule_subject(&self, input: &WriteInput, session: &Session) -> RuleSubject {
+        RuleSubject::EditPath(self.check(input, session).path)
+    }
+
+    async fn call(&self, input: &WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let session = ctx.session().clone();
+        let check = self.check(input, &session);
+        if let Some(message) = check.refusal("write to") {
+            return Ok(ToolOutput::error(message));
+        }
+        let content = input.content.clone();
+        tokio::task::spawn_blocking(move || write_file(&session, &check, &content, &|| {}))
+            .await
+            .map_err(|e| ToolError::msg(format!("the write task failed: {e}")))?
+    }
+
+    fn render_use(&self, input: &WriteInput) -> Option<String> {
+        Some(render::render_use(&input.file_path, &input.content))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+hands_core::register_tool!(WriteTool);
+
+/// Referenced by `hands-tools` so the linker keeps this crate's registration.
+pub fn link() {}
+
+/// The path a Write of `file_path` would create or replace, as the file state keys it.
+pub fn target_path(session: &Session, file_path: &str) -> PathBuf {
+    path_policy::check_path(session, file_path).path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hands_core::SessionConfig;
+
+    #[test]
+    fn a_change_during_the_write_is_refused_and_kept() {
+        let work = tempfile::tempdir().unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(work.path().into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let check = path_policy::check_path(&session, "a.txt");
+        std::fs::write(&check.path, "old\n").unwrap();
+        let meta = std::fs::metadata(&check.path).unwrap();
+        session
+            .file_state()
+            .record(&check.path, FileState::full(b"old\n", &meta));
+
+        let sneak = || std::fs::write(&check.path, "someone else's\n").unwrap();
+        let out = write_file(&session, &check, "mine\n", &sneak).unwrap();
+        assert!(out.is_error);
+        assert_eq!(
+            out.content[0].as_text(),
+            Some(prompt::UNEXPECTEDLY_MODIFIED)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&check.path).unwrap(),
+            "someone else's\n"
+        );
+        assert_eq!(
+            std::fs::read_dir(work.path()).unwrap().count(),
+            1,
+            "no temp file left behind"
+        );
+
+        // A file created by someone else while a new file is being written is not replaced.
+        let fresh = path_policy::check_path(&session, "new.txt");
+        let create = || std::fs::write(&fresh.path, "theirs").unwrap();
+        let out = write_file(&session, &fresh, "mine", &create).unwrap();
+        assert!(out.is_error);
+        assert_eq!(std::fs::read_to_string(&fresh.path).unwrap(), "theirs");
+    }
+}

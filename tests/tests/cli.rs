@@ -1,0 +1,172 @@
+//! The `hands` binary end to end: `tools`, `call` and `run`, exit statuses, and stdout carrying
+//! only results.
+
+use hands_e2e::{Project, stderr, stdout};
+use serde_json::Value;
+
+#[test]
+fn help_works_everywhere() {
+    let p = Project::new();
+    for args in [&["--help"][..], &["tools", "--help"], &["call", "--help"], &["run", "--help"]] {
+        let out = p.run(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).contains("Usage"), "{args:?}");
+    }
+}
+
+#[test]
+fn tools_lists_the_pool_sorted_and_stable() {
+    let p = Project::new();
+    let out = p.run(&["tools", "--format", "names"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let names: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    for core in ["Bash", "Edit", "Glob", "Grep", "Read", "Write"] {
+        assert!(names.iter().any(|n| n == core), "{core} missing from {names:?}");
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "built-ins are sorted by name");
+    let again = p.run(&["tools", "--format", "anthropic"]);
+    let once_more = p.run(&["tools", "--format", "anthropic"]);
+    assert_eq!(again.stdout, once_more.stdout, "the serialized pool is byte-identical across runs");
+    let json: Value = serde_json::from_slice(&again.stdout).expect("anthropic format is JSON");
+    assert!(json.as_array().is_some_and(|a| !a.is_empty()));
+}
+
+#[test]
+fn simple_mode_keeps_bash_read_edit() {
+    let p = Project::new();
+    let out = p.run(&["tools", "--simple"]);
+    assert_eq!(stdout(&out), "Bash\nEdit\nRead\n");
+}
+
+#[test]
+fn call_prints_the_result_and_exits_zero() {
+    let p = Project::new();
+    p.file("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
+    let out = p.run(&["call", "Grep", r#"{"pattern":"fn main","output_mode":"content"}"#]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "src/main.rs:1:fn main() {\n");
+}
+
+#[test]
+fn call_of_an_unknown_tool_exits_one() {
+    let p = Project::new();
+    let out = p.run(&["call", "Nope", "{}"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "<tool_use_error>Error: No such tool available: Nope</tool_use_error>\n");
+}
+
+#[test]
+fn call_with_bad_json_is_a_usage_error() {
+    let p = Project::new();
+    let out = p.run(&["call", "Read", "{not json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stdout(&out).is_empty(), "stdout carries only results");
+    assert!(stderr(&out).contains("not valid JSON"), "{}", stderr(&out));
+    let out = p.run(&["call", "Read", "{}", "--permission-mode", "yolo"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn call_validation_error_exits_one() {
+    let p = Project::new();
+    let out = p.run(&["call", "Read", r#"{"path":"x"}"#]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.starts_with("<tool_use_error>InputValidationError: Read failed due to the following issues:"), "{text}");
+    assert!(text.contains("The required parameter `file_path` is missing"));
+    assert!(text.contains("An unexpected parameter `path` was provided"));
+}
+
+#[test]
+fn writes_ask_and_nobody_answers_in_default_mode() {
+    let p = Project::new();
+    let out = p.run(&["call", "Write", r#"{"file_path":"new.txt","content":"x"}"#, "--permission-mode", "dontAsk"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("denied"), "{}", stdout(&out));
+    assert!(!p.dir.path().join("new.txt").exists());
+    let out = p.run(&["call", "Write", r#"{"file_path":"new.txt","content":"x"}"#, "--permission-mode", "bypassPermissions"]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(std::fs::read_to_string(p.dir.path().join("new.txt")).unwrap(), "x");
+}
+
+#[test]
+fn sessions_persist_across_invocations() {
+    let p = Project::new();
+    p.file("a.txt", "one\n");
+    let read = p.run(&["call", "Read", r#"{"file_path":"a.txt"}"#, "--session", "s1"]);
+    assert!(read.status.success(), "{}", stdout(&read));
+    // The Edit in a second process knows the file was read in the first.
+    let edit = p.run(&[
+        "call",
+        "Edit",
+        r#"{"file_path":"a.txt","old_string":"one","new_string":"two"}"#,
+        "--session",
+        "s1",
+        "--permission-mode",
+        "acceptEdits",
+    ]);
+    assert!(edit.status.success(), "{}", stdout(&edit));
+    assert_eq!(std::fs::read_to_string(p.dir.path().join("a.txt")).unwrap(), "two\n");
+    // Without the session, Edit refuses: the file was not read.
+    let edit = p.run(&[
+        "call",
+        "Edit",
+        r#"{"file_path":"a.txt","old_string":"two","new_string":"three"}"#,
+        "--permission-mode",
+        "acceptEdits",
+    ]);
+    assert_eq!(edit.status.code(), Some(1), "{}", stdout(&edit));
+}
+
+fn result_lines(out: &std::process::Output) -> Vec<Value> {
+    stdout(out).lines().map(|l| serde_json::from_str(l).expect("every stdout line is JSON")).collect()
+}
+
+#[test]
+fn run_answers_a_batch_in_order() {
+    let p = Project::new();
+    p.file("a.txt", "alpha\n");
+    p.file("b.txt", "beta\n");
+    let batch = serde_json::json!({"role": "assistant", "content": [
+        {"type": "text", "text": "Let me look."},
+        {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a.txt"}},
+        {"type": "tool_use", "id": "t2", "name": "Glob", "input": {"pattern": "*.txt"}},
+        {"type": "tool_use", "id": "t3", "name": "Nope", "input": {}},
+        {"type": "tool_use", "id": "t4", "name": "Read", "input": {"file_path": "b.txt"}}
+    ]});
+    let out = p.run_with_stdin(&["run"], &format!("{batch}\n"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = result_lines(&out);
+    let ids: Vec<&str> = lines.iter().map(|l| l["tool_use_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["t1", "t2", "t3", "t4"]);
+    assert!(lines.iter().all(|l| l["type"] == "tool_result"));
+    assert!(lines[0]["content"][0]["text"].as_str().unwrap().contains("alpha"));
+    assert_eq!(lines[2]["is_error"], true);
+    assert!(lines[3]["content"][0]["text"].as_str().unwrap().contains("beta"));
+}
+
+#[test]
+fn run_streams_bare_tool_use_lines_and_survives_malformed_ones() {
+    let p = Project::new();
+    p.file("a.txt", "alpha\n");
+    let input = [
+        r#"{"type":"tool_use","id":"s1","name":"Read","input":{"file_path":"a.txt"}}"#,
+        "this is not json",
+        r#"{"type":"tool_use","name":"Read"}"#,
+        r#"{"type":"surprise"}"#,
+        r#"{"type":"tool_use","id":"s2","name":"Glob","input":{"pattern":"*.txt"}}"#,
+        "",
+    ]
+    .join("\n");
+    let out = p.run_with_stdin(&["run"], &input);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = result_lines(&out);
+    let errors: Vec<&Value> = lines.iter().filter(|l| l["type"] == "error").collect();
+    assert_eq!(errors.len(), 3, "{lines:?}");
+    assert_eq!(errors[0]["line"], 2);
+    let results: Vec<&Value> = lines.iter().filter(|l| l["type"] == "tool_result").collect();
+    let ids: Vec<&str> = results.iter().map(|l| l["tool_use_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["s1", "s2"]);
+}

@@ -1,0 +1,546 @@
+//! `cargo xtask new-tool NAME [--tool-name WireName]`: a new tool crate in minutes.
+//!
+//! Creates `crates/tool-NAME` in the standard layout (`src/lib.rs` with the tool and its
+//! registration, `src/prompt.rs` with the prompt and its marker, `src/constants.rs`,
+//! `src/render.rs`, `tests/NAME.rs` driving it through the real pipeline) and hooks it into the
+//! build: the root `[workspace.dependencies]`, a `NAME` feature of `hands-tools` added to
+//! `default` with its optional dependency, the `ENABLED` entry and `link()` line after the
+//! `// new-tool:` markers of `crates/tools/src/lib.rs`, and the forwarding feature of the `hands`
+//! binary. After a build, `hands tools` lists the new tool with no other edit.
+//!
+//! Every edit is a small insertion into the existing text (other people edit these files too),
+//! and nothing is written unless every edit applies.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+/// The names a new tool goes by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolNames {
+    /// Kebab-case short name: directory `crates/tool-{short}`, feature `{short}`.
+    pub short: String,
+    /// The wire name the model calls (`WordCount`).
+    pub wire: String,
+}
+
+impl ToolNames {
+    /// Check `short` and derive the wire name unless one is given.
+    pub fn new(short: &str, wire: Option<&str>) -> anyhow::Result<Self> {
+        let valid_short = short.split('-').all(|part| {
+            !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        }) && short.starts_with(|c: char| c.is_ascii_lowercase());
+        if !valid_short {
+            bail!("tool name `{short}`: use lower-case words joined by '-', e.g. `word-count`");
+        }
+        if ["core", "default", "legacy", "proactive", "tools", "all"].contains(&short) {
+            bail!("`{short}` is a feature group or crate name of hands; choose another name");
+        }
+        let wire = match wire {
+            Some(w) => {
+                if !w.starts_with(|c: char| c.is_ascii_uppercase()) || !w.chars().all(|c| c.is_ascii_alphanumeric()) {
+                    bail!("wire name `{w}`: use PascalCase letters and digits, e.g. `WordCount`");
+                }
+                w.to_string()
+            }
+            None => short
+                .split('-')
+                .map(|part| {
+                    let mut chars = part.chars();
+                    chars.next().map(|c| c.to_ascii_uppercase()).into_iter().chain(chars).collect::<String>()
+                })
+                .collect(),
+        };
+        Ok(ToolNames { short: short.to_string(), wire })
+    }
+
+    /// `hands_tool_word_count`.
+    pub fn crate_ident(&self) -> String {
+        format!("hands_tool_{}", self.short.replace('-', "_"))
+    }
+}
+
+/// Create the crate and hook it in; returns the new crate's directory.
+pub fn create(root: &Path, names: &ToolNames) -> anyhow::Result<PathBuf> {
+    let dir = root.join("crates").join(format!("tool-{}", names.short));
+    if dir.exists() {
+        bail!("{} already exists", dir.display());
+    }
+
+    // Compute every edit first, so a file that does not look as expected changes nothing.
+    let root_manifest = root.join("Cargo.toml");
+    let tools_manifest = root.join("crates/tools/Cargo.toml");
+    let tools_lib = root.join("crates/tools/src/lib.rs");
+    let cli_manifest = root.join("crates/cli/Cargo.toml");
+    let edits = [
+        (root_manifest.clone(), edit_root_manifest(&read(&root_manifest)?, names)?),
+        (tools_manifest.clone(), edit_tools_manifest(&read(&tools_manifest)?, names)?),
+        (tools_lib.clone(), edit_tools_lib(&read(&tools_lib)?, names)?),
+        (cli_manifest.clone(), edit_cli_manifest(&read(&cli_manifest)?, names)?),
+    ];
+
+    for (relative, text) in crate_files(names) {
+        let path = dir.join(relative);
+        std::fs::create_dir_all(path.parent().expect("files live in the crate directory"))?;
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    for (path, text) in edits {
+        write_atomically(&path, &text)?;
+    }
+    Ok(dir)
+}
+
+/// `cargo xtask new-tool` entry point.
+pub fn run(short: &str, wire: Option<&str>) -> anyhow::Result<()> {
+    let names = ToolNames::new(short, wire)?;
+    let root = crate::util::workspace_root();
+    let dir = create(&root, &names)?;
+    let package = format!("hands-tool-{}", names.short);
+    // Best effort: keep the generated files in the workspace's formatting.
+    let _ = std::process::Command::new(crate::util::cargo_bin())
+        .current_dir(&root)
+        .args(["fmt", "-p", &package])
+        .status();
+    println!(
+        "created {} (tool `{}`, feature `{}` in hands-tools' default set)\n\nnext:\n  cargo test -p {package}\n  cargo run -p hands -- tools        # lists {}\n\nthen read docs/adding-a-tool.md and decide every flag in src/lib.rs.",
+        dir.display(),
+        names.wire,
+        names.short,
+        names.wire
+    );
+    Ok(())
+}
+
+fn read(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    let tmp = path.with_extension(format!("xtask-tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("replacing {}", path.display()))
+}
+
+/// Byte range of a TOML table's body: from after its header line to the next table header.
+fn table_body(text: &str, header: &str) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    let mut start = None;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        let is_header = trimmed.starts_with('[') && !trimmed.contains('=');
+        if let Some(s) = start {
+            if is_header {
+                return Some((s, offset));
+            }
+        } else if is_header && trimmed == header {
+            start = Some(offset + line.len());
+        }
+        offset += line.len();
+    }
+    start.map(|s| (s, text.len()))
+}
+
+/// Insert `line` right after the last non-blank line of a table's body.
+fn append_to_table(text: &str, header: &str, line: &str) -> anyhow::Result<String> {
+    let (start, end) = table_body(text, header).with_context(|| format!("no `{header}` table"))?;
+    let body = &text[start..end];
+    let insert_at = start + body.trim_end().len();
+    let mut out = String::with_capacity(text.len() + line.len() + 2);
+    out.push_str(&text[..insert_at]);
+    if insert_at > start {
+        out.push('\n');
+    }
+    out.push_str(line);
+    if insert_at == end {
+        out.push('\n');
+    }
+    out.push_str(&text[insert_at..]);
+    Ok(out)
+}
+
+fn edit_root_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> {
+    let package = format!("hands-tool-{}", names.short);
+    let (start, end) = table_body(text, "[workspace.dependencies]").context("no [workspace.dependencies] table")?;
+    let mut text = text.to_string();
+    if !text[start..end].lines().any(|l| l.trim_start().starts_with(&format!("{package} "))) {
+        let line = format!("{package} = {{ path = \"crates/tool-{}\", version = \"0.1.0\" }}", names.short);
+        // After the last tool crate, so the internal crates stay together.
+        let body = &text[start..end];
+        let last_tool_line_end = body
+            .match_indices('\n')
+            .map(|(i, _)| i)
+            .rfind(|&i| body[..i].rsplit('\n').next().is_some_and(|l| l.starts_with("hands-tool-")));
+        text = match last_tool_line_end {
+            Some(i) => format!("{}\n{line}{}", &text[..start + i], &text[start + i..]),
+            None => append_to_table(&text, "[workspace.dependencies]", &line)?,
+        };
+    }
+    let members_cover = text.contains("\"crates/*\"") || text.contains(&format!("\"crates/tool-{}\"", names.short));
+    if !members_cover {
+        bail!("the workspace members do not include crates/* : add \"crates/tool-{}\" to [workspace] members", names.short);
+    }
+    Ok(text)
+}
+
+fn edit_tools_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> {
+    let short = &names.short;
+    let (start, end) = table_body(text, "[features]").context("crates/tools/Cargo.toml has no [features] table")?;
+    if text[start..end].lines().any(|l| l.trim_start().starts_with(&format!("{short} ="))) {
+        bail!("hands-tools already has a feature `{short}`");
+    }
+    // Add the feature to `default`.
+    let default_at = text[start..end]
+        .find("\ndefault = [")
+        .map(|i| start + i + 1)
+        .or_else(|| text[start..end].starts_with("default = [").then_some(start))
+        .context("hands-tools has no `default = [...]` feature")?;
+    let close = default_at + text[default_at..].find(']').context("unterminated `default` array")?;
+    let inside = text[default_at + "default = [".len()..close].trim_end();
+    let insertion = if inside.trim().is_empty() {
+        format!("\"{short}\"")
+    } else if inside.ends_with(',') {
+        format!(" \"{short}\",")
+    } else {
+        format!(", \"{short}\"")
+    };
+    let insert_at = default_at + "default = [".len() + inside.len();
+    let text = format!("{}{insertion}{}", &text[..insert_at], &text[insert_at..]);
+
+    let text = append_to_table(&text, "[features]", &format!("{short} = [\"dep:hands-tool-{short}\"]"))?;
+    append_to_table(&text, "[dependencies]", &format!("hands-tool-{short} = {{ workspace = true, optional = true }}"))
+}
+
+fn edit_tools_lib(text: &str, names: &ToolNames) -> anyhow::Result<String> {
+    let short = &names.short;
+    let enabled = format!("    #[cfg(feature = \"{short}\")]\n    (\"{short}\", &[\"{}\"]),", names.wire);
+    let link = format!("    #[cfg(feature = \"{short}\")]\n    {}::link();", names.crate_ident());
+    let text = insert_after_marker(text, "// new-tool: enabled", &enabled)?;
+    insert_after_marker(&text, "// new-tool: link", &link)
+}
+
+fn insert_after_marker(text: &str, marker: &str, line: &str) -> anyhow::Result<String> {
+    let at = text.find(marker).with_context(|| format!("crates/tools/src/lib.rs has no `{marker}` line"))?;
+    let line_end = at + text[at..].find('\n').unwrap_or(text.len() - at);
+    Ok(format!("{}\n{line}{}", &text[..line_end], &text[line_end..]))
+}
+
+fn edit_cli_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> {
+    let short = &names.short;
+    let (start, end) = table_body(text, "[features]").context("crates/cli/Cargo.toml has no [features] table")?;
+    if text[start..end].lines().any(|l| l.trim_start().starts_with(&format!("{short} ="))) {
+        return Ok(text.to_string());
+    }
+    append_to_table(text, "[features]", &format!("{short} = [\"hands-tools/{short}\"]"))
+}
+
+/// The files of the new crate, relative to its directory.
+fn crate_files(names: &ToolNames) -> Vec<(String, String)> {
+    let fill = |template: &str| {
+        template
+            .replace("{{short}}", &names.short)
+            .replace("{{wire}}", &names.wire)
+            .replace("{{crate}}", &names.crate_ident())
+    };
+    vec![
+        ("Cargo.toml".into(), fill(CARGO_TOML)),
+        ("src/lib.rs".into(), fill(LIB_RS)),
+        ("src/prompt.rs".into(), fill(PROMPT_RS)),
+        ("src/constants.rs".into(), fill(CONSTANTS_RS)),
+        ("src/render.rs".into(), fill(RENDER_RS)),
+        (format!("tests/{}.rs", names.short.replace('-', "_")), fill(TEST_RS)),
+    ]
+}
+
+const CARGO_TOML: &str = r#"[package]
+name = "hands-tool-{{short}}"
+description = "{{wire}}: one hands tool (generated by `cargo xtask new-tool`; describe it here)."
+version.workspace = true
+edition.workspace = true
+rust-version.workspace = true
+license.workspace = true
+repository.workspace = true
+
+[dependencies]
+hands-core.workspace = true
+async-trait.workspace = true
+schemars.workspace = true
+serde.workspace = true
+serde_json.workspace = true
+
+[dev-dependencies]
+tempfile.workspace = true
+tokio.workspace = true
+
+[lints]
+workspace = true
+"#;
+
+const LIB_RS: &str = r#"//! # hands-tool-{{short}}
+//!
+//! `{{wire}}`: replace this paragraph with what the tool does, for whom, and what it leaves to
+//! other tools. Texts the model reads are in [`prompt`]; names and limits in [`constants`];
+//! one-line summaries in [`render`].
+//!
+//! As generated, the tool echoes `text` back: enough to see it listed by `hands tools` and
+//! called by `hands call {{wire}} '{"text": "hi"}'`. Every flag below is spelled out with its
+//! fail-closed default; docs/adding-a-tool.md explains how to decide each one.
+
+pub mod constants;
+pub mod prompt;
+pub mod render;
+
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
+
+/// {{wire}}'s input. Doc comments become the field descriptions of the schema.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct {{wire}}Input {
+    /// The text to send back
+    pub text: String,
+}
+
+/// The `{{wire}}` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct {{wire}}Tool;
+
+#[async_trait::async_trait]
+impl TypedTool for {{wire}}Tool {
+    type Input = {{wire}}Input;
+
+    fn name(&self) -> &'static str {
+        TOOL_NAME
+    }
+
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(SEARCH_HINT)
+    }
+
+    fn description(&self, _session: &Session) -> String {
+        prompt::DESCRIPTION.to_string()
+    }
+
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::PROMPT.to_string()
+    }
+
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+
+    // The flags. Each returns the fail-closed default; change one only when it holds for every
+    // input it answers `true` for.
+
+    /// Only reads? Read-only calls run without asking in the default permission mode.
+    fn is_read_only(&self, _input: &{{wire}}Input) -> bool {
+        false
+    }
+
+    /// Safe to run in parallel with other concurrency-safe calls (no shared state written)?
+    fn is_concurrency_safe(&self, _input: &{{wire}}Input) -> bool {
+        false
+    }
+
+    /// Irreversible (deletes, overwrites without a way back, sends)?
+    fn is_destructive(&self, _input: &{{wire}}Input) -> bool {
+        false
+    }
+
+    /// Hide the schema until the model loads it with ToolSearch? (For rarely used tools.)
+    fn should_defer(&self) -> bool {
+        false
+    }
+
+    async fn validate_input(&self, input: &{{wire}}Input, _ctx: &ToolContext) -> Result<(), ValidationError> {
+        if input.text.is_empty() {
+            return Err(ValidationError::with_code("text is empty: give the text to send back.", 1));
+        }
+        Ok(())
+    }
+
+    async fn call(&self, input: &{{wire}}Input, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(input.text.clone()))
+    }
+
+    fn render_use(&self, input: &{{wire}}Input) -> Option<String> {
+        Some(render::render_use(&input.text))
+    }
+}
+
+hands_core::register_tool!({{wire}}Tool);
+
+/// Referenced by `hands-tools` so the linker keeps this crate's registration.
+pub fn link() {}
+"#;
+
+const PROMPT_RS: &str = r#"//! The model-facing texts of {{wire}}: its prompt and one-line description. Nothing here runs.
+
+/// Unique marker proving this crate's prompt is (or is not) in a binary (`cargo xtask
+/// feature-matrix`). Keep it in the prompt.
+pub const PROMPT_MARKER: &str = "hands-tool-marker:{{short}}";
+
+/// One-line description for listings.
+pub const DESCRIPTION: &str = "Send the given text back";
+
+/// The full prompt sent as the tool's description: when to use the tool, when not, and what the
+/// result looks like.
+pub const PROMPT: &str = concat!(
+    "Sends the given text back unchanged. Replace this prompt with when to use {{wire}}, when not to, and what it returns.
+<!-- ",
+    "hands-tool-marker:{{short}}",
+    " -->"
+);
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prompt_carries_the_marker() {
+        assert!(super::PROMPT.contains(super::PROMPT_MARKER));
+    }
+}
+"#;
+
+const CONSTANTS_RS: &str = r#"//! {{wire}}'s name and limits. No behaviour here.
+
+/// Wire name.
+pub const TOOL_NAME: &str = "{{wire}}";
+
+/// Result size above which the pipeline persists output to disk and shows a preview.
+pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
+/// Three to ten words ToolSearch scores against.
+pub const SEARCH_HINT: &str = "send text back echo";
+"#;
+
+const RENDER_RS: &str = r#"//! One-line human summaries of a {{wire}} call. Model-visible text is not here.
+
+/// `{{wire}}(text)`, the text cut at 60 characters.
+pub fn render_use(text: &str) -> String {
+    format!("{{wire}}({})", hands_core::text::truncate_chars(text, 60))
+}
+"#;
+
+const TEST_RS: &str = r#"//! {{wire}} through the real pipeline.
+
+use std::sync::Arc;
+
+use hands_core::tool::typed_arc;
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+use {{crate}}::{{wire}}Tool;
+use serde_json::json;
+
+fn engine(dir: &tempfile::TempDir) -> Engine {
+    let session = Session::new(SessionConfig {
+        cwd: Some(dir.path().into()),
+        state_dir: Some(dir.path().join("state")),
+        permission_mode: Some(PermissionMode::BypassPermissions),
+        ..Default::default()
+    })
+    .unwrap();
+    let pool = Arc::new(Pool::assemble(vec![typed_arc({{wire}}Tool)], PoolConfig::default()));
+    Engine::builder(pool, session).build()
+}
+
+#[tokio::test]
+async fn sends_the_text_back_and_refuses_empty_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&dir);
+    let result = engine.run_one(ToolCall::new("toolu_1", "{{wire}}", json!({ "text": "hello" })), &Turn::new()).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), "hello");
+
+    let empty = engine.run_one(ToolCall::new("toolu_2", "{{wire}}", json!({ "text": "" })), &Turn::new()).await;
+    assert!(empty.is_error);
+    assert!(empty.text().contains("text is empty"), "{}", empty.text());
+}
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A workspace with the files `create` edits, shaped like the real ones.
+    fn fake_workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("crates/tools/src")).unwrap();
+        std::fs::create_dir_all(root.join("crates/cli")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/*\"]\n\n[workspace.dependencies]\nhands-core = { path = \"crates/core\" }\nhands-tool-bash = { path = \"crates/tool-bash\", version = \"0.1.0\" }\nserde = \"1\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("crates/tools/Cargo.toml"),
+            "[package]\nname = \"hands-tools\"\n\n[features]\ndefault = [\"core\"]\n# core = Bash\ncore = [\"bash\"]\nbash = [\"dep:hands-tool-bash\"]\n\n[dependencies]\nhands-core.workspace = true\nhands-tool-bash = { workspace = true, optional = true }\n\n[lints]\nworkspace = true\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("crates/tools/src/lib.rs"),
+            "pub const ENABLED: &[(&str, &[&str])] = &[\n    // new-tool: enabled\n];\npub fn link() {\n    // new-tool: link\n}\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("crates/cli/Cargo.toml"), "[package]\nname = \"hands\"\n\n[features]\ndefault = [\"hands-tools/default\"]\n\n[dependencies]\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn names_are_checked_and_derived() {
+        let names = ToolNames::new("word-count", None).unwrap();
+        assert_eq!((names.wire.as_str(), names.crate_ident().as_str()), ("WordCount", "hands_tool_word_count"));
+        assert_eq!(ToolNames::new("x", Some("XTool")).unwrap().wire, "XTool");
+        for bad in ["Word", "word_count", "-a", "a--b", "core", "9a", ""] {
+            assert!(ToolNames::new(bad, None).is_err(), "{bad}");
+        }
+        assert!(ToolNames::new("ok", Some("lower")).is_err());
+    }
+
+    #[test]
+    fn creates_the_crate_and_hooks_it_in_with_small_edits() {
+        let dir = fake_workspace();
+        let root = dir.path();
+        let names = ToolNames::new("word-count", None).unwrap();
+        let krate = create(root, &names).unwrap();
+        for file in ["Cargo.toml", "src/lib.rs", "src/prompt.rs", "src/constants.rs", "src/render.rs", "tests/word_count.rs"] {
+            assert!(krate.join(file).is_file(), "{file}");
+        }
+        let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();
+        assert!(lib.contains("pub struct WordCountTool;") && !lib.contains("{{"), "{lib}");
+        let prompt = std::fs::read_to_string(krate.join("src/prompt.rs")).unwrap();
+        assert!(prompt.contains("\"hands-tool-marker:word-count\","));
+
+        let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        assert!(workspace.contains("hands-tool-bash = { path = \"crates/tool-bash\", version = \"0.1.0\" }\nhands-tool-word-count = { path = \"crates/tool-word-count\", version = \"0.1.0\" }\nserde"), "{workspace}");
+        let tools = std::fs::read_to_string(root.join("crates/tools/Cargo.toml")).unwrap();
+        assert!(tools.contains("default = [\"core\", \"word-count\"]"), "{tools}");
+        assert!(tools.contains("bash = [\"dep:hands-tool-bash\"]\nword-count = [\"dep:hands-tool-word-count\"]\n\n[dependencies]"), "{tools}");
+        assert!(tools.contains("optional = true }\nhands-tool-word-count = { workspace = true, optional = true }\n\n[lints]"), "{tools}");
+        let lib = std::fs::read_to_string(root.join("crates/tools/src/lib.rs")).unwrap();
+        assert!(lib.contains("// new-tool: enabled\n    #[cfg(feature = \"word-count\")]\n    (\"word-count\", &[\"WordCount\"]),\n];"), "{lib}");
+        assert!(lib.contains("// new-tool: link\n    #[cfg(feature = \"word-count\")]\n    hands_tool_word_count::link();\n}"), "{lib}");
+        let cli = std::fs::read_to_string(root.join("crates/cli/Cargo.toml")).unwrap();
+        assert!(cli.contains("default = [\"hands-tools/default\"]\nword-count = [\"hands-tools/word-count\"]\n"), "{cli}");
+
+        // The facade reader sees the new tool in the default set.
+        let facade = crate::facade::Facade::load(root).unwrap();
+        assert!(facade.expand("default").contains("word-count"));
+        assert_eq!(facade.promised["word-count"], ["WordCount"]);
+
+        let again = create(root, &names).unwrap_err().to_string();
+        assert!(again.contains("already exists"), "{again}");
+    }
+
+    #[test]
+    fn nothing_is_written_when_a_file_does_not_fit() {
+        let dir = fake_workspace();
+        let root = dir.path();
+        std::fs::write(root.join("crates/tools/src/lib.rs"), "pub fn link() {}\n").unwrap();
+        let error = create(root, &ToolNames::new("word-count", None).unwrap()).unwrap_err().to_string();
+        assert!(error.contains("new-tool: enabled"), "{error}");
+        assert!(!root.join("crates/tool-word-count").exists());
+        assert!(!std::fs::read_to_string(root.join("Cargo.toml")).unwrap().contains("word-count"));
+    }
+}
