@@ -6,6 +6,7 @@
 //!
 //! Each further subcommand lives in its own module; this file only parses and dispatches.
 
+mod bench_search;
 mod docs;
 mod facade;
 mod feature_matrix;
@@ -40,6 +41,14 @@ enum Command {
         #[arg(long)]
         tool_name: Option<String>,
     },
+    /// Time Glob and Grep against fd and ripgrep (medians and ratios, all cores and one thread).
+    BenchSearch {
+        /// The tree to search (default: a generated corpus under target/bench-search).
+        dir: Option<std::path::PathBuf>,
+        /// Measured rounds per case.
+        #[arg(long, default_value_t = 15)]
+        runs: usize,
+    },
     /// Generate docs/tools.md from the registered tools.
     Docs {
         /// Fail when the checked-in file is stale instead of writing it.
@@ -55,6 +64,7 @@ fn main() -> anyhow::Result<()> {
         Command::FeatureMatrix { fast } => feature_matrix::run(fast),
         Command::NewTool { name, tool_name } => new_tool::run(&name, tool_name.as_deref()),
         Command::Docs { check } => docs::run(check),
+        Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
     }
 }
 

@@ -533,6 +533,63 @@ mod tests {
         assert!(again.contains("already exists"), "{again}");
     }
 
+    /// Copy the workspace sources (no `target`, no VCS data) to `to`.
+    fn copy_workspace(from: &Path, to: &Path) {
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name == "target" || (name.starts_with('.') && name != ".cargo") {
+                continue;
+            }
+            let (source, dest) = (entry.path(), to.join(&*name));
+            if entry.file_type().unwrap().is_dir() {
+                std::fs::create_dir_all(&dest).unwrap();
+                copy_workspace(&source, &dest);
+            } else {
+                std::fs::copy(&source, &dest).unwrap();
+            }
+        }
+    }
+
+    /// The whole promise: generate a tool into a copy of this workspace, build `hands` with only
+    /// its feature, and see `hands tools` list it; then run the generated test. The copy's binary
+    /// is renamed so the build cannot replace the workspace's own `hands` in the shared target
+    /// directory, which keeps the build incremental.
+    #[test]
+    fn a_generated_tool_builds_and_is_listed_by_hands() {
+        let root = crate::util::workspace_root();
+        let copy = tempfile::tempdir().unwrap();
+        copy_workspace(&root, copy.path());
+        let cli_manifest = copy.path().join("crates/cli/Cargo.toml");
+        let cli = std::fs::read_to_string(&cli_manifest).unwrap();
+        let renamed = cli.replacen("name = \"hands\"\npath", "name = \"hands-new-tool-check\"\npath", 1);
+        assert_ne!(cli, renamed, "the [[bin]] table of crates/cli changed shape");
+        std::fs::write(&cli_manifest, renamed).unwrap();
+
+        let names = ToolNames::new("generated-probe", None).unwrap();
+        create(copy.path(), &names).unwrap();
+
+        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+        let cargo = |args: &[&str]| {
+            let status = std::process::Command::new(crate::util::cargo_bin())
+                .current_dir(copy.path())
+                .env("CARGO_TARGET_DIR", &target)
+                .args(args)
+                .status()
+                .unwrap();
+            assert!(status.success(), "cargo {args:?} failed in the generated workspace");
+        };
+        cargo(&["build", "-p", "hands", "--bin", "hands-new-tool-check", "--no-default-features", "--features", "generated-probe"]);
+        let output = std::process::Command::new(target.join("debug/hands-new-tool-check"))
+            .args(["tools", "--format", "names"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "GeneratedProbe\n");
+        cargo(&["test", "-p", "hands-tool-generated-probe"]);
+    }
+
     #[test]
     fn nothing_is_written_when_a_file_does_not_fit() {
         let dir = fake_workspace();

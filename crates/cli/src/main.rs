@@ -4,6 +4,8 @@
 //! hands tools [--format names|anthropic|openai|gemini] [--simple]   the pool, as the model gets it
 //! hands call TOOL 'JSON' [--cwd DIR] [--session NAME]               one call through the pipeline
 //! hands run [--session NAME]                                         JSON lines in, tool_results out
+//! hands why TOOL 'JSON'                                              the permission decision and its source
+//! hands serve [--http ADDR] [--token T] [--allow-remote]             the pool as an MCP server
 //! ```
 //!
 //! stdout carries only results; logs go to stderr under `RUST_LOG`. Exit status: 0, 1 when the
@@ -33,6 +35,10 @@ enum Command {
     Call(commands::call::Args),
     /// Read tool calls as JSON lines on stdin, write tool_result blocks as JSON lines on stdout.
     Run(commands::run::Args),
+    /// Show the permission decision for a call and where it came from, without running it.
+    Why(commands::why::Args),
+    /// Serve the tool pool over MCP: stdio by default, streamable HTTP with --http ADDR.
+    Serve(commands::serve::Args),
 }
 
 /// What a subcommand reports back to `main`.
@@ -63,6 +69,8 @@ fn main() -> ExitCode {
             Command::Tools(args) => commands::tools::run(args).await,
             Command::Call(args) => commands::call::run(args).await,
             Command::Run(args) => commands::run::run(args).await,
+            Command::Why(args) => commands::why::run(args).await,
+            Command::Serve(args) => commands::serve::run(args).await,
         }
     });
     // Background work (tasks, servers) must not keep the process alive after the command.

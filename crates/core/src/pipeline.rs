@@ -236,7 +236,7 @@ impl Engine {
     }
 
     /// Lookup and schema validation.
-    pub(crate) fn prepare(&self, call: ToolCall) -> Prepared {
+    pub(crate) fn prepare(&self, mut call: ToolCall) -> Prepared {
         let Some(entry) = self.inner.pool.find(&call.name) else {
             return Prepared { call, tool: None, input: Err(String::new()) };
         };
@@ -248,7 +248,8 @@ impl Engine {
                 return Prepared { call, tool: Some(tool), input: Err(msg) };
             }
         };
-        let mut value = call.input.clone();
+        // The validated input lives on in `Prepared::input`; the call keeps only its id and name.
+        let mut value = std::mem::take(&mut call.input);
         tool.normalize_input(&mut value);
         let input = match validator.validate(tool.name(), &mut value) {
             Ok(()) => Ok(ToolInput::new(value)),

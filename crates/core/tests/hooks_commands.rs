@@ -78,7 +78,11 @@ async fn the_hook_receives_the_documented_json_and_can_rewrite_the_input() {
             stdin_copy.display()
         ),
     );
-    let engine = engine_with(&fx, json!({"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [hook(&rewrite)]}]}}), PermissionMode::Default);
+    let engine = engine_with(
+        &fx,
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [hook(&rewrite)]}]}}),
+        PermissionMode::Default,
+    );
     let result = bash(&engine, "rm -rf build").await;
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.text(), "ran echo rewritten");
@@ -126,7 +130,11 @@ async fn a_hook_allow_never_overrides_a_deny_or_ask_rule() {
 async fn deny_beats_ask_beats_allow_across_hooks() {
     let fx = Fixture::new();
     let allow = script(&fx, "allow.sh", r#"echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'"#);
-    let deny = script(&fx, "deny.sh", r#"echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "frozen branch"}}'"#);
+    let deny = script(
+        &fx,
+        "deny.sh",
+        r#"echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "frozen branch"}}'"#,
+    );
     let engine = engine_with(
         &fx,
         json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook(&allow), hook(&deny)]}]}}),
@@ -167,7 +175,11 @@ async fn post_tool_use_adds_context_and_feedback() {
 async fn post_tool_use_can_replace_the_output() {
     let fx = Fixture::new();
     let redact = script(&fx, "redact.sh", r#"echo '{"hookSpecificOutput": {"updatedToolOutput": "[redacted]"}}'"#);
-    let engine = engine_with(&fx, json!({"hooks": {"PostToolUse": [{"hooks": [hook(&redact)]}]}}), PermissionMode::BypassPermissions);
+    let engine = engine_with(
+        &fx,
+        json!({"hooks": {"PostToolUse": [{"hooks": [hook(&redact)]}]}}),
+        PermissionMode::BypassPermissions,
+    );
     assert_eq!(bash(&engine, "cat secrets").await.text(), "[redacted]");
 }
 
@@ -176,7 +188,11 @@ async fn post_tool_use_failure_gets_the_error() {
     let fx = Fixture::new();
     let copy = fx.root.path().join("failure.json");
     let record = script(&fx, "record.sh", &format!("cat > {}", copy.display()));
-    let engine = engine_with(&fx, json!({"hooks": {"PostToolUseFailure": [{"hooks": [hook(&record)]}]}}), PermissionMode::BypassPermissions);
+    let engine = engine_with(
+        &fx,
+        json!({"hooks": {"PostToolUseFailure": [{"hooks": [hook(&record)]}]}}),
+        PermissionMode::BypassPermissions,
+    );
     let ok = engine.run_one(ToolCall::new("t1", "Probe", json!({"answer": "allow"})), &Turn::new()).await;
     assert!(!ok.is_error);
     assert!(!copy.exists(), "a successful call does not run failure hooks");
@@ -235,7 +251,11 @@ async fn if_filters_and_identical_commands_run_once() {
     assert!(!log.exists(), "`if: Bash(git *)` does not match ls");
     bash(&engine, "ls && git status").await;
     let lines = std::fs::read_to_string(&log).unwrap();
-    assert_eq!(lines.lines().filter(|l| l.contains("\"hook_event_name\"")).count(), 1, "identical commands run once:\n{lines}");
+    assert_eq!(
+        lines.lines().filter(|l| l.contains("\"hook_event_name\"")).count(),
+        1,
+        "identical commands run once:\n{lines}"
+    );
 }
 
 #[tokio::test]
@@ -244,8 +264,22 @@ async fn matching_hooks_run_in_parallel() {
     let dir = fx.root.path();
     // Each hook waits for the other's marker: run one after the other, the first would wait
     // until its timeout and the second would never start in time.
-    let a = script(&fx, "a.sh", &format!("touch {0}/a\nwhile [ ! -e {0}/b ]; do sleep 0.01; done\necho '{{\"hookSpecificOutput\": {{\"additionalContext\": \"a done\"}}}}'", dir.display()));
-    let b = script(&fx, "b.sh", &format!("touch {0}/b\nwhile [ ! -e {0}/a ]; do sleep 0.01; done\necho '{{\"hookSpecificOutput\": {{\"additionalContext\": \"b done\"}}}}'", dir.display()));
+    let a = script(
+        &fx,
+        "a.sh",
+        &format!(
+            "touch {0}/a\nwhile [ ! -e {0}/b ]; do sleep 0.01; done\necho '{{\"hookSpecificOutput\": {{\"additionalContext\": \"a done\"}}}}'",
+            dir.display()
+        ),
+    );
+    let b = script(
+        &fx,
+        "b.sh",
+        &format!(
+            "touch {0}/b\nwhile [ ! -e {0}/a ]; do sleep 0.01; done\necho '{{\"hookSpecificOutput\": {{\"additionalContext\": \"b done\"}}}}'",
+            dir.display()
+        ),
+    );
     let with_timeout = |p: &Path| json!({"type": "command", "command": p.display().to_string(), "timeout": 60});
     let engine = engine_with(
         &fx,

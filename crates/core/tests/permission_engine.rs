@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use hands_core::permissions::engine::{LoadError, PermissionEngine};
-use hands_core::permissions::{AskAnswer, AskRequest, Asker, Behavior, DecisionSource, PermissionMode, PermissionPolicy};
+use hands_core::permissions::{
+    AskAnswer, AskRequest, Asker, Behavior, DecisionSource, PermissionMode, PermissionPolicy,
+};
 use hands_core::{Pool, PoolConfig, ToolCall, Turn};
 use perm_support::{Fixture, all_tools, explain};
 use serde_json::{Value, json};
@@ -57,7 +59,8 @@ async fn a_changed_file_takes_effect_and_a_broken_one_keeps_its_deny_rules() {
 
     // A typo: the file is no longer JSON. Its rules stay in force and a warning says so.
     std::fs::write(&path, r#"{"permissions": {"deny": ["Bash(rm *)"], "allow": ["Bash(npm test)"],}"#).unwrap();
-    wait_for_reload(&permissions, || async { permissions.warnings().iter().any(|w| w.contains("is not valid JSON")) }).await;
+    wait_for_reload(&permissions, || async { permissions.warnings().iter().any(|w| w.contains("is not valid JSON")) })
+        .await;
     let warning = permissions.warnings().into_iter().find(|w| w.contains("is not valid JSON")).unwrap();
     assert!(warning.contains("last valid rules stay in force (1 allow, 0 ask, 1 deny)"), "{warning}");
     assert_eq!(behavior(&engine, "rm -rf x").await, Behavior::Deny);
@@ -116,7 +119,8 @@ async fn always_allow_is_written_to_settings_local_json_keeping_the_rest() {
     let pool = Arc::new(Pool::assemble(all_tools(), PoolConfig::default()));
     let engine = hands_core::Engine::builder(pool, session).policy(permissions.policy()).asker(asker.clone()).build();
 
-    let result = engine.run_one(ToolCall::new("t1", "Bash", json!({"command": "npm test && git status"})), &Turn::new()).await;
+    let result =
+        engine.run_one(ToolCall::new("t1", "Bash", json!({"command": "npm test && git status"})), &Turn::new()).await;
     assert!(!result.is_error, "{}", result.text());
     {
         let asked = asker.1.lock().unwrap();
@@ -135,7 +139,10 @@ async fn always_allow_is_written_to_settings_local_json_keeping_the_rest() {
     // The next time it is allowed by that rule, without a question.
     let decision = explain(&engine, "Bash", json!({"command": "npm test"})).await.unwrap();
     assert_eq!(decision.behavior, Behavior::Allow);
-    assert_eq!(decision.source, DecisionSource::Rule { rule: "Bash(npm test)".into(), origin: local.display().to_string() });
+    assert_eq!(
+        decision.source,
+        DecisionSource::Rule { rule: "Bash(npm test)".into(), origin: local.display().to_string() }
+    );
     engine.run_one(ToolCall::new("t2", "Bash", json!({"command": "npm test"})), &Turn::new()).await;
     assert_eq!(asker.1.lock().unwrap().len(), 1);
 }
@@ -155,7 +162,10 @@ async fn a_broken_settings_local_json_is_not_overwritten() {
 #[tokio::test]
 async fn the_read_filter_hides_denied_files_from_searches() {
     let fx = Fixture::new();
-    fx.write_settings("project", &json!({"permissions": {"deny": ["Read(./.env)", "Read(secrets/**)", "Edit(src/**)"]}}));
+    fx.write_settings(
+        "project",
+        &json!({"permissions": {"deny": ["Read(./.env)", "Read(secrets/**)", "Edit(src/**)"]}}),
+    );
     let permissions = PermissionEngine::load(&fx.options()).unwrap();
     let session = fx.session(PermissionMode::Default);
     // The policy installs the filter on the first call for a session it has not seen.
@@ -175,7 +185,8 @@ async fn a_denied_call_tells_the_model_what_denied_it() {
     fx.write_settings("project", &json!({"permissions": {"deny": ["Bash(git push *)"]}}));
     let permissions = PermissionEngine::load(&fx.options()).unwrap();
     let engine = fx.engine(&permissions, fx.session(PermissionMode::BypassPermissions));
-    let result = engine.run_one(ToolCall::new("t1", "Bash", json!({"command": "git push --force"})), &Turn::new()).await;
+    let result =
+        engine.run_one(ToolCall::new("t1", "Bash", json!({"command": "git push --force"})), &Turn::new()).await;
     assert!(result.is_error);
     let settings = fx.settings_path("project");
     assert_eq!(

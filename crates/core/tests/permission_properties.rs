@@ -12,11 +12,14 @@ use std::path::{Path, PathBuf};
 
 use hands_core::permissions::ruleset::{CallFacts, RuleSet};
 use hands_core::permissions::settings::{RuleOrigin, ScopeSettings, SettingsScope, merge};
-use hands_core::permissions::{Behavior, CommandSubject, DecisionSource, PermissionMode, PermissionResult, RuleSubject};
+use hands_core::permissions::{
+    Behavior, CommandSubject, DecisionSource, PermissionMode, PermissionResult, RuleSubject,
+};
 use proptest::prelude::*;
 use serde_json::json;
 
-const WORDS: &[&str] = &["git", "push", "npm", "test", "rm", "-rf", "ls", "x", "run", "timeout", "5", "FOO=1", "NODE_ENV=ci", "cat"];
+const WORDS: &[&str] =
+    &["git", "push", "npm", "test", "rm", "-rf", "ls", "x", "run", "timeout", "5", "FOO=1", "NODE_ENV=ci", "cat"];
 const READ_ONLY: &[&str] = &["ls", "cat", "echo"];
 
 fn command() -> impl Strategy<Value = String> {

@@ -28,7 +28,10 @@ fn behavior_name(b: Behavior) -> &'static str {
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
-    value.and_then(Value::as_array).map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect()).unwrap_or_default()
+    value
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
 }
 
 /// Run one group; returns (cases run, failure descriptions).
@@ -40,7 +43,11 @@ async fn run_group(group: &Value) -> (usize, Vec<String>) {
     }
     if let Some(links) = group.get("links").and_then(Value::as_object) {
         for (link, target) in links {
-            std::os::unix::fs::symlink(fixture.root.path().join(target.as_str().unwrap()), fixture.root.path().join(link)).unwrap();
+            std::os::unix::fs::symlink(
+                fixture.root.path().join(target.as_str().unwrap()),
+                fixture.root.path().join(link),
+            )
+            .unwrap();
         }
     }
     if let Some(settings) = group.get("settings").and_then(Value::as_object) {

@@ -33,7 +33,13 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let connection = server.connection()?;
-    let running = connection.serve((reader, writer)).await.map_err(|e| ServeError::Handshake(e.to_string()))?;
-    running.waiting().await.map_err(|e| ServeError::Broken(e.to_string()))?;
+    let running = connection
+        .serve((reader, writer))
+        .await
+        .map_err(|e| ServeError::Handshake(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| ServeError::Broken(e.to_string()))?;
     Ok(())
 }

@@ -27,7 +27,7 @@ pub mod strict;
 use std::fmt;
 use std::str::FromStr;
 
-use hands_core::deferral::DeferralSettings;
+use hands_core::deferral::{DeferralSettings, TOOL_REFERENCE_SUPPORT_KEY};
 use hands_core::{Pool, Session, ToolCall};
 use serde_json::Value;
 
@@ -57,6 +57,11 @@ impl Format {
         Format::OpenAi,
         Format::Gemini,
     ];
+
+    /// Whether the API expands `tool_reference` blocks in tool results (only Anthropic's does).
+    pub fn expands_tool_references(self) -> bool {
+        self == Format::Anthropic
+    }
 
     /// The name used on the command line.
     pub fn as_str(self) -> &'static str {
@@ -148,6 +153,15 @@ pub fn render_plan(
 pub fn announcement(pool: &Pool, session: &Session, opts: &RenderOptions) -> Option<String> {
     let plan = Plan::for_session(pool, session, opts.deferral);
     plan::announcement_for(&plan, &ToolNames::for_pool(pool))
+}
+
+/// Tell the session which API its model talks through, so ToolSearch answers in a form that
+/// API understands (`tool_reference` blocks for Anthropic, the definitions as text otherwise).
+pub fn set_client_format(session: &Session, format: Format) {
+    session.set_data(
+        TOOL_REFERENCE_SUPPORT_KEY,
+        Some(Value::Bool(format.expands_tool_references())),
+    );
 }
 
 /// Map a call as the model sent it back to the pool: the tool's original name, and for strict

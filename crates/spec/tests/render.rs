@@ -329,3 +329,20 @@ fn gemini_declarations_use_the_openapi_subset() {
         assert!(!text.contains(keyword), "{keyword} in {text}");
     }
 }
+
+#[test]
+fn the_client_format_decides_how_tool_search_answers() {
+    let fx = Fixture::new("true");
+    for (format, expands) in [
+        (Format::Anthropic, true),
+        (Format::OpenAi, false),
+        (Format::Gemini, false),
+    ] {
+        hands_spec::set_client_format(&fx.session, format);
+        assert_eq!(
+            hands_core::deferral::tool_reference_support(&fx.session),
+            expands,
+            "{format}"
+        );
+    }
+}

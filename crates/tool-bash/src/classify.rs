@@ -255,11 +255,8 @@ impl<'s> Walker<'s> {
                     self.subs[idx].read_only = false;
                 }
             }
-            "comment" | "heredoc_body" | "heredoc_start" | "heredoc_end" | "heredoc_content" => {
-                if node.kind() == "heredoc_body" {
-                    self.expressions(node, depth);
-                }
-            }
+            "heredoc_body" => self.expressions(node, depth),
+            "comment" | "heredoc_start" | "heredoc_end" | "heredoc_content" => {}
             "file_redirect" | "heredoc_redirect" | "herestring_redirect" => self.redirect(node, depth),
             "command_substitution" | "process_substitution" => self.children(node, depth),
             _ if node.is_named() => {
@@ -329,8 +326,7 @@ impl<'s> Walker<'s> {
             return true;
         }
         let mut cursor = node.walk();
-        let found = node.children(&mut cursor).any(|c| self.has_dynamic_part(c));
-        found
+        node.children(&mut cursor).any(|c| self.has_dynamic_part(c))
     }
 
     fn redirect(&mut self, node: Node<'_>, depth: usize) {
@@ -338,12 +334,7 @@ impl<'s> Walker<'s> {
             "file_redirect" => {
                 let operator = {
                     let mut cursor = node.walk();
-                    let op = node
-                        .children(&mut cursor)
-                        .find(|c| !c.is_named())
-                        .map(|c| self.text(c).to_string())
-                        .unwrap_or_default();
-                    op
+                    node.children(&mut cursor).find(|c| !c.is_named()).map(|c| self.text(c).to_string()).unwrap_or_default()
                 };
                 let destination = node.child_by_field_name("destination");
                 if let Some(dest) = destination {

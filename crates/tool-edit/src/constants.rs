@@ -4,9 +4,6 @@
 /// Wire name.
 pub const TOOL_NAME: &str = "Edit";
 
-/// The largest file Edit will load (Claude Code's `MAX_EDIT_FILE_SIZE`, 1 GiB).
-pub const MAX_EDIT_FILE_SIZE: u64 = 1024 * 1024 * 1024;
-
 /// Result size above which the pipeline persists the output.
 pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
@@ -20,7 +17,8 @@ pub const NO_CHANGES: &str = "No changes to make: old_string and new_string are 
 pub const FILE_EXISTS: &str = "Cannot create new file - file already exists.";
 
 /// Check 6 (code 5).
-pub const USE_NOTEBOOK_EDIT: &str = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
+pub const USE_NOTEBOOK_EDIT: &str =
+    "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
 
 /// Claude Code's `errorCode`s of the validation checks (reference §1.6).
 pub mod codes {

@@ -19,14 +19,15 @@ use hands_core::messages::tool_use_error;
 use hands_core::path_policy::check_path;
 use hands_core::permissions::RuleSubject;
 use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
+    TypedTool, ValidationError,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME, codes};
-use crate::plan::{Plan, Refusal, plan};
+use crate::plan::{Refusal, plan};
 
 /// Edit's input (Claude Code's schema, reference Appendix A).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -50,7 +51,9 @@ pub struct EditTool;
 /// `The file <path> has been updated successfully.` or the `replace_all` variant.
 pub fn success_message(file_path: &str, replace_all: bool) -> String {
     if replace_all {
-        format!("The file {file_path} has been updated. All occurrences were successfully replaced.")
+        format!(
+            "The file {file_path} has been updated. All occurrences were successfully replaced."
+        )
     } else {
         format!("The file {file_path} has been updated successfully.")
     }
@@ -80,8 +83,14 @@ impl TypedTool for EditTool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    async fn validate_input(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
-        plan(ctx.session(), input).map(|_| ()).map_err(|r| ValidationError::with_code(r.message, r.code))
+    async fn validate_input(
+        &self,
+        input: &EditInput,
+        ctx: &ToolContext,
+    ) -> Result<(), ValidationError> {
+        plan(ctx.session(), input)
+            .map(|_| ())
+            .map_err(|r| ValidationError::with_code(r.message, r.code))
     }
 
     async fn check_permissions(&self, input: &EditInput, ctx: &ToolContext) -> PermissionResult {
@@ -96,23 +105,39 @@ impl TypedTool for EditTool {
     async fn call(&self, input: &EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
         let planned = match plan(session, input) {
-            Ok(Plan::Write(w)) => w,
-            Ok(Plan::LeaveToPermissions) => {
+            Ok(Some(w)) => w,
+            Ok(None) => {
                 let check = check_path(session, &input.file_path);
-                let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
+                let message = check
+                    .refusal("edit")
+                    .unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
                 return Ok(ToolOutput::error(tool_use_error(&message)));
             }
             // The file changed between validation and now (e.g. during a permission prompt).
-            Err(Refusal { code: codes::NOT_READ | codes::MODIFIED, .. }) => {
+            Err(Refusal {
+                code: codes::NOT_READ | codes::MODIFIED,
+                ..
+            }) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
             }
             Err(refusal) => return Ok(ToolOutput::error(tool_use_error(&refusal.message))),
         };
-        match edit::commit(session, &planned.check.path, &planned.check.path, planned.before.as_ref(), &planned.bytes) {
+        match edit::commit(
+            session,
+            &planned.check.path,
+            &planned.check.path,
+            planned.before.as_ref(),
+            &planned.bytes,
+        ) {
             Ok(()) => {}
-            Err(CommitError::Modified) => return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED)),
+            Err(CommitError::Modified) => {
+                return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
+            }
             Err(CommitError::Io(e)) => {
-                return Err(ToolError::io(format!("writing {}", planned.check.path.display()), e));
+                return Err(ToolError::io(
+                    format!("writing {}", planned.check.path.display()),
+                    e,
+                ));
             }
         }
         let data = json!({

@@ -7,13 +7,14 @@ use std::path::Path;
 
 use hands_core::Session;
 use hands_core::edit::{
-    self, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input, read_with_snapshot,
+    self, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input,
+    read_with_snapshot,
 };
 use hands_core::line_format::LineNumberFormat;
 use hands_core::path_policy::{FileKind, PathCheck, check_path, missing_file_message};
 
 use crate::EditInput;
-use crate::constants::{self, MAX_EDIT_FILE_SIZE, codes};
+use crate::constants::{self, codes};
 
 /// A check that failed: the model-visible message and Claude Code's `errorCode`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,17 +27,11 @@ pub struct Refusal {
 
 impl Refusal {
     fn new(message: impl Into<String>, code: u32) -> Self {
-        Self { message: message.into(), code }
+        Self {
+            message: message.into(),
+            code,
+        }
     }
-}
-
-/// What an Edit call will do once the checks passed.
-#[derive(Debug)]
-pub enum Plan {
-    /// A UNC path or a special file: nothing is read here; the permission check refuses it.
-    LeaveToPermissions,
-    /// Write `bytes` to the file.
-    Write(PlannedWrite),
 }
 
 /// A checked edit, ready to commit.
@@ -54,32 +49,16 @@ pub struct PlannedWrite {
     pub replacements: usize,
 }
 
-/// `File is too large to edit (1.5GB). ...` with Claude Code's `formatFileSize`.
-fn format_file_size(bytes: u64) -> String {
-    let trim = |v: f64, unit: &str| {
-        let s = format!("{v:.1}");
-        format!("{}{unit}", s.strip_suffix(".0").unwrap_or(&s))
-    };
-    let kb = bytes as f64 / 1024.0;
-    if kb < 1.0 {
-        return format!("{bytes} bytes");
-    }
-    if kb < 1024.0 {
-        return trim(kb, "KB");
-    }
-    let mb = kb / 1024.0;
-    if mb < 1024.0 {
-        return trim(mb, "MB");
-    }
-    trim(mb / 1024.0, "GB")
-}
-
 fn not_editable(path: &Path, why: impl std::fmt::Display) -> Refusal {
-    Refusal::new(format!("Cannot edit {}: {why}.", path.display()), codes::NOT_EDITABLE)
+    Refusal::new(
+        format!("Cannot edit {}: {why}.", path.display()),
+        codes::NOT_EDITABLE,
+    )
 }
 
-/// Run Edit's checks for `input` and compute the new content.
-pub fn plan(session: &Session, input: &EditInput) -> Result<Plan, Refusal> {
+/// Run Edit's checks for `input` and compute the new content. `None` when the path is a UNC path
+/// or a special file: nothing is read here, and the permission check refuses it.
+pub fn plan(session: &Session, input: &EditInput) -> Result<Option<PlannedWrite>, Refusal> {
     // 1. Nothing to change.
     if input.old_string == input.new_string {
         return Err(Refusal::new(constants::NO_CHANGES, codes::NO_CHANGES));
@@ -87,7 +66,7 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Plan, Refusal> {
     // 2. Edit deny rules are applied by the permission engine.
     let check = check_path(session, &input.file_path);
     if !check.is_openable() {
-        return Ok(Plan::LeaveToPermissions);
+        return Ok(None);
     }
     let path = check.path.clone();
     if check.kind == FileKind::Directory {
@@ -95,13 +74,9 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Plan, Refusal> {
     }
     // 3. Size.
     if let Ok(meta) = std::fs::metadata(&path) {
-        if meta.len() > MAX_EDIT_FILE_SIZE {
+        if meta.len() > edit::MAX_EDIT_FILE_SIZE {
             return Err(Refusal::new(
-                format!(
-                    "File is too large to edit ({}). Maximum editable file size is {}.",
-                    format_file_size(meta.len()),
-                    format_file_size(MAX_EDIT_FILE_SIZE)
-                ),
+                edit::too_large_message(meta.len()),
                 codes::TOO_LARGE,
             ));
         }
@@ -114,7 +89,7 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Plan, Refusal> {
     // 4. Missing file: only `old_string: ""` may create it.
     let Some((bytes, snapshot)) = loaded else {
         if input.old_string.is_empty() {
-            return Ok(Plan::Write(PlannedWrite {
+            return Ok(Some(PlannedWrite {
                 check,
                 before: None,
                 bytes: input.new_string.clone().into_bytes(),
@@ -122,16 +97,26 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Plan, Refusal> {
                 replacements: 1,
             }));
         }
-        return Err(Refusal::new(missing_file_message(session, &check), codes::NOT_FOUND));
+        return Err(Refusal::new(
+            missing_file_message(session, &check),
+            codes::NOT_FOUND,
+        ));
     };
     let file = TextFile::decode(bytes).map_err(|e| {
-        not_editable(&path, format!("{e}, and rewriting it would destroy the bytes that do not decode"))
+        not_editable(
+            &path,
+            format!("{e}, and rewriting it would destroy the bytes that do not decode"),
+        )
     })?;
     let content = file.normalized();
     let markdown = edit::apply::is_markdown_path(&input.file_path);
     let spec = normalize_edit_input(
         &content,
-        &EditSpec::new(input.old_string.as_str(), input.new_string.as_str(), input.replace_all),
+        &EditSpec::new(
+            input.old_string.as_str(),
+            input.new_string.as_str(),
+            input.replace_all,
+        ),
         markdown,
     );
     // 5. `old_string: ""` fills an empty file, never overwrites content.
@@ -140,7 +125,7 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Plan, Refusal> {
             return Err(Refusal::new(constants::FILE_EXISTS, codes::FILE_EXISTS));
         }
         let bytes = file.replace_all_text(&spec.new_string);
-        return Ok(Plan::Write(PlannedWrite {
+        return Ok(Some(PlannedWrite {
             check,
             before: Some(snapshot),
             bytes,
@@ -155,49 +140,50 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Plan, Refusal> {
     // 7, 8. Read in full, and unchanged since (by content).
     match edit::read_state(session, &check.path, &snapshot) {
         ReadState::NotRead => return Err(Refusal::new(edit::FILE_NOT_READ, codes::NOT_READ)),
-        ReadState::ModifiedSinceRead => return Err(Refusal::new(edit::FILE_MODIFIED_SINCE_READ, codes::MODIFIED)),
+        ReadState::ModifiedSinceRead => {
+            return Err(Refusal::new(
+                edit::FILE_MODIFIED_SINCE_READ,
+                codes::MODIFIED,
+            ));
+        }
         ReadState::Current => {}
     }
     // 9, 10. Find and replace.
     let replacement = match edit::apply_edit(&content, &spec) {
         Ok(r) => r,
         Err(EditError::NotFound { .. }) => {
-            let mut message = EditError::NotFound { old_string: input.old_string.clone() }.to_string();
-            if let Some(hint) =
-                edit::not_found_hint(&content, &spec.old_string, LineNumberFormat::current(session))
-            {
+            let mut message = EditError::NotFound {
+                old_string: input.old_string.clone(),
+            }
+            .to_string();
+            if let Some(hint) = edit::not_found_hint(
+                &content,
+                &spec.old_string,
+                LineNumberFormat::current(session),
+            ) {
                 message.push_str("\n\n");
                 message.push_str(&hint);
             }
             return Err(Refusal::new(message, codes::STRING_NOT_FOUND));
         }
         Err(EditError::NotUnique { count, .. }) => {
-            let e = EditError::NotUnique { count, old_string: input.old_string.clone() };
+            let e = EditError::NotUnique {
+                count,
+                old_string: input.old_string.clone(),
+            };
             return Err(Refusal::new(e.to_string(), codes::NOT_UNIQUE));
         }
-        Err(EditError::NoChange) => return Err(Refusal::new(constants::NO_CHANGES, codes::NO_CHANGES)),
+        Err(EditError::NoChange) => {
+            return Err(Refusal::new(constants::NO_CHANGES, codes::NO_CHANGES));
+        }
         Err(other) => return Err(Refusal::new(other.to_string(), codes::STRING_NOT_FOUND)),
     };
     let bytes = file.splice(replacement.region.clone(), &replacement.replacement);
-    Ok(Plan::Write(PlannedWrite {
+    Ok(Some(PlannedWrite {
         check,
         before: Some(snapshot),
         bytes,
         actual_old: replacement.actual_old,
         replacements: replacement.count,
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::format_file_size;
-
-    #[test]
-    fn file_sizes_read_like_claude_codes() {
-        assert_eq!(format_file_size(512), "512 bytes");
-        assert_eq!(format_file_size(2048), "2KB");
-        assert_eq!(format_file_size(1536), "1.5KB");
-        assert_eq!(format_file_size(1024 * 1024 * 1024), "1GB");
-        assert_eq!(format_file_size(1024 * 1024 * 1024 + 300 * 1024 * 1024), "1.3GB");
-    }
 }

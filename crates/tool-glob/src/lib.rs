@@ -96,6 +96,15 @@ impl GlobTool {
     }
 }
 
+/// The folder a call reads, as the path policy sees it: the folder an absolute pattern names,
+/// else `path`, else the working directory. Permissions are judged on it.
+fn searched_folder(session: &Session, input: &GlobInput) -> hands_core::path_policy::PathCheck {
+    match split_pattern(&input.pattern).base {
+        Some(base) => hands_core::path_policy::check_path(session, &base.to_string_lossy()),
+        None => check_root(session, input.path.as_deref()),
+    }
+}
+
 /// The model-visible list: paths one per line and the truncation line, or `No files found`.
 pub fn format_files(names: &[String], truncated: bool) -> String {
     if names.is_empty() {
@@ -162,11 +171,11 @@ impl TypedTool for GlobTool {
     }
 
     async fn check_permissions(&self, input: &GlobInput, ctx: &ToolContext) -> PermissionResult {
-        check_root(ctx.session(), input.path.as_deref()).read_permission(GLOB_TOOL_NAME)
+        searched_folder(ctx.session(), input).read_permission(GLOB_TOOL_NAME)
     }
 
     fn rule_subject(&self, input: &GlobInput, session: &Session) -> RuleSubject {
-        RuleSubject::ReadPath(check_root(session, input.path.as_deref()).path)
+        RuleSubject::ReadPath(searched_folder(session, input).path)
     }
 
     async fn call(&self, input: &GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -3,9 +3,6 @@
 /// Wire name.
 pub const TOOL_NAME: &str = "MultiEdit";
 
-/// The largest file MultiEdit will load (as Edit: 1 GiB).
-pub const MAX_EDIT_FILE_SIZE: u64 = 1024 * 1024 * 1024;
-
 /// Result size above which the pipeline persists the output.
 pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
@@ -16,4 +13,5 @@ pub const SEARCH_HINT: &str = "several replacements in one file at once";
 pub const NO_CHANGES: &str = "No changes to make: old_string and new_string are exactly the same.";
 
 /// A notebook.
-pub const USE_NOTEBOOK_EDIT: &str = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
+pub const USE_NOTEBOOK_EDIT: &str =
+    "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";

@@ -19,6 +19,14 @@ pub const MCP_PREFIX: &str = "mcp__";
 /// The result when nothing matches.
 pub const NO_MATCHES: &str = "No matching deferred tools found";
 
+/// `NO_MATCHES` followed by this when MCP servers are still connecting.
+pub fn servers_still_connecting(servers: &[String]) -> String {
+    format!(
+        ". Some MCP servers are still connecting: {}. Their tools will become available shortly — try searching again.",
+        servers.join(", ")
+    )
+}
+
 /// Score of a query term equal to a part of a built-in tool's name (`Notebook` in `NotebookEdit`).
 pub const SCORE_NAME_PART: u32 = 10;
 /// Score of a query term equal to a part of an MCP tool's name (server or tool words).

@@ -91,6 +91,64 @@ fn select_one<'a>(
         })
 }
 
+/// MCP servers the client reports as still connecting ([`deferral::PENDING_MCP_SERVERS_KEY`]).
+fn pending_mcp_servers(session: &Session) -> Vec<String> {
+    session
+        .data(deferral::PENDING_MCP_SERVERS_KEY)
+        .and_then(|v| {
+            v.as_array().map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// The tools a query asks for: the `select:` names in order, or the keyword search's best.
+fn find_tools<'a>(
+    input: &ToolSearchInput,
+    pool_tools: &'a [Arc<dyn Tool>],
+    deferred: &[&'a Arc<dyn Tool>],
+    names: &ToolNames,
+    session: &Session,
+) -> Vec<&'a Arc<dyn Tool>> {
+    let mut found: Vec<&Arc<dyn Tool>> = Vec::new();
+    if let Some(wanted) = input.selected_names() {
+        for tool in wanted
+            .into_iter()
+            .filter_map(|name| select_one(pool_tools, names, name))
+        {
+            if !found.iter().any(|f| f.name() == tool.name()) {
+                found.push(tool);
+            }
+        }
+        return found;
+    }
+    let prompts: Vec<String> = deferred.iter().map(|t| t.prompt(session)).collect();
+    let searchable: Vec<Searchable<'_>> = deferred
+        .iter()
+        .zip(&prompts)
+        .map(|(t, prompt)| Searchable::new(t.name(), t.search_hint(), prompt))
+        .collect();
+    let all_names: Vec<&str> = pool_tools.iter().map(|t| t.name()).collect();
+    search::keyword_search(&input.query, &searchable, &all_names, input.max_results())
+        .into_iter()
+        .filter_map(|name| pool_tools.iter().find(|t| t.name() == name))
+        .collect()
+}
+
+/// `No matching deferred tools found`, naming the MCP servers that are still connecting.
+fn no_matches(session: &Session, mut data: Value) -> ToolOutput {
+    let pending = pending_mcp_servers(session);
+    let mut text = NO_MATCHES.to_string();
+    if !pending.is_empty() {
+        text.push_str(&constants::servers_still_connecting(&pending));
+        data["pending_mcp_servers"] = json!(pending);
+    }
+    ToolOutput::text(text).with_data(data)
+}
+
 /// `<functions>` with one `<function>{description, name, parameters}</function>` line per tool:
 /// what the API would have expanded the `tool_reference` blocks into.
 pub fn functions_block(tools: &[&Arc<dyn Tool>], session: &Session, names: &ToolNames) -> String {
@@ -160,32 +218,11 @@ impl TypedTool for ToolSearch {
             .filter(|t| deferral::is_deferrable(t.as_ref()))
             .collect();
 
-        let mut found: Vec<&Arc<dyn Tool>> = Vec::new();
-        if let Some(wanted) = input.selected_names() {
-            for name in wanted {
-                if let Some(tool) = select_one(&pool_tools, &names, name) {
-                    if !found.iter().any(|f| f.name() == tool.name()) {
-                        found.push(tool);
-                    }
-                }
-            }
-        } else {
-            let searchable: Vec<Searchable<'_>> = deferred
-                .iter()
-                .map(|t| Searchable::new(t.name(), t.search_hint(), &t.prompt(session)))
-                .collect();
-            let all_names: Vec<&str> = pool_tools.iter().map(|t| t.name()).collect();
-            for name in
-                search::keyword_search(&input.query, &searchable, &all_names, input.max_results())
-            {
-                found.extend(pool_tools.iter().find(|t| t.name() == name));
-            }
-        }
-
+        let found = find_tools(input, &pool_tools, &deferred, &names, session);
         let matches: Vec<&str> = found.iter().map(|t| t.name()).collect();
         let data = json!({"matches": matches, "query": input.query, "total_deferred_tools": deferred.len()});
         if found.is_empty() {
-            return Ok(ToolOutput::text(NO_MATCHES).with_data(data));
+            return Ok(no_matches(session, data));
         }
         deferral::record_discovered(session, matches.iter().copied());
         let output = if deferral::tool_reference_support(session) {
@@ -214,21 +251,6 @@ hands_core::register_tool!(ToolSearch);
 
 /// Referenced by `hands-tools` so the linker keeps this crate's registration.
 pub fn link() {}
-
-/// The structured result, for callers that want it without parsing text.
-pub fn matches_of(output: &ToolOutput) -> Vec<String> {
-    output
-        .data
-        .as_ref()
-        .and_then(|d| d.get("matches"))
-        .and_then(Value::as_array)
-        .map(|m| {
-            m.iter()
-                .filter_map(|n| n.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 #[cfg(test)]
 mod tests {

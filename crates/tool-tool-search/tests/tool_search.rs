@@ -222,6 +222,18 @@ async fn nothing_found_says_so_and_records_nothing() {
         assert_eq!(r.text(), "No matching deferred tools found", "{query}");
     }
     assert!(discovered_tools(&fx.session).is_empty());
+
+    fx.session.set_data(
+        hands_core::deferral::PENDING_MCP_SERVERS_KEY,
+        Some(json!(["linear", "sentry"])),
+    );
+    let r = fx
+        .search(json!({"query": "select:mcp__linear__list_issues"}))
+        .await;
+    assert_eq!(
+        r.text(),
+        "No matching deferred tools found. Some MCP servers are still connecting: linear, sentry. Their tools will become available shortly — try searching again."
+    );
 }
 
 #[tokio::test]

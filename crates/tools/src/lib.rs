@@ -20,6 +20,10 @@ use hands_core::{Pool, PoolConfig, Tool};
 /// (cargo feature, tool names it registers) for every feature enabled in this build.
 pub const ENABLED: &[(&str, &[&str])] = &[
     // new-tool: enabled
+    #[cfg(feature = "bash")]
+    ("bash", &["Bash"]),
+    #[cfg(feature = "tasks")]
+    ("tasks", &["TaskOutput", "TaskStop"]),
     #[cfg(feature = "read")]
     ("read", &["Read"]),
     #[cfg(feature = "write")]
@@ -49,6 +53,10 @@ pub const ENABLED: &[(&str, &[&str])] = &[
 /// Reference every enabled tool crate so the linker keeps its registration.
 pub fn link() {
     // new-tool: link
+    #[cfg(feature = "bash")]
+    hands_tool_bash::link();
+    #[cfg(feature = "tasks")]
+    hands_tool_tasks::link();
     #[cfg(feature = "read")]
     hands_tool_read::link();
     #[cfg(feature = "write")]

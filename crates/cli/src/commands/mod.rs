@@ -2,7 +2,9 @@
 
 pub mod call;
 pub mod run;
+pub mod serve;
 pub mod tools;
+pub mod why;
 
 use hands_core::{ContentBlock, ToolResult};
 

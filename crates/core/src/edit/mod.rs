@@ -17,18 +17,71 @@ pub mod quotes;
 pub mod text_file;
 pub mod transaction;
 
-pub use apply::{EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, normalize_edit_input};
+pub use apply::{
+    EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, normalize_edit_input,
+};
 pub use near_match::{NearMatch, closest_match, not_found_hint};
 pub use text_file::{NotText, TextFile};
-pub use transaction::{CommitError, FileSnapshot, ReadState, commit, read_state, read_with_snapshot};
+pub use transaction::{
+    CommitError, FileSnapshot, ReadState, commit, read_state, read_with_snapshot,
+};
 
 /// Editing a file that was never read in full (reference §1.5, §1.6).
 pub const FILE_NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 
 /// Editing a file whose content changed since it was read.
-pub const FILE_MODIFIED_SINCE_READ: &str =
-    "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+pub const FILE_MODIFIED_SINCE_READ: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 
 /// The file changed between validation and the write (checked right before the rename).
 pub const FILE_UNEXPECTEDLY_MODIFIED: &str =
     "File has been unexpectedly modified. Read it again before attempting to write it.";
+
+/// The largest file the edit tools load (Claude Code's `MAX_EDIT_FILE_SIZE`, 1 GiB).
+pub const MAX_EDIT_FILE_SIZE: u64 = 1024 * 1024 * 1024;
+
+/// `File is too large to edit (1.5GB). Maximum editable file size is 1GB.` (reference §1.6,
+/// check 3, with Claude Code's `formatFileSize`).
+pub fn too_large_message(size: u64) -> String {
+    format!(
+        "File is too large to edit ({}). Maximum editable file size is {}.",
+        format_file_size(size),
+        format_file_size(MAX_EDIT_FILE_SIZE)
+    )
+}
+
+/// Claude Code's `formatFileSize`: `512 bytes`, `1.5KB`, `2MB`, `1GB` (one decimal, `.0` dropped).
+pub fn format_file_size(bytes: u64) -> String {
+    let trim = |v: f64, unit: &str| {
+        let s = format!("{v:.1}");
+        format!("{}{unit}", s.strip_suffix(".0").unwrap_or(&s))
+    };
+    let kb = bytes as f64 / 1024.0;
+    if kb < 1.0 {
+        return format!("{bytes} bytes");
+    }
+    if kb < 1024.0 {
+        return trim(kb, "KB");
+    }
+    let mb = kb / 1024.0;
+    if mb < 1024.0 {
+        return trim(mb, "MB");
+    }
+    trim(mb / 1024.0, "GB")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_sizes_read_like_claude_codes() {
+        assert_eq!(format_file_size(512), "512 bytes");
+        assert_eq!(format_file_size(2048), "2KB");
+        assert_eq!(format_file_size(1536), "1.5KB");
+        assert_eq!(format_file_size(MAX_EDIT_FILE_SIZE), "1GB");
+        assert_eq!(
+            too_large_message(MAX_EDIT_FILE_SIZE + 300 * 1024 * 1024),
+            "File is too large to edit (1.3GB). Maximum editable file size is 1GB."
+        );
+    }
+}

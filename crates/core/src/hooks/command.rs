@@ -164,8 +164,11 @@ impl HookConfig {
                         warnings.push(format!("{location}: hooks.{event_name}: `{kind}` hooks are not supported, only `command`; this hook is ignored"));
                         continue;
                     }
-                    let Some(command) = hook.get("command").and_then(Value::as_str).filter(|c| !c.trim().is_empty()) else {
-                        warnings.push(format!("{location}: hooks.{event_name}: a command hook without `command` is ignored"));
+                    let Some(command) = hook.get("command").and_then(Value::as_str).filter(|c| !c.trim().is_empty())
+                    else {
+                        warnings.push(format!(
+                            "{location}: hooks.{event_name}: a command hook without `command` is ignored"
+                        ));
                         continue;
                     };
                     let timeout = hook
@@ -178,12 +181,18 @@ impl HookConfig {
                         Some(text) => match Rule::parse(text) {
                             Ok(rule) => Some(rule),
                             Err(e) => {
-                                warnings.push(format!("{location}: hooks.{event_name}: `if`: {e}; this hook is ignored"));
+                                warnings
+                                    .push(format!("{location}: hooks.{event_name}: `if`: {e}; this hook is ignored"));
                                 continue;
                             }
                         },
                     };
-                    handlers.push(HookHandler { command: command.to_string(), timeout, condition, origin: location.to_string() });
+                    handlers.push(HookHandler {
+                        command: command.to_string(),
+                        timeout,
+                        condition,
+                        origin: location.to_string(),
+                    });
                 }
                 if !handlers.is_empty() {
                     config.groups.push(MatcherGroup { event, matcher, handlers });
@@ -210,7 +219,12 @@ impl HookConfig {
 
     /// The handlers for `event` whose matcher matches `tool` and whose `if` rule `condition_holds`,
     /// each distinct command once, in configuration order.
-    pub fn handlers_for(&self, event: HookEvent, tool: &str, condition_holds: impl Fn(&Rule) -> bool) -> Vec<&HookHandler> {
+    pub fn handlers_for(
+        &self,
+        event: HookEvent,
+        tool: &str,
+        condition_holds: impl Fn(&Rule) -> bool,
+    ) -> Vec<&HookHandler> {
         let mut seen = HashSet::new();
         self.groups
             .iter()
@@ -271,11 +285,7 @@ impl HookRun {
 
     fn stderr_text(&self) -> String {
         let text = self.stderr.trim();
-        if text.is_empty() {
-            format!("hook `{}` exited with code 2", self.command)
-        } else {
-            capped(text)
-        }
+        if text.is_empty() { format!("hook `{}` exited with code 2", self.command) } else { capped(text) }
     }
 
     /// Log what a non-blocking failure looked like.
@@ -283,11 +293,21 @@ impl HookRun {
         let first_line = self.stderr.lines().next().unwrap_or("");
         match &self.exit {
             HookExit::Code(0) | HookExit::Code(2) => {}
-            HookExit::Code(code) => tracing::warn!(event = event.name(), command = %self.command, code, "hook failed (non-blocking): {first_line}"),
-            HookExit::Killed => tracing::warn!(event = event.name(), command = %self.command, "hook was killed by a signal"),
-            HookExit::TimedOut(after) => tracing::warn!(event = event.name(), command = %self.command, "hook timed out after {after:?}; its process group was killed"),
-            HookExit::Cancelled => tracing::debug!(event = event.name(), command = %self.command, "hook cancelled with its call"),
-            HookExit::FailedToStart(e) => tracing::warn!(event = event.name(), command = %self.command, "hook could not be started: {e}"),
+            HookExit::Code(code) => {
+                tracing::warn!(event = event.name(), command = %self.command, code, "hook failed (non-blocking): {first_line}")
+            }
+            HookExit::Killed => {
+                tracing::warn!(event = event.name(), command = %self.command, "hook was killed by a signal")
+            }
+            HookExit::TimedOut(after) => {
+                tracing::warn!(event = event.name(), command = %self.command, "hook timed out after {after:?}; its process group was killed")
+            }
+            HookExit::Cancelled => {
+                tracing::debug!(event = event.name(), command = %self.command, "hook cancelled with its call")
+            }
+            HookExit::FailedToStart(e) => {
+                tracing::warn!(event = event.name(), command = %self.command, "hook could not be started: {e}")
+            }
         }
     }
 }
@@ -299,7 +319,7 @@ fn capped(text: &str) -> String {
 fn kill_group(pid: Option<u32>) {
     let Some(pid) = pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) else { return };
     // The group may already be gone; nothing else to do then.
-    let _ = (pid, rustix::process::Signal::KILL); // TEMP
+    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
 }
 
 /// Run one hook command with `stdin` as its input, in `cwd`, killing its process group after
@@ -312,7 +332,8 @@ pub async fn run_hook_command(
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> HookRun {
-    let mut run = HookRun { command: command.to_string(), exit: HookExit::Killed, stdout: String::new(), stderr: String::new() };
+    let mut run =
+        HookRun { command: command.to_string(), exit: HookExit::Killed, stdout: String::new(), stderr: String::new() };
     let mut child = match tokio::process::Command::new("/bin/sh")
         .arg("-c")
         .arg(command)
@@ -411,14 +432,22 @@ impl CommandHooks {
         Arc::clone(&self.config.read().unwrap_or_else(|e| e.into_inner()))
     }
 
-    async fn run_event(&self, event: HookEvent, tool: &str, input: &ToolInput, ctx: &ToolContext, extra: Map<String, Value>) -> Vec<HookRun> {
+    async fn run_event(
+        &self,
+        event: HookEvent,
+        tool: &str,
+        input: &ToolInput,
+        ctx: &ToolContext,
+        extra: Map<String, Value>,
+    ) -> Vec<HookRun> {
         let config = self.config();
         if config.is_empty() {
             return Vec::new();
         }
         let session = ctx.session();
         let subject = ctx.pool().find(tool).map(|e| e.tool().rule_subject(input, session));
-        let handlers = config.handlers_for(event, tool, |rule| condition_holds(rule, tool, input, subject.as_ref(), ctx));
+        let handlers =
+            config.handlers_for(event, tool, |rule| condition_holds(rule, tool, input, subject.as_ref(), ctx));
         if handlers.is_empty() {
             return Vec::new();
         }
@@ -444,7 +473,14 @@ impl CommandHooks {
         runs
     }
 
-    async fn post(&self, event: HookEvent, tool: &str, input: &ToolInput, result: &ToolResult, ctx: &ToolContext) -> PostToolUseOutcome {
+    async fn post(
+        &self,
+        event: HookEvent,
+        tool: &str,
+        input: &ToolInput,
+        result: &ToolResult,
+        ctx: &ToolContext,
+    ) -> PostToolUseOutcome {
         let mut extra = Map::new();
         match event {
             HookEvent::PostToolUseFailure => {
@@ -462,7 +498,13 @@ impl CommandHooks {
 }
 
 /// Whether a hook's `if` rule matches the call; fails open when the tool is unknown.
-fn condition_holds(rule: &Rule, tool: &str, input: &ToolInput, subject: Option<&RuleSubject>, ctx: &ToolContext) -> bool {
+fn condition_holds(
+    rule: &Rule,
+    tool: &str,
+    input: &ToolInput,
+    subject: Option<&RuleSubject>,
+    ctx: &ToolContext,
+) -> bool {
     let Some(subject) = subject else { return true };
     let session = ctx.session();
     let anchors = Anchors {
@@ -518,9 +560,7 @@ fn reminder(text: &str) -> String {
 
 fn stop_reason(json: &Map<String, Value>) -> Option<String> {
     (json.get("continue").and_then(Value::as_bool) == Some(false)).then(|| {
-        json.get("stopReason")
-            .and_then(Value::as_str)
-            .map_or_else(|| "a hook asked to stop".to_string(), capped)
+        json.get("stopReason").and_then(Value::as_str).map_or_else(|| "a hook asked to stop".to_string(), capped)
     })
 }
 
@@ -572,7 +612,8 @@ pub fn merge_pre(runs: &[HookRun]) -> PreToolUseOutcome {
                 .or_else(|| json.get("reason"))
                 .and_then(Value::as_str)
                 .map(capped);
-            let stronger = outcome.permission.as_ref().is_none_or(|p| behavior_rank(behavior) > behavior_rank(p.behavior));
+            let stronger =
+                outcome.permission.as_ref().is_none_or(|p| behavior_rank(behavior) > behavior_rank(p.behavior));
             if stronger {
                 outcome.permission = Some(HookPermission { behavior, reason, command: run.command.clone() });
             }
@@ -607,7 +648,9 @@ pub fn merge_post(runs: &[HookRun]) -> PostToolUseOutcome {
             outcome.stop = stop_reason(&json);
         }
         if json.get("decision").and_then(Value::as_str) == Some("block") {
-            blocks.push(json.get("reason").and_then(Value::as_str).map_or_else(|| "a PostToolUse hook objected".into(), capped));
+            blocks.push(
+                json.get("reason").and_then(Value::as_str).map_or_else(|| "a PostToolUse hook objected".into(), capped),
+            );
         }
         let specific = specific(&json);
         if let Some(context) = specific.and_then(|s| s.get("additionalContext")).and_then(Value::as_str) {
@@ -647,11 +690,23 @@ impl Hooks for CommandHooks {
         merge_pre(&runs)
     }
 
-    async fn post_tool_use(&self, tool: &str, input: &ToolInput, result: &ToolResult, ctx: &ToolContext) -> PostToolUseOutcome {
+    async fn post_tool_use(
+        &self,
+        tool: &str,
+        input: &ToolInput,
+        result: &ToolResult,
+        ctx: &ToolContext,
+    ) -> PostToolUseOutcome {
         self.post(HookEvent::PostToolUse, tool, input, result, ctx).await
     }
 
-    async fn post_tool_use_failure(&self, tool: &str, input: &ToolInput, result: &ToolResult, ctx: &ToolContext) -> PostToolUseOutcome {
+    async fn post_tool_use_failure(
+        &self,
+        tool: &str,
+        input: &ToolInput,
+        result: &ToolResult,
+        ctx: &ToolContext,
+    ) -> PostToolUseOutcome {
         self.post(HookEvent::PostToolUseFailure, tool, input, result, ctx).await
     }
 
@@ -665,7 +720,12 @@ mod tests {
     use super::*;
 
     fn run(exit: i32, stdout: &str, stderr: &str) -> HookRun {
-        HookRun { command: format!("hook{exit}"), exit: HookExit::Code(exit), stdout: stdout.into(), stderr: stderr.into() }
+        HookRun {
+            command: format!("hook{exit}"),
+            exit: HookExit::Code(exit),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+        }
     }
 
     #[test]
@@ -704,7 +764,8 @@ mod tests {
     #[test]
     fn pre_merges_deny_over_ask_over_allow() {
         let allow = run(0, r#"{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"x":1}}}"#, "");
-        let ask = run(0, r#"{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"check"}}"#, "");
+        let ask =
+            run(0, r#"{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"check"}}"#, "");
         let outcome = merge_pre(&[allow.clone(), ask]);
         assert_eq!(outcome.permission.unwrap().behavior, Behavior::Ask);
         assert_eq!(outcome.updated_input, Some(json!({"x": 1})));

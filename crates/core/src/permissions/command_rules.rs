@@ -51,7 +51,8 @@ pub const SAFE_ENV_VARS: &[&str] = &[
 const ALWAYS_ASK_COMMANDS: &[&str] = &["watch", "setsid", "ionice", "flock"];
 
 /// `find` actions that run commands or delete files.
-const FIND_ACTIONS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"];
+const FIND_ACTIONS: &[&str] =
+    &["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"];
 
 /// One shell word of a command: its byte span in the command text, quotes kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,7 +125,8 @@ fn assignment_name(word: &str) -> Option<&str> {
     let (name, _) = word.split_once('=')?;
     let mut chars = name.chars();
     let first = chars.next()?;
-    ((first.is_ascii_alphabetic() || first == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(name)
+    ((first.is_ascii_alphabetic() || first == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then_some(name)
 }
 
 fn is_duration(word: &str) -> bool {

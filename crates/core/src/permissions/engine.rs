@@ -128,13 +128,7 @@ fn fingerprint(path: &Path) -> Option<Fingerprint> {
 /// One source of settings, in precedence order.
 #[derive(Debug)]
 enum Source {
-    File {
-        origin: RuleOrigin,
-        path: PathBuf,
-        root: PathBuf,
-        last_valid: Option<Value>,
-        seen: Option<Fingerprint>,
-    },
+    File { origin: RuleOrigin, path: PathBuf, root: PathBuf, last_valid: Option<Value>, seen: Option<Fingerprint> },
     Flags(ScopeSettings),
 }
 
@@ -231,7 +225,9 @@ impl PermissionEngine {
             sources.push(file(SettingsScope::Managed, managed.clone(), root));
         }
         let flags_origin = |flag: &str| RuleOrigin { scope: SettingsScope::CommandLine, location: flag.to_string() };
-        for (flag, values) in [("--deny", &options.cli_deny), ("--ask", &options.cli_ask), ("--allow", &options.cli_allow)] {
+        for (flag, values) in
+            [("--deny", &options.cli_deny), ("--ask", &options.cli_ask), ("--allow", &options.cli_allow)]
+        {
             let rules = flag_rules(flag, values)?;
             if rules.is_empty() {
                 continue;
@@ -251,10 +247,13 @@ impl PermissionEngine {
             sources.push(Source::Flags(scope));
         }
         for path in &options.cli_settings {
-            let text = fs::read_to_string(path).map_err(|source| LoadError::SettingsFile { path: path.clone(), source })?;
+            let text =
+                fs::read_to_string(path).map_err(|source| LoadError::SettingsFile { path: path.clone(), source })?;
             match serde_json::from_str::<Value>(&text) {
                 Ok(v) if v.is_object() => {}
-                Ok(_) => return Err(LoadError::SettingsJson { path: path.clone(), message: "not a JSON object".into() }),
+                Ok(_) => {
+                    return Err(LoadError::SettingsJson { path: path.clone(), message: "not a JSON object".into() });
+                }
                 Err(e) => return Err(LoadError::SettingsJson { path: path.clone(), message: e.to_string() }),
             }
             let absolute = crate::session::normalize_path(&cwd, path);
@@ -301,7 +300,9 @@ impl PermissionEngine {
         match started {
             Ok(w) => *self.shared.watcher.lock().unwrap_or_else(|e| e.into_inner()) = Some(w),
             Err(e) => {
-                tracing::warn!("cannot watch the settings files ({e}); they are checked for changes on every call instead");
+                tracing::warn!(
+                    "cannot watch the settings files ({e}); they are checked for changes on every call instead"
+                );
                 self.shared.poll.store(true, Ordering::Relaxed);
             }
         }
@@ -332,12 +333,8 @@ impl PermissionEngine {
         for w in warnings.iter().filter(|w| !previous.warnings.contains(w)) {
             tracing::warn!("{w}");
         }
-        let snapshot = Snapshot {
-            rules: merged.rules,
-            mode: merged.mode,
-            additional_dirs: merged.additional_dirs,
-            warnings,
-        };
+        let snapshot =
+            Snapshot { rules: merged.rules, mode: merged.mode, additional_dirs: merged.additional_dirs, warnings };
         *self.shared.snapshot.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(snapshot);
         *self.shared.hooks.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(merged.hooks);
         self.shared.generation.send_modify(|g| *g += 1);
@@ -480,11 +477,17 @@ impl PermissionEngine {
         };
         let permissions = root.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
         let Value::Object(permissions) = permissions else {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{}: permissions is not an object", path.display())));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}: permissions is not an object", path.display()),
+            ));
         };
         let allow = permissions.entry("allow").or_insert_with(|| Value::Array(Vec::new()));
         let Value::Array(allow) = allow else {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{}: permissions.allow is not an array", path.display())));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}: permissions.allow is not an array", path.display()),
+            ));
         };
         for rule in rules {
             if !allow.iter().any(|r| r.as_str() == Some(rule)) {
@@ -513,7 +516,11 @@ fn read_source(source: &mut Source, warnings: &mut Vec<String>) -> ScopeSettings
         match last_valid {
             Some(v) => {
                 let kept = ScopeSettings::from_value(v, origin.clone(), root.clone(), &mut Vec::new());
-                warnings.push(format!("{} {why}; its last valid rules stay in force ({})", path.display(), kept.rule_summary()));
+                warnings.push(format!(
+                    "{} {why}; its last valid rules stay in force ({})",
+                    path.display(),
+                    kept.rule_summary()
+                ));
                 Some(v.clone())
             }
             None => {

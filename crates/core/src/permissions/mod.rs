@@ -348,7 +348,12 @@ impl PermissionPolicy for DefaultPolicy {
 
 /// The decision when no rule matched: the part of reference §3.4 after the rules. Shared by
 /// [`DefaultPolicy`] and the rule engine so both end the same way.
-pub fn decide_without_rules(mode: PermissionMode, tool: &str, read_only: bool, tool_result: &PermissionResult) -> Decision {
+pub fn decide_without_rules(
+    mode: PermissionMode,
+    tool: &str,
+    read_only: bool,
+    tool_result: &PermissionResult,
+) -> Decision {
     let mut decision = match tool_result {
         PermissionResult::Deny { message } => {
             return Decision::deny(DecisionSource::Tool, format!("{tool} refused this input"), message.clone());
@@ -489,7 +494,12 @@ mod tests {
     fn bypass_allows_but_tool_deny_wins() {
         let d = decide_without_rules(PermissionMode::BypassPermissions, "Write", false, &pass());
         assert_eq!(d.behavior, Behavior::Allow);
-        let d = decide_without_rules(PermissionMode::BypassPermissions, "Read", true, &PermissionResult::deny("no devices"));
+        let d = decide_without_rules(
+            PermissionMode::BypassPermissions,
+            "Read",
+            true,
+            &PermissionResult::deny("no devices"),
+        );
         assert_eq!(d.behavior, Behavior::Deny);
         assert_eq!(d.source, DecisionSource::Tool);
     }

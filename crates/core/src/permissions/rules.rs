@@ -75,7 +75,8 @@ impl Rule {
                 (text, None)
             }
             Some(open) => {
-                let closes_at_end = text.ends_with(')') && !is_escaped(bytes, bytes.len() - 1) && bytes.len() - 1 > open;
+                let closes_at_end =
+                    text.ends_with(')') && !is_escaped(bytes, bytes.len() - 1) && bytes.len() - 1 > open;
                 if !closes_at_end {
                     return Err(RuleParseError::Unbalanced(text.to_string()));
                 }
@@ -244,7 +245,9 @@ pub fn domain_matches(pattern: &str, host: &str) -> bool {
     }
     if let Some(parent) = pattern.strip_prefix("*.") {
         if !parent.contains('*') {
-            return host.len() > parent.len() + 1 && host.ends_with(parent) && host[..host.len() - parent.len()].ends_with('.');
+            return host.len() > parent.len() + 1
+                && host.ends_with(parent)
+                && host[..host.len() - parent.len()].ends_with('.');
         }
     }
     let host_labels: Vec<&str> = host.split('.').collect();

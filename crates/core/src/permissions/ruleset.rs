@@ -26,7 +26,9 @@ use serde_json::Value;
 
 use super::command_rules::{always_asks, command_forms, is_wildcard_pattern, pattern_matches, plain_words};
 use super::path_rules::{Anchors, PathPattern, PathPatternError};
-use super::rules::{EDIT_RULE_TOOLS, READ_RULE_TOOLS, Rule, domain_matches, parameter_matches, rule_covers_tool, wildcard_match};
+use super::rules::{
+    EDIT_RULE_TOOLS, READ_RULE_TOOLS, Rule, domain_matches, parameter_matches, rule_covers_tool, wildcard_match,
+};
 use super::settings::RuleOrigin;
 use super::{Behavior, Decision, DecisionSource, PermissionMode, PermissionResult, RuleSubject, decide_without_rules};
 use crate::path_policy::{canonicalize_with_ancestors, protected_component};
@@ -74,7 +76,12 @@ fn is_path_rule_tool(tool: &str) -> bool {
 
 impl CompiledRule {
     /// Compile `rule`; path rules anchor `/` to `anchors.settings_root`.
-    pub fn new(rule: Rule, behavior: Behavior, origin: RuleOrigin, anchors: &Anchors) -> Result<Self, RuleCompileError> {
+    pub fn new(
+        rule: Rule,
+        behavior: Behavior,
+        origin: RuleOrigin,
+        anchors: &Anchors,
+    ) -> Result<Self, RuleCompileError> {
         let path = match &rule.content {
             Some(content) if is_path_rule_tool(&rule.tool) => Some(
                 PathPattern::compile(content, anchors)
@@ -419,7 +426,10 @@ impl RuleSet {
             if let Some(name) = call.paths.iter().find_map(|p| protected_component(p)) {
                 return Decision::ask(
                     DecisionSource::Tool,
-                    format!("{} is a protected path ({name}): changes there always need confirmation", call.paths[0].display()),
+                    format!(
+                        "{} is a protected path ({name}): changes there always need confirmation",
+                        call.paths[0].display()
+                    ),
                     format!("Allow {}?", call.display()),
                 );
             }
@@ -427,14 +437,20 @@ impl RuleSet {
         if call.subcommands.len() > MAX_SUBCOMMANDS {
             return Decision::ask(
                 DecisionSource::Default,
-                format!("the command has {} subcommands, more than the {MAX_SUBCOMMANDS} that can be checked one by one", call.subcommands.len()),
+                format!(
+                    "the command has {} subcommands, more than the {MAX_SUBCOMMANDS} that can be checked one by one",
+                    call.subcommands.len()
+                ),
                 format!("Allow {}?", call.display()),
             );
         }
 
         // 4. bypassPermissions.
         if facts.mode == PermissionMode::BypassPermissions {
-            let mut d = Decision::allow(DecisionSource::Mode { mode: facts.mode }, "bypassPermissions allows every call that no deny or ask rule stops");
+            let mut d = Decision::allow(
+                DecisionSource::Mode { mode: facts.mode },
+                "bypassPermissions allows every call that no deny or ask rule stops",
+            );
             d.updated_input = tool_updated_input(facts.tool_result);
             return d;
         }
@@ -459,7 +475,10 @@ impl RuleSet {
         }
         match facts.subject {
             RuleSubject::ReadPath(_) if call.inside_working_dirs() => {
-                return Decision::allow(DecisionSource::Default, "reads inside the working directories run without asking");
+                return Decision::allow(
+                    DecisionSource::Default,
+                    "reads inside the working directories run without asking",
+                );
             }
             RuleSubject::ReadPath(_) if call.inside_internal_dirs() => {
                 return Decision::allow(DecisionSource::Default, "hands's own saved tool results may always be read");
@@ -497,7 +516,10 @@ impl RuleSet {
                 SubcommandApproval::ReadOnly => parts.push(format!("`{}` is read-only", sub.text)),
                 SubcommandApproval::AcceptEdits => {
                     used_accept_edits = true;
-                    parts.push(format!("`{}` is a file-system command inside the working directories (acceptEdits)", sub.text));
+                    parts.push(format!(
+                        "`{}` is a file-system command inside the working directories (acceptEdits)",
+                        sub.text
+                    ));
                 }
             }
         }
@@ -540,14 +562,22 @@ impl RuleSet {
             }
             RuleSubject::EditPath(_) if facts.mode != PermissionMode::Plan => {
                 let reason = if call.inside_working_dirs() {
-                    format!("edits ask first in {} mode and no allow rule matches {}", facts.mode, call.paths[0].display())
+                    format!(
+                        "edits ask first in {} mode and no allow rule matches {}",
+                        facts.mode,
+                        call.paths[0].display()
+                    )
                 } else {
-                    format!("{} is outside the working directories and no allow rule matches it", call.paths[0].display())
+                    format!(
+                        "{} is outside the working directories and no allow rule matches it",
+                        call.paths[0].display()
+                    )
                 };
                 Decision::ask(DecisionSource::Default, reason, question)
             }
             _ => {
-                let read_only = facts.read_only && !matches!(facts.subject, RuleSubject::Commands(_) | RuleSubject::EditPath(_));
+                let read_only =
+                    facts.read_only && !matches!(facts.subject, RuleSubject::Commands(_) | RuleSubject::EditPath(_));
                 let mut d = decide_without_rules(facts.mode, facts.tool, read_only, facts.tool_result);
                 if d.behavior == Behavior::Ask {
                     d.message = Some(question);
@@ -564,7 +594,9 @@ impl RuleSet {
                 format!("remove the ask rule `{rule}` from {origin}, or use another permission mode")
             }
             _ => match self.suggested_rules_for(call).first() {
-                Some(rule) => format!("add an allow rule such as `{rule}` to the settings, or use another permission mode"),
+                Some(rule) => {
+                    format!("add an allow rule such as `{rule}` to the settings, or use another permission mode")
+                }
                 None => "use another permission mode".to_string(),
             },
         };
@@ -621,7 +653,9 @@ impl RuleSet {
 
 fn tool_updated_input(result: &PermissionResult) -> Option<Value> {
     match result {
-        PermissionResult::Allow { updated_input, .. } | PermissionResult::Ask { updated_input, .. } => updated_input.clone(),
+        PermissionResult::Allow { updated_input, .. } | PermissionResult::Ask { updated_input, .. } => {
+            updated_input.clone()
+        }
         _ => None,
     }
 }
@@ -659,7 +693,10 @@ fn deny_by_rule(rule: &CompiledRule, tool: &str, matched: Option<&str>) -> Decis
     Decision::deny(
         rule.source(),
         format!("the deny rule `{}` in {} matches this call", rule.rule, rule.origin),
-        format!("Permission to use {tool} has been denied. Denied by the rule `{}` in {}{what}.", rule.rule, rule.origin),
+        format!(
+            "Permission to use {tool} has been denied. Denied by the rule `{}` in {}{what}.",
+            rule.rule, rule.origin
+        ),
     )
 }
 
@@ -674,7 +711,8 @@ fn ask_by_rule(rule: &CompiledRule, call: &Prepared<'_>, matched: Option<&str>) 
 
 fn allow_by_rule(rule: &CompiledRule, matched: Option<&str>, tool_result: &PermissionResult) -> Decision {
     let what = matched.map(|m| format!(" (it matches `{m}`)")).unwrap_or_default();
-    let mut d = Decision::allow(rule.source(), format!("the allow rule `{}` in {} allows it{what}", rule.rule, rule.origin));
+    let mut d =
+        Decision::allow(rule.source(), format!("the allow rule `{}` in {} allows it{what}", rule.rule, rule.origin));
     d.updated_input = tool_updated_input(tool_result);
     d
 }

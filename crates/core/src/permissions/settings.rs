@@ -158,9 +158,12 @@ impl ScopeSettings {
                             Ok(m) => out.default_mode = Some(m),
                             Err(e) => warnings.push(format!("{location}: permissions.defaultMode: {e}; it is ignored")),
                         },
-                        Some(other) => warnings.push(format!("{location}: permissions.defaultMode must be a string, not {other}")),
+                        Some(other) => {
+                            warnings.push(format!("{location}: permissions.defaultMode must be a string, not {other}"))
+                        }
                     }
-                    out.disable_bypass = p.get("disableBypassPermissionsMode").and_then(Value::as_str) == Some("disable");
+                    out.disable_bypass =
+                        p.get("disableBypassPermissionsMode").and_then(Value::as_str) == Some("disable");
                 }
                 None => warnings.push(format!("{location}: permissions must be an object; it is ignored")),
             }
@@ -199,7 +202,8 @@ pub fn merge(scopes: &[ScopeSettings], cwd: &Path, home: Option<&Path>) -> Merge
     let managed_only = scopes.iter().any(|s| s.origin.scope == SettingsScope::Managed && s.managed_rules_only);
     let mut compiled = Vec::new();
     for scope in scopes {
-        let anchors = Anchors { settings_root: scope.root.clone(), cwd: cwd.to_path_buf(), home: home.map(Path::to_path_buf) };
+        let anchors =
+            Anchors { settings_root: scope.root.clone(), cwd: cwd.to_path_buf(), home: home.map(Path::to_path_buf) };
         let honoured = !managed_only || scope.origin.scope == SettingsScope::Managed;
         if !honoured && (!scope.allow.is_empty() || !scope.ask.is_empty() || !scope.deny.is_empty()) {
             merged.warnings.push(format!(
@@ -225,7 +229,9 @@ pub fn merge(scopes: &[ScopeSettings], cwd: &Path, home: Option<&Path>) -> Merge
                 };
                 match CompiledRule::new(rule, behavior, scope.origin.clone(), &anchors) {
                     Ok(c) => compiled.push(c),
-                    Err(e) => merged.warnings.push(format!("{}: permissions.{key}: {e}; this rule is ignored", scope.origin)),
+                    Err(e) => {
+                        merged.warnings.push(format!("{}: permissions.{key}: {e}; this rule is ignored", scope.origin))
+                    }
                 }
             }
         }
@@ -256,7 +262,8 @@ pub fn merge(scopes: &[ScopeSettings], cwd: &Path, home: Option<&Path>) -> Merge
     merged.rules = RuleSet::new(compiled);
     if merged.mode == Some(PermissionMode::BypassPermissions) && scopes.iter().any(|s| s.disable_bypass) {
         merged.warnings.push(
-            "bypassPermissions mode is disabled by disableBypassPermissionsMode in the settings; using default mode".into(),
+            "bypassPermissions mode is disabled by disableBypassPermissionsMode in the settings; using default mode"
+                .into(),
         );
         merged.mode = Some(PermissionMode::Default);
     }
@@ -295,7 +302,10 @@ mod tests {
         ];
         let merged = merge(&scopes, Path::new("/p"), None);
         assert_eq!(merged.rules.count(Behavior::Allow), 2);
-        assert_eq!(merged.rules.rules().iter().find(|r| r.rule.to_string() == "Bash(ls)").unwrap().origin.location, "local");
+        assert_eq!(
+            merged.rules.rules().iter().find(|r| r.rule.to_string() == "Bash(ls)").unwrap().origin.location,
+            "local"
+        );
     }
 
     #[test]
@@ -321,7 +331,10 @@ mod tests {
     #[test]
     fn managed_only_ignores_other_rules() {
         let scopes = [
-            scope(SettingsScope::Managed, json!({"allowManagedPermissionRulesOnly": true, "permissions": {"deny": ["WebFetch"]}})),
+            scope(
+                SettingsScope::Managed,
+                json!({"allowManagedPermissionRulesOnly": true, "permissions": {"deny": ["WebFetch"]}}),
+            ),
             scope(SettingsScope::User, json!({"permissions": {"allow": ["Bash"]}})),
         ];
         let merged = merge(&scopes, Path::new("/p"), None);
@@ -341,11 +354,7 @@ mod tests {
         assert!(s.allow.is_empty());
         assert_eq!(s.deny, vec!["Read(.env)"]);
         assert_eq!(warnings.len(), 3, "{warnings:?}");
-        let merged = merge(
-            &[ScopeSettings { deny: vec!["Bash(oops".into()], ..s }],
-            Path::new("/p"),
-            None,
-        );
+        let merged = merge(&[ScopeSettings { deny: vec!["Bash(oops".into()], ..s }], Path::new("/p"), None);
         assert!(merged.warnings[0].contains("Bash(oops"), "{:?}", merged.warnings);
     }
 }

@@ -92,7 +92,9 @@ pub fn converse(mut input: impl BufRead, mut output: impl Write, prompt: &str) -
         let _ = output.flush();
         let mut line = String::new();
         match input.read_line(&mut line) {
-            Ok(0) | Err(_) => return AskAnswer::Unavailable { why: "the terminal closed before an answer was given".into() },
+            Ok(0) | Err(_) => {
+                return AskAnswer::Unavailable { why: "the terminal closed before an answer was given".into() };
+            }
             Ok(_) => {
                 if let Some(answer) = parse_answer(&line) {
                     return answer;
@@ -141,7 +143,12 @@ mod tests {
     #[test]
     fn prompt_reads_like_the_issue_asks() {
         let text = prompt_text(&request());
-        assert!(text.ends_with("Allow Bash(git push)? yes / no / always (adds Bash(git push) to .claude/settings.local.json) "), "{text}");
+        assert!(
+            text.ends_with(
+                "Allow Bash(git push)? yes / no / always (adds Bash(git push) to .claude/settings.local.json) "
+            ),
+            "{text}"
+        );
     }
 
     #[test]

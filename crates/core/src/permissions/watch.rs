@@ -35,7 +35,11 @@ fn watch_dir_for(file: &Path) -> Option<PathBuf> {
 }
 
 /// Watch the directory of every file that is not watched yet.
-fn rewatch(watcher: &mut notify::RecommendedWatcher, watched: &mut HashSet<PathBuf>, files: &[PathBuf]) -> notify::Result<()> {
+fn rewatch(
+    watcher: &mut notify::RecommendedWatcher,
+    watched: &mut HashSet<PathBuf>,
+    files: &[PathBuf],
+) -> notify::Result<()> {
     for dir in files.iter().filter_map(|f| watch_dir_for(f)) {
         if watched.insert(dir.clone()) {
             watcher.watch(&dir, RecursiveMode::NonRecursive)?;
@@ -51,7 +55,10 @@ fn is_relevant(files: &[PathBuf], path: &Path) -> bool {
 impl SettingsWatcher {
     /// Start watching `files`; `on_change` runs on the watcher's thread after each relevant event
     /// and returns `false` to stop watching.
-    pub fn start(files: Vec<PathBuf>, on_change: impl Fn() -> bool + Send + 'static) -> notify::Result<SettingsWatcher> {
+    pub fn start(
+        files: Vec<PathBuf>,
+        on_change: impl Fn() -> bool + Send + 'static,
+    ) -> notify::Result<SettingsWatcher> {
         let (tx, rx) = mpsc::channel();
         let events = tx.clone();
         let mut watcher = notify::recommended_watcher(move |event| {
@@ -75,7 +82,7 @@ impl SettingsWatcher {
                     }
                 }
             })
-            .map_err(|e| notify::Error::io(e))?;
+            .map_err(notify::Error::io)?;
         Ok(SettingsWatcher { stop: tx })
     }
 }

@@ -11,15 +11,21 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
-use hands_core::permissions::{CommandSubject, Decision, PermissionMode, PermissionPolicy, PermissionResult, RuleSubject};
+use hands_core::permissions::{
+    CommandSubject, Decision, PermissionMode, PermissionPolicy, PermissionResult, RuleSubject,
+};
 use hands_core::tool::typed_arc;
-use hands_core::{Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{
+    Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext, ToolError, ToolOutput,
+    TypedTool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
 /// Commands the test shell calls read-only (first word, or first two for git).
-const READ_ONLY: &[&str] = &["ls", "cat", "echo", "pwd", "head", "tail", "wc", "grep", "git status", "git diff", "git log"];
+const READ_ONLY: &[&str] =
+    &["ls", "cat", "echo", "pwd", "head", "tail", "wc", "grep", "git status", "git diff", "git log"];
 
 /// Split a command the naive way (no quotes): `&&`, `||`, `;`, `|`, `&`.
 pub fn split_command(command: &str) -> Vec<CommandSubject> {

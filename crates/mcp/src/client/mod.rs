@@ -31,7 +31,11 @@ pub struct MountFailure {
 
 impl std::fmt::Display for MountFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MCP server `{}` failed to start: {}", self.server, self.error)
+        write!(
+            f,
+            "MCP server `{}` failed to start: {}",
+            self.server, self.error
+        )
     }
 }
 
@@ -44,7 +48,10 @@ pub struct McpClients {
 
 impl std::fmt::Debug for McpClients {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpClients").field("servers", &self.servers).field("failures", &self.failures).finish()
+        f.debug_struct("McpClients")
+            .field("servers", &self.servers)
+            .field("failures", &self.failures)
+            .finish()
     }
 }
 
@@ -58,7 +65,12 @@ impl McpClients {
             let changed = changed.clone();
             async move {
                 let name = server.name.clone();
-                ServerConnection::connect(server, options, changed).await.map_err(|error| MountFailure { server: name, error })
+                ServerConnection::connect(server, options, changed)
+                    .await
+                    .map_err(|error| MountFailure {
+                        server: name,
+                        error,
+                    })
             }
         });
         let mut servers = Vec::new();
@@ -72,7 +84,11 @@ impl McpClients {
                 }
             }
         }
-        Self { servers, failures, changed }
+        Self {
+            servers,
+            failures,
+            changed,
+        }
     }
 
     /// The tools of every connected server, as they are now.
@@ -80,7 +96,11 @@ impl McpClients {
         self.servers
             .iter()
             .flat_map(|server| {
-                server.table().tools().into_iter().map(move |t| Arc::new(McpTool::new(Arc::clone(server), &t)) as Arc<dyn Tool>)
+                server
+                    .table()
+                    .tools()
+                    .into_iter()
+                    .map(move |t| Arc::new(McpTool::new(Arc::clone(server), &t)) as Arc<dyn Tool>)
             })
             .collect()
     }

@@ -23,8 +23,9 @@ use hands_core::permissions::Asker;
 use hands_core::progress::ProgressSink;
 use hands_core::{Engine, Session, ToolCall, ToolInput, Turn};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -101,7 +102,10 @@ struct ServerShared {
 
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpServer").field("options", &self.inner.options).field("live", &self.live_connections()).finish()
+        f.debug_struct("McpServer")
+            .field("options", &self.inner.options)
+            .field("live", &self.live_connections())
+            .finish()
     }
 }
 
@@ -113,7 +117,13 @@ impl McpServer {
 
     /// A server with explicit options.
     pub fn with_options(factory: EngineFactory, options: ServerOptions) -> Self {
-        Self { inner: Arc::new(ServerShared { factory, options, connections: Mutex::new(Vec::new()) }) }
+        Self {
+            inner: Arc::new(ServerShared {
+                factory,
+                options,
+                connections: Mutex::new(Vec::new()),
+            }),
+        }
     }
 
     /// A new connection with a fresh hands session.
@@ -136,7 +146,11 @@ impl McpServer {
             next_call: AtomicU64::new(1),
             options: self.inner.options.clone(),
         });
-        let mut live = self.inner.connections.lock().unwrap_or_else(|e| e.into_inner());
+        let mut live = self
+            .inner
+            .connections
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         live.retain(|w| w.strong_count() > 0);
         live.push(Arc::downgrade(&state));
         Ok(Connection { state })
@@ -144,7 +158,13 @@ impl McpServer {
 
     /// Number of connections still open.
     pub fn live_connections(&self) -> usize {
-        self.inner.connections.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|w| w.strong_count() > 0).count()
+        self.inner
+            .connections
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|w| w.strong_count() > 0)
+            .count()
     }
 
     /// The pool changed (settings reloaded, an MCP server's tools changed): rebuild every live
@@ -152,7 +172,11 @@ impl McpServer {
     /// to each client. Returns how many clients were notified.
     pub async fn tools_changed(&self) -> usize {
         let live: Vec<Arc<ConnectionState>> = {
-            let list = self.inner.connections.lock().unwrap_or_else(|e| e.into_inner());
+            let list = self
+                .inner
+                .connections
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             list.iter().filter_map(Weak::upgrade).collect()
         };
         let mut notified = 0;
@@ -164,7 +188,9 @@ impl McpServer {
             };
             match (self.inner.factory)(seed) {
                 Ok(engine) => *state.engine.write().unwrap_or_else(|e| e.into_inner()) = engine,
-                Err(e) => tracing::warn!(error = %e, "could not rebuild an MCP session's engine; keeping the old pool"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not rebuild an MCP session's engine; keeping the old pool")
+                }
             }
             if let Some(peer) = state.peer.get() {
                 if peer.notify_tool_list_changed().await.is_ok() {
@@ -190,14 +216,21 @@ struct ConnectionState {
 
 impl ConnectionState {
     fn engine(&self) -> Engine {
-        self.engine.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.engine
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
 impl Drop for ConnectionState {
     fn drop(&mut self) {
         // The client is gone: stop what its session started (background shells, watchers).
-        self.engine.read().unwrap_or_else(|e| e.into_inner()).session().close();
+        self.engine
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .session()
+            .close();
     }
 }
 
@@ -209,7 +242,9 @@ pub struct Connection {
 
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Connection").field("session", self.state.engine().session()).finish()
+        f.debug_struct("Connection")
+            .field("session", self.state.engine().session())
+            .finish()
     }
 }
 
@@ -227,7 +262,10 @@ impl Connection {
 
 impl ServerHandler for Connection {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
         InitializeResult::new(capabilities)
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_server_info(Implementation::new(self.state.options.name.clone(), self.state.options.version.clone()))
@@ -239,7 +277,9 @@ impl ServerHandler for Connection {
 
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
         // Sessions (one hands session per client) need the `initialize` handshake.
-        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(
+            &ProtocolVersion::LATEST_WITH_INITIALIZE,
+        ))
     }
 
     async fn initialize(
@@ -275,7 +315,11 @@ impl ServerHandler for Connection {
     ) -> Result<ListToolsResult, McpError> {
         let engine = self.state.engine();
         let session = engine.session();
-        let tools = engine.pool().tools().map(|t| mcp_tool(t.as_ref(), session)).collect();
+        let tools = engine
+            .pool()
+            .tools()
+            .map(|t| mcp_tool(t.as_ref(), session))
+            .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -287,15 +331,20 @@ impl ServerHandler for Connection {
         let engine = self.state.engine();
         let name = request.name.to_string();
         let Some(entry) = engine.pool().find(&name) else {
-            return Err(McpError::invalid_params(format!("Unknown tool: {name}"), None));
+            return Err(McpError::invalid_params(
+                format!("Unknown tool: {name}"),
+                None,
+            ));
         };
         let tool = Arc::clone(entry.tool());
         let input = Value::Object(request.arguments.unwrap_or_default());
         self.wait_for_roots().await;
 
         let probe = ToolInput::new(input.clone());
-        let concurrency_safe =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.is_concurrency_safe(&probe))).unwrap_or(false);
+        let concurrency_safe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tool.is_concurrency_safe(&probe)
+        }))
+        .unwrap_or(false);
         let _shared;
         let _exclusive;
         if concurrency_safe {
@@ -304,11 +353,15 @@ impl ServerHandler for Connection {
             _exclusive = self.state.exclusive.write().await;
         }
 
-        let tool_use_id = format!("toolu_mcp_{}", self.state.next_call.fetch_add(1, Ordering::Relaxed));
-        let _route = context
-            .meta
-            .get_progress_token()
-            .map(|token| self.state.progress.route(&tool_use_id, context.peer.clone(), token));
+        let tool_use_id = format!(
+            "toolu_mcp_{}",
+            self.state.next_call.fetch_add(1, Ordering::Relaxed)
+        );
+        let _route = context.meta.get_progress_token().map(|token| {
+            self.state
+                .progress
+                .route(&tool_use_id, context.peer.clone(), token)
+        });
         let turn = Turn::new();
         let abort_on_cancel = {
             let turn = turn.clone();
@@ -318,7 +371,9 @@ impl ServerHandler for Connection {
                 turn.abort();
             })
         };
-        let outcome = engine.call(ToolCall::new(tool_use_id, name, input), &turn).await;
+        let outcome = engine
+            .call(ToolCall::new(tool_use_id, name, input), &turn)
+            .await;
         abort_on_cancel.abort();
         if let Some(change) = &outcome.context_change {
             change.apply(engine.session());

@@ -1,0 +1,61 @@
+//! `hands why TOOL 'JSON'`: the permission decision for a call and where it came from, without
+//! running the tool. Exit status 0 when the call would run, 1 when it would be denied or would
+//! ask.
+
+use anyhow::Context;
+use hands_core::ToolCall;
+use hands_core::permissions::Behavior;
+
+use crate::Outcome;
+use crate::setup::RunOptions;
+
+/// `hands why` options.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Tool name or alias, e.g. Bash.
+    pub tool: String,
+    /// The input object as JSON, e.g. '{"command":"git push"}'.
+    #[arg(default_value = "{}")]
+    pub input: String,
+    /// Print the decision as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+/// Explain the decision.
+pub async fn run(args: Args) -> anyhow::Result<Outcome> {
+    let input: serde_json::Value =
+        serde_json::from_str(&args.input).with_context(|| format!("the input is not valid JSON: {}", args.input))?;
+    let runtime = args.options.build()?;
+    let decision = match runtime.engine.explain(ToolCall::new("toolu_why", &args.tool, input)).await {
+        Ok(d) => d,
+        Err(result) => {
+            println!("{}", super::render_content(&result));
+            return Ok(Outcome::ToolError);
+        }
+    };
+    let behavior = match decision.behavior {
+        Behavior::Allow => "allow",
+        Behavior::Deny => "deny",
+        Behavior::Ask => "ask",
+    };
+    if args.json {
+        let json = serde_json::json!({
+            "behavior": behavior,
+            "source": decision.source,
+            "reason": decision.reason,
+            "message": decision.message,
+        });
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        println!("{behavior}: {}", decision.reason);
+        println!("source: {}", decision.source);
+        if let Some(message) = &decision.message {
+            println!("message: {message}");
+        }
+    }
+    runtime.session.close();
+    Ok(if decision.behavior == Behavior::Allow { Outcome::Success } else { Outcome::ToolError })
+}

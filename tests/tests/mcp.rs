@@ -1,0 +1,218 @@
+//! MCP end to end: the official MCP Python SDK (pinned, see `.ci/run`) drives `hands serve` over
+//! stdio and streamable HTTP (tests/mcp/hands_client.py), a `hands serve` child is mounted by
+//! another hands (in a pool here, and through `hands serve --mcp-config`), and the config
+//! snippets of docs/mcp.md parse.
+//!
+//! The Python tests skip, saying why, when `python3` cannot import the `mcp` 2.x SDK.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+use hands_e2e::{Project, hands_bin, workspace_root};
+use hands_mcp::{ClientOptions, McpClients, McpConfig};
+use serde_json::{Value, json};
+
+fn client_script() -> PathBuf {
+    workspace_root().join("tests/mcp/hands_client.py")
+}
+
+/// `None` when the Python SDK is usable, else why not.
+fn python_sdk_missing() -> Option<String> {
+    let probe = Command::new("python3")
+        .args(["-c", "import mcp.client.streamable_http as h, httpx2; h.streamable_http_client"])
+        .output();
+    match probe {
+        Err(e) => Some(format!("python3 cannot run: {e}")),
+        Ok(out) if !out.status.success() => Some(format!(
+            "the MCP Python SDK 2.x is not importable (install it: python3 -m pip install mcp==2.3.0): {}",
+            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+        )),
+        Ok(_) => None,
+    }
+}
+
+fn run_script(args: &[&str]) {
+    let out = Command::new("python3").arg(client_script()).args(args).output().expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(out.status.success(), "the Python MCP client reported failures:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains(" ok, 0 failed"), "{stdout}");
+}
+
+/// A `hands serve --http 127.0.0.1:0` child, with the URL and token it printed.
+struct HttpChild {
+    child: Child,
+    url: String,
+    token: String,
+}
+
+impl HttpChild {
+    fn start(project: &Project, extra: &[&str]) -> Self {
+        let mut child = Command::new(hands_bin())
+            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
+            .arg(project.dir.path())
+            .arg("--state-dir")
+            .arg(project.state.path())
+            .args(extra)
+            .env("RUST_LOG", "error")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("hands serve starts");
+        let mut stderr = BufReader::new(child.stderr.take().expect("piped"));
+        let (mut url, mut token) = (None, None);
+        let mut line = String::new();
+        while url.is_none() || token.is_none() {
+            line.clear();
+            assert!(stderr.read_line(&mut line).expect("stderr readable") > 0, "hands serve exited before printing its address");
+            if let Some(rest) = line.trim().strip_prefix("hands MCP server listening on ") {
+                url = Some(rest.to_string());
+            } else if line.starts_with("bearer token") {
+                token = line.split_whitespace().last().map(str::to_string);
+            }
+        }
+        // Keep draining so the server never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Self { child, url: url.unwrap_or_default(), token: token.unwrap_or_default() }
+    }
+}
+
+impl Drop for HttpChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn python_sdk_over_stdio() {
+    if let Some(why) = python_sdk_missing() {
+        println!("skipping python_sdk_over_stdio: {why}");
+        return;
+    }
+    let p = Project::new();
+    let (project, state) = (p.dir.path().to_str().unwrap(), p.state.path().to_str().unwrap());
+    run_script(&["--transport", "stdio", "--hands", hands_bin().to_str().unwrap(), "--project", project, "--state", state]);
+}
+
+#[test]
+fn python_sdk_over_http() {
+    if let Some(why) = python_sdk_missing() {
+        println!("skipping python_sdk_over_http: {why}");
+        return;
+    }
+    let p = Project::new();
+    let server = HttpChild::start(&p, &[]);
+    let project = p.dir.path().to_str().unwrap();
+    run_script(&["--transport", "http", "--url", &server.url, "--token", &server.token, "--project", project]);
+}
+
+fn inner_hands_config(inner: &Project) -> Value {
+    json!({"mcpServers": {"inner": {
+        "command": hands_bin(),
+        "args": ["serve", "--cwd", inner.dir.path(), "--state-dir", inner.state.path(), "--permission-mode", "bypassPermissions"],
+        "env": {"RUST_LOG": "error"}
+    }}})
+}
+
+#[test]
+fn python_sdk_through_a_hands_that_mounts_hands() {
+    if let Some(why) = python_sdk_missing() {
+        println!("skipping python_sdk_through_a_hands_that_mounts_hands: {why}");
+        return;
+    }
+    let (outer, inner) = (Project::new(), Project::new());
+    let config = outer.file(".mcp-test.json", &inner_hands_config(&inner).to_string());
+    let server = HttpChild::start(&outer, &["--mcp-config", config.to_str().unwrap()]);
+    run_script(&[
+        "--transport", "http", "--url", &server.url, "--token", &server.token,
+        "--project", outer.dir.path().to_str().unwrap(), "--mounted", "inner",
+    ]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hands_mounts_hands_and_restarts_it_after_a_crash() {
+    let (outer, inner) = (Project::new(), Project::new());
+    let file = inner.file("hello.txt", "hello from the inner hands\n");
+    let config = McpConfig::parse(&inner_hands_config(&inner).to_string(), "test").unwrap();
+    let clients = McpClients::connect(&config, ClientOptions::default()).await;
+    assert!(clients.failures().is_empty(), "{:?}", clients.failures());
+    let tools = clients.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    for wanted in ["mcp__inner__Read", "mcp__inner__Bash", "mcp__inner__Edit", "mcp__inner__Grep"] {
+        assert!(names.contains(&wanted), "{wanted} not in {names:?}");
+    }
+
+    let session = Session::new(SessionConfig {
+        cwd: Some(outer.dir.path().into()),
+        state_dir: Some(outer.state.path().into()),
+        permission_mode: Some(PermissionMode::BypassPermissions),
+        ..Default::default()
+    })
+    .unwrap();
+    let pool = Pool::assemble(Vec::new(), PoolConfig { external: tools, ..PoolConfig::default() });
+    let engine = Engine::builder(Arc::new(pool), session).build();
+    let read = |id: &str| ToolCall::new(id, "mcp__inner__Read", json!({"file_path": file}));
+    let first = engine.run_one(read("t1"), &Turn::new()).await;
+    assert!(!first.is_error && first.text().contains("hello from the inner hands"), "{}", first.text());
+
+    // Kill the inner hands: the next call fails and says it will restart; the one after works.
+    let server = &clients.servers()[0];
+    let pid = server.process_id().expect("a stdio server has a pid");
+    let killed = Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
+    assert!(killed.success());
+    let crashed = engine.run_one(read("t2"), &Turn::new()).await;
+    assert!(crashed.is_error, "{}", crashed.text());
+    assert!(crashed.text().contains("It will be restarted on the next call."), "{}", crashed.text());
+    let restarted = engine.run_one(read("t3"), &Turn::new()).await;
+    assert!(!restarted.is_error && restarted.text().contains("hello from the inner hands"), "{}", restarted.text());
+    assert_ne!(server.process_id(), Some(pid), "a new process serves the calls");
+
+    let bash = engine.run_one(ToolCall::new("t4", "mcp__inner__Bash", json!({"command": "pwd"})), &Turn::new()).await;
+    let inner_dir = std::fs::canonicalize(inner.dir.path()).unwrap();
+    assert!(bash.text().contains(inner_dir.to_str().unwrap()), "the inner session works in its own directory: {}", bash.text());
+    clients.shutdown().await;
+}
+
+/// The ```json blocks of docs/mcp.md: each is valid JSON; the MCP client configurations name
+/// `hands serve` and parse as MCP configuration.
+#[test]
+fn docs_config_snippets_parse() {
+    let doc = std::fs::read_to_string(workspace_root().join("docs/mcp.md")).expect("docs/mcp.md exists");
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in doc.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, l) if l.starts_with("```json") => current = Some(String::new()),
+            (Some(_), l) if l.starts_with("```") => blocks.push(current.take().unwrap()),
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            _ => {}
+        }
+    }
+    assert!(blocks.len() >= 3, "expected snippets for Claude Desktop, Claude Code and Cursor, found {}", blocks.len());
+    let mut hands_servers = 0;
+    for block in &blocks {
+        let value: Value = serde_json::from_str(block).unwrap_or_else(|e| panic!("invalid JSON in docs/mcp.md: {e}\n{block}"));
+        if value.get("mcpServers").is_some() {
+            // Client-side placeholders (`${workspaceFolder}`, tokens) are expanded by the client.
+            let config = McpConfig::parse_with_env(block, "docs/mcp.md", &|_| Some("value".into()))
+                .unwrap_or_else(|e| panic!("{e}\n{block}"));
+            for server in config.servers() {
+                if let hands_mcp::ServerSpec::Stdio { command, args, .. } = &server.spec {
+                    if command == "hands" {
+                        assert_eq!(args.first().map(String::as_str), Some("serve"), "{block}");
+                        hands_servers += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(hands_servers >= 3, "every client's snippet runs `hands serve`");
+}
