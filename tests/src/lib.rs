@@ -61,7 +61,11 @@ impl Project {
     /// A `hands` command running in this project with its own state directory.
     pub fn hands(&self) -> Command {
         let mut cmd = Command::new(hands_bin());
-        cmd.current_dir(self.dir.path()).env("HANDS_STATE_DIR", self.state.path()).env_remove("RUST_LOG");
+        // HOME points at the state dir so the user's own ~/.claude settings never leak in.
+        cmd.current_dir(self.dir.path())
+            .env("HANDS_STATE_DIR", self.state.path())
+            .env("HOME", self.state.path())
+            .env_remove("RUST_LOG");
         cmd
     }
 

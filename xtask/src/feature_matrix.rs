@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 
-use crate::facade::{Facade, MARKER_PREFIX, ToolCrate, marker_names, tool_crates};
+use crate::facade::{Facade, MARKER_PREFIX, ToolCrate, tool_crates};
 use crate::util::{cargo_bin, workspace_root};
 
 /// Tools hidden at run time unless a variable enables them: (tool name, variable).
@@ -178,10 +178,26 @@ fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<String>> 
     Ok(names)
 }
 
-/// Prompt markers found in a binary (one pass over its bytes).
-fn markers_in(binary: &Path) -> anyhow::Result<BTreeSet<String>> {
+/// Which of the `known` marker names occur in a binary. String literals are stored back to back
+/// without separators, so a marker may run straight into the next string's bytes: each
+/// occurrence of the prefix counts as the longest known name it starts with.
+fn markers_in(binary: &Path, known: &BTreeSet<&str>) -> anyhow::Result<BTreeSet<String>> {
     let bytes = std::fs::read(binary).with_context(|| format!("reading {}", binary.display()))?;
-    Ok(marker_names(&bytes))
+    Ok(markers_present(&bytes, known))
+}
+
+fn markers_present(bytes: &[u8], known: &BTreeSet<&str>) -> BTreeSet<String> {
+    let prefix = MARKER_PREFIX.as_bytes();
+    let mut found = BTreeSet::new();
+    let mut at = 0;
+    while let Some(offset) = bytes[at..].windows(prefix.len()).position(|w| w == prefix) {
+        let start = at + offset + prefix.len();
+        if let Some(name) = known.iter().filter(|name| bytes[start..].starts_with(name.as_bytes())).max_by_key(|n| n.len()) {
+            found.insert(name.to_string());
+        }
+        at = start;
+    }
+    found
 }
 
 /// Check one built binary; returns the tools it lists.
@@ -198,7 +214,8 @@ fn check(facade: &Facade, crates: &[ToolCrate], config: &Config, binary: &Path) 
         }
     }
     let included: BTreeSet<&str> = config.tool_features.iter().filter_map(|f| facade.crate_of(f)).collect();
-    let found = markers_in(binary)?;
+    let known: BTreeSet<&str> = crates.iter().filter_map(|c| c.marker.as_deref()).collect();
+    let found = markers_in(binary, &known)?;
     for krate in crates {
         let Some(marker) = &krate.marker else { continue };
         let inside = found.contains(marker);
@@ -218,10 +235,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn finds_every_marker_in_bytes() {
-        let bytes = b"\0junk hands-tool-marker:web-fetch -->\0hands-tool-marker:Glob\xffhands-tool-marker:";
-        let found: Vec<String> = marker_names(bytes).into_iter().collect();
-        assert_eq!(found, ["Glob", "web-fetch"]);
-        assert!(marker_names(b"hands-tool-mark").is_empty());
+    fn finds_known_markers_even_when_strings_run_together() {
+        let known: BTreeSet<&str> = ["tasks", "tool", "tool-search", "ls"].into();
+        let bytes = b"\0hands-tool-marker:tasksRetrieves the outputhands-tool-marker:tool-search -->\xffhands-tool-marker:";
+        let found: Vec<String> = markers_present(bytes, &known).into_iter().collect();
+        assert_eq!(found, ["tasks", "tool-search"], "the longest known name wins; `tool` is not claimed");
+        assert!(markers_present(b"hands-tool-mark ls", &known).is_empty());
     }
 }

@@ -6,6 +6,7 @@
 //!
 //! Each further subcommand lives in its own module; this file only parses and dispatches.
 
+mod bench_mcp;
 mod bench_search;
 mod docs;
 mod facade;
@@ -49,6 +50,15 @@ enum Command {
         #[arg(long, default_value_t = 15)]
         runs: usize,
     },
+    /// Time MCP tools/call round trips: `hands serve` against @modelcontextprotocol/server-filesystem.
+    BenchMcp {
+        /// Calls per phase (sequential, then all at once).
+        #[arg(long, default_value_t = 1000)]
+        calls: usize,
+        /// Rounds, alternating which server goes first.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
     /// Generate docs/tools.md from the registered tools.
     Docs {
         /// Fail when the checked-in file is stale instead of writing it.
@@ -65,6 +75,7 @@ fn main() -> anyhow::Result<()> {
         Command::NewTool { name, tool_name } => new_tool::run(&name, tool_name.as_deref()),
         Command::Docs { check } => docs::run(check),
         Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
+        Command::BenchMcp { calls, rounds } => bench_mcp::run(calls, rounds),
     }
 }
 

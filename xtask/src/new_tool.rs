@@ -553,7 +553,8 @@ mod tests {
     }
 
     /// The whole promise: generate a tool into a copy of this workspace, build `hands` with only
-    /// its feature, and see `hands tools` list it; then run the generated test. The copy's binary
+    /// its feature, and see `hands tools` list it; then run the generated test and clippy on the
+    /// generated code (it must pass CI as generated). The copy's binary
     /// is renamed so the build cannot replace the workspace's own `hands` in the shared target
     /// directory, which keeps the build incremental.
     #[test]
@@ -588,6 +589,7 @@ mod tests {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         assert_eq!(String::from_utf8_lossy(&output.stdout), "GeneratedProbe\n");
         cargo(&["test", "-p", "hands-tool-generated-probe"]);
+        cargo(&["clippy", "-p", "hands-tool-generated-probe", "--all-targets", "--no-deps", "--", "-D", "warnings"]);
     }
 
     #[test]

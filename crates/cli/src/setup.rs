@@ -4,12 +4,27 @@
 //!
 //! Subcommand behaviour is in `commands/`.
 
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use hands_core::permissions::PermissionMode;
-use hands_core::{Engine, PoolConfig, Session, SessionConfig};
+use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
+use hands_core::permissions::terminal::TerminalAsker;
+use hands_core::permissions::{Asker, NoAsker, PermissionMode};
+use hands_core::progress::ProgressSink;
+use hands_core::{Engine, PoolConfig, Session, SessionConfig, Tool};
+
+/// Who answers permission questions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Prompt {
+    /// Ask on the terminal when stdin and stderr are terminals; otherwise nobody answers.
+    Auto,
+    /// Always ask on the terminal (/dev/tty).
+    Tty,
+    /// Never ask: what would ask is denied, with a message naming the rule or mode to set.
+    Never,
+}
 
 /// Options shared by every subcommand that runs tools.
 #[derive(Debug, Clone, clap::Args)]
@@ -26,6 +41,21 @@ pub struct RunOptions {
     /// Permission mode: default, acceptEdits, plan, dontAsk or bypassPermissions.
     #[arg(long, value_name = "MODE", value_parser = parse_mode)]
     pub permission_mode: Option<PermissionMode>,
+    /// Allow rules in Claude Code's syntax, e.g. 'Bash(git diff:*)' (repeatable).
+    #[arg(long = "allow", value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// Deny rules, e.g. 'Bash(rm:*)' or 'WebFetch' (repeatable).
+    #[arg(long = "deny", value_name = "RULE")]
+    pub deny: Vec<String>,
+    /// Ask rules, e.g. 'Bash(git push:*)' (repeatable).
+    #[arg(long = "ask", value_name = "RULE")]
+    pub ask: Vec<String>,
+    /// Extra settings files (Claude Code's settings.json format), above the project's.
+    #[arg(long = "settings", value_name = "FILE")]
+    pub settings: Vec<PathBuf>,
+    /// Who answers permission questions.
+    #[arg(long, value_enum, default_value_t = Prompt::Auto)]
+    pub prompt: Prompt,
     /// Where sessions and large results are stored (default: $XDG_STATE_HOME/hands).
     #[arg(long, value_name = "DIR", env = "HANDS_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
@@ -44,22 +74,79 @@ pub struct Runtime {
     pub session: Arc<Session>,
     /// The engine over this build's pool.
     pub engine: Engine,
+    /// The settings in force (kept alive: it watches the files).
+    pub permissions: PermissionEngine,
 }
 
 impl RunOptions {
-    /// Open the session and build the engine.
-    pub fn build(&self) -> anyhow::Result<Runtime> {
-        let session = Session::open(SessionConfig {
-            name: self.session.clone(),
+    /// Open (or restore) the session.
+    pub fn open_session(&self, name: Option<String>) -> anyhow::Result<Arc<Session>> {
+        Session::open(SessionConfig {
+            name,
             cwd: self.cwd.clone(),
             additional_dirs: self.add_dir.clone(),
             state_dir: self.state_dir.clone(),
             permission_mode: self.permission_mode,
         })
-        .context("cannot open the session")?;
-        let pool = Arc::new(hands_tools::builtin_pool(PoolConfig { simple: self.simple, ..Default::default() }));
-        let engine = Engine::builder(pool, Arc::clone(&session)).build();
-        Ok(Runtime { session, engine })
+        .context("cannot open the session")
+    }
+
+    /// Load the settings files of `project` with this command line's rules and mode.
+    pub fn permissions(&self, project: &Path, watch: bool) -> anyhow::Result<PermissionEngine> {
+        let mut options = LoadOptions::new(project);
+        options.cli_allow = self.allow.clone();
+        options.cli_deny = self.deny.clone();
+        options.cli_ask = self.ask.clone();
+        options.cli_settings = self.settings.clone();
+        options.cli_mode = self.permission_mode;
+        options.cli_add_dirs = self.add_dir.clone();
+        options.watch = watch;
+        let engine = PermissionEngine::load(&options).context("cannot load the permission settings")?;
+        for warning in engine.warnings() {
+            tracing::warn!("{warning}");
+            eprintln!("hands: warning: {warning}");
+        }
+        Ok(engine)
+    }
+
+    /// The asker for this command line: the terminal, or nobody.
+    pub fn asker(&self) -> Arc<dyn Asker> {
+        let terminal = match self.prompt {
+            Prompt::Never => false,
+            Prompt::Tty => true,
+            Prompt::Auto => std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+        };
+        let tty = TerminalAsker::new();
+        if terminal && tty.is_available() { Arc::new(tty) } else { Arc::new(NoAsker) }
+    }
+
+    /// An engine for `session`: this build's tools (minus those a bare deny removes) plus
+    /// `external` ones, the settings' policy and hooks.
+    pub fn engine(
+        &self,
+        session: &Arc<Session>,
+        permissions: &PermissionEngine,
+        external: Vec<Arc<dyn Tool>>,
+        asker: Arc<dyn Asker>,
+        progress: Option<Arc<dyn ProgressSink>>,
+    ) -> Engine {
+        permissions.install(session);
+        let policy = permissions.policy();
+        let config = PoolConfig { simple: self.simple, denied: policy.denied_tools(), external, ..Default::default() };
+        let pool = Arc::new(hands_tools::builtin_pool(config));
+        let mut builder = Engine::builder(pool, Arc::clone(session)).policy(policy).hooks(permissions.hooks()).asker(asker);
+        if let Some(progress) = progress {
+            builder = builder.progress(progress);
+        }
+        builder.build()
+    }
+
+    /// Session, settings and engine for a one-shot subcommand (`call`, `run`, `why`).
+    pub fn build(&self) -> anyhow::Result<Runtime> {
+        let session = self.open_session(self.session.clone())?;
+        let permissions = self.permissions(session.project_dir(), false)?;
+        let engine = self.engine(&session, &permissions, Vec::new(), self.asker(), None);
+        Ok(Runtime { session, engine, permissions })
     }
 }
 

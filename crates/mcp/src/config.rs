@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde_json::Value;
 
 /// A configuration file that could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -270,11 +269,6 @@ pub fn load_flag(value: &str) -> Result<McpConfig, ConfigError> {
     } else {
         McpConfig::load(Path::new(value))
     }
-}
-
-/// Whether `value` is a JSON object with an `mcpServers` member (for docs tests and probes).
-pub fn looks_like_mcp_json(value: &Value) -> bool {
-    value.get("mcpServers").is_some_and(Value::is_object)
 }
 
 #[cfg(test)]

@@ -285,6 +285,16 @@ impl Gate {
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return response;
         }
+        if request.method() == Method::DELETE {
+            // rmcp acknowledges the end of a session with 202; clients (the Python SDK among
+            // them) expect 200 or 204 for a DELETE that succeeded.
+            let mut response = self.service.handle(request).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                *response.body_mut() = Full::new(Bytes::new()).boxed();
+            }
+            return response;
+        }
         if request.method() != Method::POST {
             return self.service.handle(request).await;
         }

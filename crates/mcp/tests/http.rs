@@ -243,3 +243,15 @@ async fn answers_a_thousand_malformed_messages_and_stays_up() {
         200
     );
 }
+
+#[tokio::test]
+async fn ending_a_session_answers_no_content() {
+    let s = start(1 << 20).await;
+    let opened = s.post(initialize().to_string()).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_string();
+    let ended = s.http.delete(&s.url).bearer_auth(TOKEN).header("mcp-session-id", &session).send().await.unwrap();
+    assert_eq!(ended.status(), 204);
+    let again = s.http.delete(&s.url).bearer_auth(TOKEN).header("mcp-session-id", &session).send().await.unwrap();
+    assert_eq!(again.status(), 404, "the session is gone");
+}

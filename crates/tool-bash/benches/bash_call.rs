@@ -11,7 +11,9 @@
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+use hands_core::{
+    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn,
+};
 use hands_tool_bash::BashTool;
 use serde_json::json;
 
@@ -44,12 +46,21 @@ fn pipeline_bash_true(bencher: divan::Bencher<'_, '_>) {
         ..Default::default()
     })
     .unwrap();
-    let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+    let pool = Arc::new(Pool::assemble(
+        vec![hands_core::tool::typed_arc(BashTool)],
+        PoolConfig::default(),
+    ));
     let engine = Engine::builder(pool, session).build();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let turn = Turn::new();
     bencher.bench_local(|| {
-        let result = runtime.block_on(engine.run_one(ToolCall::new("toolu_bench", "Bash", json!({ "command": "true" })), &turn));
+        let result = runtime.block_on(engine.run_one(
+            ToolCall::new("toolu_bench", "Bash", json!({ "command": "true" })),
+            &turn,
+        ));
         assert!(!result.is_error);
     });
 }

@@ -17,11 +17,18 @@ use crate::process::{signal_group, spawn_shell, wrap_command};
 
 /// `Command running in background with ID: <id>. Output is being written to: <path>`.
 pub fn started_message(id: &str, path: &std::path::Path) -> String {
-    format!("Command running in background with ID: {id}. Output is being written to: {}", path.display())
+    format!(
+        "Command running in background with ID: {id}. Output is being written to: {}",
+        path.display()
+    )
 }
 
 /// Start `command` as a background task of the call's session.
-pub fn start(command: &str, description: Option<&str>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+pub fn start(
+    command: &str,
+    description: Option<&str>,
+    ctx: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let session = ctx.session();
     let registry = TaskRegistry::of(session);
     let reservation = match registry.reserve() {
@@ -44,7 +51,9 @@ pub fn start(command: &str, description: Option<&str>, ctx: &ToolContext) -> Res
     let mut child = spawn_shell(&wrap_command(command, None), &cwd, Stdio::from(file))
         .map_err(|e| ToolError::io("starting bash", e))?;
     let Some(pgid) = child.id() else {
-        return Err(ToolError::msg("the shell exited before its process id could be read"));
+        return Err(ToolError::msg(
+            "the shell exited before its process id could be read",
+        ));
     };
     let task = reservation.start(
         command,

@@ -30,7 +30,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hands_core::permissions::{CommandSubject, RuleSubject};
-use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
+use hands_core::{
+    ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -66,11 +68,19 @@ pub struct BashInput {
 impl BashInput {
     /// A plain foreground call.
     pub fn new(command: impl Into<String>) -> Self {
-        Self { command: command.into(), timeout: None, description: None, run_in_background: None, dangerously_disable_sandbox: None }
+        Self {
+            command: command.into(),
+            timeout: None,
+            description: None,
+            run_in_background: None,
+            dangerously_disable_sandbox: None,
+        }
     }
 
     fn timeout_ms(&self) -> Option<u64> {
-        self.timeout.filter(|t| t.is_finite() && *t >= 1.0).map(|t| t.min(u64::MAX as f64) as u64)
+        self.timeout
+            .filter(|t| t.is_finite() && *t >= 1.0)
+            .map(|t| t.min(u64::MAX as f64) as u64)
     }
 }
 
@@ -83,32 +93,53 @@ pub struct BashTool;
 pub fn classify_for_session(command: &str, session: &Session) -> Classification {
     let cwd = session.cwd();
     let dirs = session.working_dirs();
-    classify_in(command, Some(Scope { cwd: &cwd, working_dirs: &dirs }))
+    classify_in(
+        command,
+        Some(Scope {
+            cwd: &cwd,
+            working_dirs: &dirs,
+        }),
+    )
 }
 
 fn format_timeout(timeout: Duration) -> String {
     let ms = timeout.as_millis();
-    if ms % 1000 == 0 { format!("{}s", ms / 1000) } else { format!("{ms}ms") }
+    if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
 }
 
 /// Where the shell should be after a call that ended in `final_cwd`, and the note for the model
 /// when it was moved back.
-fn next_cwd(session: &Session, final_cwd: Option<PathBuf>) -> (Option<ContextChange>, Option<String>) {
+fn next_cwd(
+    session: &Session,
+    final_cwd: Option<PathBuf>,
+) -> (Option<ContextChange>, Option<String>) {
     let project = session.project_dir().to_path_buf();
-    let maintain = std::env::var(MAINTAIN_PROJECT_DIR_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
-    let Some(dir) = final_cwd else { return (None, None) };
+    let maintain = std::env::var(MAINTAIN_PROJECT_DIR_ENV)
+        .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    let Some(dir) = final_cwd else {
+        return (None, None);
+    };
     let inside = session.working_dirs().iter().any(|w| dir.starts_with(w));
     if inside && !maintain {
         let change = (dir != session.cwd()).then(|| ContextChange::set_cwd(dir));
         return (change, None);
     }
     let note = (dir != project).then(|| format!("Shell cwd was reset to {}", project.display()));
-    let change = (session.cwd() != project).then(|| ContextChange::set_cwd(project.clone()));
-    (change.or_else(|| note.as_ref().map(|_| ContextChange::set_cwd(project))), note)
+    let change = (session.cwd() != project).then(|| ContextChange::set_cwd(project));
+    (change, note)
 }
 
 /// Turn a finished run into what the model sees.
-fn assemble(command: &str, outcome: RunOutcome, cwd_note: Option<String>, timeout: Duration) -> ToolOutput {
+fn assemble(
+    command: &str,
+    outcome: RunOutcome,
+    cwd_note: Option<String>,
+    timeout: Duration,
+) -> ToolOutput {
     let mut text = outcome.output.text.clone();
     let push_line = |text: &mut String, line: &str| {
         if !text.is_empty() {
@@ -146,10 +177,16 @@ fn assemble(command: &str, outcome: RunOutcome, cwd_note: Option<String>, timeou
             code => {
                 let code = code.unwrap_or(-1);
                 match semantics::exit_meaning(command, code) {
-                    ExitMeaning::Answer(meaning) if outcome.output.empty && cwd_note.is_none() => ToolOutput::text(meaning),
+                    ExitMeaning::Answer(meaning) if outcome.output.empty && cwd_note.is_none() => {
+                        ToolOutput::text(meaning)
+                    }
                     ExitMeaning::Answer(_) => ToolOutput::text(text),
                     ExitMeaning::Failure => {
-                        let full = if text.is_empty() { format!("Exit code {code}") } else { format!("Exit code {code}\n{text}") };
+                        let full = if text.is_empty() {
+                            format!("Exit code {code}")
+                        } else {
+                            format!("Exit code {code}\n{text}")
+                        };
                         ToolOutput::error(truncate_if_inline(&full, outcome.output.persisted))
                     }
                 }
@@ -160,7 +197,11 @@ fn assemble(command: &str, outcome: RunOutcome, cwd_note: Option<String>, timeou
 }
 
 fn truncate_if_inline(text: &str, persisted: bool) -> String {
-    if persisted { text.to_string() } else { output::truncate_error(text, MAX_ERROR_CHARS) }
+    if persisted {
+        text.to_string()
+    } else {
+        output::truncate_error(text, MAX_ERROR_CHARS)
+    }
 }
 
 #[async_trait::async_trait]
@@ -187,6 +228,14 @@ impl TypedTool for BashTool {
         ResultLimit::Chars(Limits::from_env().max_output_chars)
     }
 
+    /// `_simulatedSedEdit` is internal to Claude Code and never part of the model's schema: drop
+    /// it rather than fail validation (reference §2.1 step 5).
+    fn normalize_input(&self, input: &mut serde_json::Value) {
+        if let Some(obj) = input.as_object_mut() {
+            obj.remove("_simulatedSedEdit");
+        }
+    }
+
     fn is_read_only(&self, input: &BashInput) -> bool {
         classify(&input.command).read_only
     }
@@ -200,7 +249,15 @@ impl TypedTool for BashTool {
 
     fn rule_subject(&self, input: &BashInput, session: &Session) -> RuleSubject {
         let c = classify_for_session(&input.command, session);
-        RuleSubject::Commands(c.subcommands.into_iter().map(|s| CommandSubject { text: s.text, read_only: s.read_only }).collect())
+        RuleSubject::Commands(
+            c.subcommands
+                .into_iter()
+                .map(|s| CommandSubject {
+                    text: s.text,
+                    read_only: s.read_only,
+                })
+                .collect(),
+        )
     }
 
     async fn call(&self, input: &BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -213,7 +270,10 @@ impl TypedTool for BashTool {
         let mut cwd = session.cwd();
         let mut vanished_cwd = None;
         if !cwd.is_dir() {
-            vanished_cwd = Some(format!("Shell cwd was reset to {}", session.project_dir().display()));
+            vanished_cwd = Some(format!(
+                "Shell cwd was reset to {}",
+                session.project_dir().display()
+            ));
             cwd = session.project_dir().to_path_buf();
         }
         let request = RunRequest {
@@ -228,7 +288,10 @@ impl TypedTool for BashTool {
             let message = if last_line.is_empty() {
                 format!("{secs}s elapsed")
             } else {
-                format!("{secs}s elapsed · {}", hands_core::text::truncate_chars(last_line, 120))
+                format!(
+                    "{secs}s elapsed · {}",
+                    hands_core::text::truncate_chars(last_line, 120)
+                )
             };
             ctx.progress_event(
                 message,
@@ -243,7 +306,8 @@ impl TypedTool for BashTool {
         let (mut change, mut note) = next_cwd(session, outcome.final_cwd.clone());
         if let Some(reset) = vanished_cwd {
             note = note.or(Some(reset));
-            change = change.or_else(|| Some(ContextChange::set_cwd(session.project_dir().to_path_buf())));
+            change = change
+                .or_else(|| Some(ContextChange::set_cwd(session.project_dir().to_path_buf())));
         }
         let mut output = assemble(&input.command, outcome, note, timeout);
         output.context_change = change;
@@ -251,7 +315,11 @@ impl TypedTool for BashTool {
     }
 
     fn render_use(&self, input: &BashInput) -> Option<String> {
-        Some(render::render_use(&input.command, input.description.as_deref(), input.run_in_background == Some(true)))
+        Some(render::render_use(
+            &input.command,
+            input.description.as_deref(),
+            input.run_in_background == Some(true),
+        ))
     }
 
     fn render_result(&self, result: &ToolResult) -> String {

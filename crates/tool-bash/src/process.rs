@@ -24,7 +24,10 @@ pub fn shell_quote(text: &str) -> String {
 pub fn wrap_command(command: &str, cwd_file: Option<&Path>) -> String {
     let mut script = String::from("exec 2>&1\n");
     if let Some(file) = cwd_file {
-        let record = format!("pwd -P >{} 2>/dev/null", shell_quote(&file.to_string_lossy()));
+        let record = format!(
+            "pwd -P >{} 2>/dev/null",
+            shell_quote(&file.to_string_lossy())
+        );
         script.push_str(&format!("trap {} EXIT\n", shell_quote(&record)));
     }
     script.push_str("eval ");
@@ -51,7 +54,9 @@ pub fn spawn_shell(script: &str, cwd: &Path, stdout: Stdio) -> std::io::Result<C
 
 /// Send `signal` to every process in group `pgid`. A group that is already gone is not an error.
 pub fn signal_group(pgid: u32, signal: Signal) {
-    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else { return };
+    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
+        return;
+    };
     if let Err(e) = rustix::process::kill_process_group(pid, signal) {
         if e != rustix::io::Errno::SRCH {
             tracing::warn!(pgid, error = %e, "could not signal a process group");

@@ -19,7 +19,9 @@ pub fn exit_meaning(command: &str, code: i32) -> ExitMeaning {
     if code != 1 {
         return ExitMeaning::Failure;
     }
-    let Some(name) = status_command(command) else { return ExitMeaning::Failure };
+    let Some(name) = status_command(command) else {
+        return ExitMeaning::Failure;
+    };
     let base = name.rsplit('/').next().unwrap_or(&name);
     match base {
         "grep" | "egrep" | "fgrep" | "rg" => ExitMeaning::Answer("No matches found"),
@@ -36,13 +38,31 @@ mod tests {
 
     #[test]
     fn meanings() {
-        assert_eq!(exit_meaning("grep foo bar.txt", 1), ExitMeaning::Answer("No matches found"));
-        assert_eq!(exit_meaning("cat x | rg foo", 1), ExitMeaning::Answer("No matches found"));
+        assert_eq!(
+            exit_meaning("grep foo bar.txt", 1),
+            ExitMeaning::Answer("No matches found")
+        );
+        assert_eq!(
+            exit_meaning("cat x | rg foo", 1),
+            ExitMeaning::Answer("No matches found")
+        );
         assert_eq!(exit_meaning("grep foo bar.txt", 2), ExitMeaning::Failure);
-        assert_eq!(exit_meaning("diff a b", 1), ExitMeaning::Answer("Files differ"));
-        assert_eq!(exit_meaning("test -f x", 1), ExitMeaning::Answer("Condition is false"));
-        assert_eq!(exit_meaning("[ -f x ]", 1), ExitMeaning::Answer("Condition is false"));
-        assert_eq!(exit_meaning("find . -name x", 1), ExitMeaning::Answer("Some directories were inaccessible"));
+        assert_eq!(
+            exit_meaning("diff a b", 1),
+            ExitMeaning::Answer("Files differ")
+        );
+        assert_eq!(
+            exit_meaning("test -f x", 1),
+            ExitMeaning::Answer("Condition is false")
+        );
+        assert_eq!(
+            exit_meaning("[ -f x ]", 1),
+            ExitMeaning::Answer("Condition is false")
+        );
+        assert_eq!(
+            exit_meaning("find . -name x", 1),
+            ExitMeaning::Answer("Some directories were inaccessible")
+        );
         assert_eq!(exit_meaning("false && grep x y", 1), ExitMeaning::Failure);
         assert_eq!(exit_meaning("make", 1), ExitMeaning::Failure);
     }

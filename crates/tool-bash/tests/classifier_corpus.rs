@@ -55,38 +55,77 @@ fn every_corpus_command_is_classified_as_labelled() {
         if got.read_only != expected {
             wrong.push(format!(
                 "{} {command:?} (reason: {:?}, subcommands: {:?})",
-                if expected { "expected read-only:" } else { "expected NOT read-only:" },
+                if expected {
+                    "expected read-only:"
+                } else {
+                    "expected NOT read-only:"
+                },
                 got.reason,
                 got.subcommand_texts()
             ));
         }
     }
-    assert!(wrong.is_empty(), "{} misclassified:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} misclassified:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 #[test]
 fn tricky_commands_from_the_issue() {
     for command in [
-        "echo > f", "find . -delete", "git push", "sed -i 's/a/b/' f", "$(rm x)", "ls; rm x", "ls | xargs rm", "echo x | tee f",
-        "awk 'BEGIN { system(\"rm -rf x\") }'", "cat <<EOF > out\nx\nEOF", "env X=1 cat", "X=1 cat f",
+        "echo > f",
+        "find . -delete",
+        "git push",
+        "sed -i 's/a/b/' f",
+        "$(rm x)",
+        "ls; rm x",
+        "ls | xargs rm",
+        "echo x | tee f",
+        "awk 'BEGIN { system(\"rm -rf x\") }'",
+        "cat <<EOF > out\nx\nEOF",
+        "env X=1 cat",
+        "X=1 cat f",
     ] {
-        assert!(!classify(command).read_only, "{command:?} must not be read-only");
+        assert!(
+            !classify(command).read_only,
+            "{command:?} must not be read-only"
+        );
     }
     assert!(split_subcommands("$(rm x)").contains(&"rm x".to_string()));
 }
 
 /// Words that are read-only commands or arguments on their own.
 fn read_only_prefix() -> impl Strategy<Value = String> {
-    prop::sample::select(vec!["ls", "cat a", "echo hi", "git status", "grep x f", "wc -l f", "head f", "pwd", "ls -la | wc -l", "git log"])
-        .prop_map(str::to_string)
+    prop::sample::select(vec![
+        "ls",
+        "cat a",
+        "echo hi",
+        "git status",
+        "grep x f",
+        "wc -l f",
+        "head f",
+        "pwd",
+        "ls -la | wc -l",
+        "git log",
+    ])
+    .prop_map(str::to_string)
 }
 
 fn write_redirection() -> impl Strategy<Value = String> {
-    let ops = prop::sample::select(vec![">", ">>", "&>", "&>>", ">|", "1>", "2>", "2>>", ">&", "3>", "<>"]);
+    let ops = prop::sample::select(vec![
+        ">", ">>", "&>", "&>>", ">|", "1>", "2>", "2>>", ">&", "3>", "<>",
+    ]);
     let target = "[a-zA-Z0-9_./-]{1,12}".prop_filter("not a harmless sink or fd", |t| {
-        !matches!(t.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr" | "-") && !t.chars().all(|c| c.is_ascii_digit())
+        !matches!(
+            t.as_str(),
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "-"
+        ) && !t.chars().all(|c| c.is_ascii_digit())
     });
-    (ops, prop::bool::ANY, target).prop_map(|(op, space, target)| format!("{op}{}{target}", if space { " " } else { "" }))
+    (ops, prop::bool::ANY, target)
+        .prop_map(|(op, space, target)| format!("{op}{}{target}", if space { " " } else { "" }))
 }
 
 proptest! {

@@ -68,6 +68,7 @@ fn fresh_copy(name: &str) -> PathBuf {
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn edit_tool(bencher: Bencher<'_, '_>) {
+    LazyLock::force(&PRISTINE); // creates the directory the session starts in
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -14,6 +14,8 @@ pub mod plan;
 pub mod prompt;
 pub mod render;
 
+use std::sync::{Arc, Mutex};
+
 use hands_core::edit::{self, CommitError};
 use hands_core::messages::tool_use_error;
 use hands_core::path_policy::check_path;
@@ -27,10 +29,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME, codes};
-use crate::plan::{Refusal, plan};
+use crate::plan::{PlannedWrite, Refusal, plan};
 
 /// Edit's input (Claude Code's schema, reference Appendix A).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditInput {
     /// The absolute path to the file to modify
@@ -42,6 +44,29 @@ pub struct EditInput {
     /// Replace all occurrences of old_string (default false)
     #[serde(default)]
     pub replace_all: bool,
+}
+
+/// The plan `validate_input` computed, handed to `call` of the same tool use so a large file is
+/// not read, decoded and searched twice. Holds at most one plan per session; `call` takes it only
+/// for the same `tool_use_id` and an identical input (a PreToolUse hook may have rewritten it),
+/// and the commit re-checks the file against the plan's snapshot before replacing it.
+#[derive(Default)]
+struct PlanCache(Mutex<Option<(String, EditInput, PlannedWrite)>>);
+
+impl PlanCache {
+    fn of(session: &Session) -> Arc<PlanCache> {
+        session.extension(PlanCache::default)
+    }
+
+    fn keep(&self, tool_use_id: &str, input: &EditInput, write: PlannedWrite) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((tool_use_id.to_string(), input.clone(), write));
+    }
+
+    fn take(&self, tool_use_id: &str, input: &EditInput) -> Option<PlannedWrite> {
+        let (id, kept_input, write) = self.0.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        (id == tool_use_id && &kept_input == input).then_some(write)
+    }
 }
 
 /// The Edit tool.
@@ -88,9 +113,12 @@ impl TypedTool for EditTool {
         input: &EditInput,
         ctx: &ToolContext,
     ) -> Result<(), ValidationError> {
-        plan(ctx.session(), input)
-            .map(|_| ())
-            .map_err(|r| ValidationError::with_code(r.message, r.code))
+        let planned = plan(ctx.session(), input)
+            .map_err(|r| ValidationError::with_code(r.message, r.code))?;
+        if let Some(write) = planned {
+            PlanCache::of(ctx.session()).keep(ctx.tool_use_id(), input, write);
+        }
+        Ok(())
     }
 
     async fn check_permissions(&self, input: &EditInput, ctx: &ToolContext) -> PermissionResult {
@@ -104,7 +132,10 @@ impl TypedTool for EditTool {
 
     async fn call(&self, input: &EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
-        let planned = match plan(session, input) {
+        // The plan validation made for this very call, if the input is unchanged; the commit
+        // below re-checks that the file still holds what that plan read.
+        let cached = PlanCache::of(session).take(ctx.tool_use_id(), input);
+        let planned = match cached.map_or_else(|| plan(session, input), |w| Ok(Some(w))) {
             Ok(Some(w)) => w,
             Ok(None) => {
                 let check = check_path(session, &input.file_path);

@@ -387,7 +387,16 @@ async fn permissions_are_judged_on_the_folder_searched() {
     let f = fixture();
     let tool = hands_core::tool::typed_arc(GlobTool::new());
     let subject = |input: Value| tool.rule_subject(&hands_core::ToolInput::new(input), &f.session);
-    assert_eq!(subject(json!({"pattern": "*.rs"})), RuleSubject::ReadPath(f.root.clone()));
-    assert_eq!(subject(json!({"pattern": "*.rs", "path": "src"})), RuleSubject::ReadPath(f.root.join("src")));
-    assert_eq!(subject(json!({"pattern": "/etc/**/*.conf", "path": "src"})), RuleSubject::ReadPath(PathBuf::from("/etc")));
+    assert_eq!(
+        subject(json!({"pattern": "*.rs"})),
+        RuleSubject::ReadPath(f.root.clone())
+    );
+    assert_eq!(
+        subject(json!({"pattern": "*.rs", "path": "src"})),
+        RuleSubject::ReadPath(f.root.join("src"))
+    );
+    assert_eq!(
+        subject(json!({"pattern": "/etc/**/*.conf", "path": "src"})),
+        RuleSubject::ReadPath(PathBuf::from("/etc"))
+    );
 }

@@ -128,7 +128,7 @@ impl Plan {
                 .as_ref()
                 .is_some_and(|d| d.is_read_denied(&path));
             if !denied {
-                worker.search(&path, None, stop, &collected);
+                worker.search(&path, stop, &collected);
             }
             return worker.found;
         };
@@ -140,7 +140,7 @@ impl Plan {
             || Worker::new(self),
             |worker, entry| {
                 if entry.file_type().is_some_and(|t| t.is_file()) {
-                    worker.search(entry.path(), Some(entry.metadata().ok()), stop, &collected);
+                    worker.search(entry.path(), stop, &collected);
                 }
                 true
             },
@@ -295,17 +295,11 @@ impl<'p> Worker<'p> {
         }
     }
 
-    /// Search one file; a file that cannot be opened or read is skipped. `metadata` is the
-    /// walk's (when it has it) so that the modification time costs no extra lookup.
-    fn search(
-        &mut self,
-        path: &Path,
-        metadata: Option<Option<std::fs::Metadata>>,
-        stop: &StopFlag,
-        collected: &AtomicUsize,
-    ) {
+    /// Search one file; a file that cannot be opened or read is skipped. The modification time
+    /// of a matching file comes from the open file (one `fstat`, only for matches).
+    fn search(&mut self, path: &Path, stop: &StopFlag, collected: &AtomicUsize) {
         let Ok(file) = File::open(path) else { return };
-        let reader = StopReader::new(file, stop);
+        let reader = StopReader::new(&file, stop);
         let matcher = &self.plan.matcher;
         match &mut self.printer {
             Printer::Files(summary) => {
@@ -316,8 +310,7 @@ impl<'p> Worker<'p> {
                     .is_ok()
                     && sink.has_match()
                 {
-                    let metadata = metadata.unwrap_or_else(|| std::fs::metadata(path).ok());
-                    let modified = metadata.and_then(|m| m.modified().ok());
+                    let modified = file.metadata().and_then(|m| m.modified()).ok();
                     self.found.files.push(DatedPath {
                         path: path.to_path_buf(),
                         modified,

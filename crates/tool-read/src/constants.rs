@@ -55,6 +55,12 @@ pub const MAX_IMAGE_SIDE: u32 = 2000;
 /// Largest encoded image sent as is (the API refuses images above 5 MB of base64).
 pub const MAX_IMAGE_BYTES: usize = 3_750_000;
 
+/// Largest image file Read decodes.
+pub const MAX_IMAGE_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Largest notebook file Read parses (its rendering must also fit the token cap).
+pub const MAX_NOTEBOOK_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Total characters of a notebook's outputs above which they are replaced by a `jq` hint.
 pub const MAX_NOTEBOOK_OUTPUT_CHARS: usize = 10_000;
 

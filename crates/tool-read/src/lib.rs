@@ -7,6 +7,17 @@
 //! §2.6), which is what Write and Edit check; reading the same unchanged range twice returns the
 //! `file_unchanged` stub.
 //!
+//! ## What a read records (for Edit, Write and NotebookEdit)
+//!
+//! Key: `PathCheck::path` (absolute, `~` expanded, `..` removed, symlinks not resolved).
+//! `offset`: the first line shown (`Some(1)` for a read from the top; `Some` for every Read,
+//! while Write and Edit record `None`). `limit`: the `limit` given, if any. `partial`: the model
+//! did not see every line (an offset past 1, a limit short of the end, or the capped default
+//! view); so `partial && limit.is_none() && offset == Some(1)` is the capped `PARTIAL view`,
+//! and `partial && limit.is_some()` an explicit range. `content_hash`: the whole file's hash
+//! for files read whole (up to 8 MiB), 0 for a streamed range of a larger file (never a full
+//! view; any change of mtime then counts as a modification).
+//!
 //! Where a path points and whether it may be read is the shared path policy's answer
 //! (`hands_core::path_policy`); encodings are `hands_core::encoding`'s.
 
@@ -160,6 +171,42 @@ impl ReadTool {
     }
 }
 
+/// Open `path` for reading without ever blocking: `O_NONBLOCK` keeps a FIFO swapped in after the
+/// path check from hanging the open, and anything but a regular file is refused after it.
+fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), ToolError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| io_error(path, e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    if !meta.is_file() {
+        let message = format!(
+            "Cannot read '{}': it is not a regular file.",
+            path.display()
+        );
+        return Err(ToolError::msg(message));
+    }
+    Ok((file, meta))
+}
+
+/// The whole content of a regular file of at most `max_bytes`, with its metadata; `None` when
+/// it is larger.
+fn read_whole(
+    path: &Path,
+    max_bytes: u64,
+) -> Result<Option<(Vec<u8>, std::fs::Metadata)>, ToolError> {
+    let (mut file, meta) = open_regular(path)?;
+    if meta.len() > max_bytes {
+        return Ok(None);
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, e))?;
+    Ok(Some((bytes, meta)))
+}
+
 /// Record a whole-file view of `bytes` (notebooks, images, PDFs).
 fn record_whole(session: &Session, path: &Path, bytes: &[u8], meta: &std::fs::Metadata) {
     let mut state = FileState::full(bytes, meta);
@@ -197,8 +244,7 @@ fn read_text(
     if let Some(stub) = unchanged_stub(session, path, offset, limit) {
         return Ok(stub);
     }
-    let mut file = File::open(path).map_err(|e| io_error(path, e))?;
-    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    let (mut file, meta) = open_regular(path)?;
     let max_tokens = max_tokens();
     let max_chars = max_tokens.saturating_mul(CHARS_PER_TOKEN);
     let limits = match limit {
@@ -310,8 +356,16 @@ fn text_output(
 }
 
 fn read_image(session: &Session, path: &Path) -> Result<ToolOutput, ToolError> {
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    let Some((bytes, meta)) = read_whole(path, MAX_IMAGE_FILE_BYTES)? else {
+        let why = format!(
+            "the file is larger than {}",
+            format_size(MAX_IMAGE_FILE_BYTES as usize)
+        );
+        return Ok(ToolOutput::error(prompt::bad_image(
+            &path.to_string_lossy(),
+            &why,
+        )));
+    };
     match image::image_block(&bytes) {
         Ok(prepared) => {
             record_whole(session, path, &bytes, &meta);
@@ -333,8 +387,13 @@ fn read_notebook(session: &Session, path: &Path) -> Result<ToolOutput, ToolError
     if let Some(stub) = unchanged_stub(session, path, 1, None) {
         return Ok(stub);
     }
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    let Some((bytes, meta)) = read_whole(path, MAX_NOTEBOOK_BYTES)? else {
+        let size = format_size(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
+        return Ok(ToolOutput::error(prompt::notebook_too_large(
+            &path.to_string_lossy(),
+            &size,
+        )));
+    };
     if bytes.is_empty() {
         record_whole(session, path, &bytes, &meta);
         return Ok(ToolOutput::text(prompt::EMPTY_FILE));
@@ -344,6 +403,17 @@ fn read_notebook(session: &Session, path: &Path) -> Result<ToolOutput, ToolError
             record_whole(session, path, &bytes, &meta);
             if blocks.is_empty() {
                 return Ok(ToolOutput::text(prompt::EMPTY_FILE));
+            }
+            let tokens = blocks
+                .iter()
+                .map(ContentBlock::text_len)
+                .sum::<usize>()
+                .div_ceil(CHARS_PER_TOKEN);
+            let max_tokens = max_tokens();
+            if tokens > max_tokens {
+                return Ok(ToolOutput::error(prompt::too_many_tokens(
+                    tokens, max_tokens,
+                )));
             }
             let cells = blocks
                 .iter()
@@ -360,15 +430,12 @@ fn read_notebook(session: &Session, path: &Path) -> Result<ToolOutput, ToolError
 }
 
 fn read_pdf(session: &Session, path: &Path, pages: Option<&str>) -> Result<ToolOutput, ToolError> {
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+    let Some((bytes, meta)) = read_whole(path, MAX_PDF_BYTES)? else {
+        let size = format_size(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
+        let max = format_size(MAX_PDF_BYTES as usize);
+        return Ok(ToolOutput::error(prompt::pdf_too_large(&size, &max)));
+    };
     let size = format_size(meta.len() as usize);
-    if meta.len() > MAX_PDF_BYTES {
-        return Ok(ToolOutput::error(prompt::pdf_too_large(
-            &size,
-            &format_size(MAX_PDF_BYTES as usize),
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
     let shown = path.to_string_lossy();
     if !bytes.starts_with(b"%PDF-") {
         return Ok(ToolOutput::error(format!(

@@ -166,6 +166,13 @@ pub fn bad_notebook(path: &str, why: &str) -> String {
     format!("Could not read notebook {path}: it is not valid notebook JSON ({why}).")
 }
 
+/// A notebook file too large to parse.
+pub fn notebook_too_large(path: &str, size: &str) -> String {
+    format!(
+        "Notebook {path} ({size}) is too large to read at once. Use Bash with jq to read specific cells, e.g. cat {path} | jq '.cells[0]'"
+    )
+}
+
 /// Outputs of a notebook cell too large to include.
 pub fn notebook_outputs_too_large(path: &str, index: usize) -> String {
     format!(

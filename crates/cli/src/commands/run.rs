@@ -61,7 +61,7 @@ async fn wait(current: &mut Option<Current>) {
 
 /// Run the stream.
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let Runtime { session, engine } = args.options.build()?;
+    let Runtime { session, engine, permissions: _permissions } = args.options.build()?;
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();

@@ -1,7 +1,8 @@
 //! `hands serve`: the tool pool as an MCP server, over stdio (default) or streamable HTTP
 //! (`--http ADDR`). Each MCP client session gets its own hands session; MCP servers named with
 //! `--mcp-config FILE` (Claude Code's `.mcp.json` format) are mounted into the pool as
-//! `mcp__<server>__<tool>`, and a change of their tools is passed on to our clients.
+//! `mcp__<server>__<tool>`. Permission settings apply as for `hands call` (asks go to the client as
+//! elicitations); a settings reload or a change of the mounted tools is passed on to our clients.
 //!
 //! stdout carries the protocol in stdio mode: everything else goes to stderr.
 
@@ -9,7 +10,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use hands_core::{Engine, PoolConfig, Session, SessionConfig};
+use hands_core::permissions::engine::PermissionEngine;
 use hands_mcp::{ClientOptions, EngineFactory, EngineSeed, HttpOptions, McpClients, McpConfig, McpServer, ServerOptions};
 
 use crate::Outcome;
@@ -39,20 +40,17 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.options.session.is_some() {
         anyhow::bail!("--session does not apply to `hands serve`: every MCP client session gets its own hands session");
     }
+    let project = match &args.options.cwd {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let permissions = args.options.permissions(&project, true)?;
     let clients = mount(&args.mcp_config).await?;
-    let factory = engine_factory(args.options.clone(), clients.clone());
+    let factory = engine_factory(args.options.clone(), permissions.clone(), clients.clone());
     // Without --cwd, the client's first root becomes the working directory.
     let options = ServerOptions { roots_set_cwd: args.options.cwd.is_none(), ..ServerOptions::default() };
     let server = McpServer::with_options(factory, options);
-    if let Some(clients) = &clients {
-        let mut changed = clients.changed();
-        let server = server.clone();
-        tokio::spawn(async move {
-            while changed.changed().await.is_ok() {
-                server.tools_changed().await;
-            }
-        });
-    }
+    announce_pool_changes(&server, &permissions, clients.as_deref());
     let served = match args.http {
         None => hands_mcp::serve_stdio(&server).await.map_err(anyhow::Error::from),
         Some(addr) => {
@@ -84,22 +82,40 @@ pub async fn mount(configs: &[String]) -> anyhow::Result<Option<Arc<McpClients>>
 }
 
 /// One engine per MCP session: a fresh session from the options, this build's tools and the
-/// mounted MCP tools, and the connection's asker and progress sink.
-fn engine_factory(options: RunOptions, clients: Option<Arc<McpClients>>) -> EngineFactory {
+/// mounted MCP tools under the settings' policy, and the connection's asker and progress sink.
+fn engine_factory(options: RunOptions, permissions: PermissionEngine, clients: Option<Arc<McpClients>>) -> EngineFactory {
     Arc::new(move |seed: EngineSeed| {
         let session = match seed.session {
             Some(session) => session,
-            None => Session::new(SessionConfig {
-                name: None,
-                cwd: options.cwd.clone(),
-                additional_dirs: options.add_dir.clone(),
-                state_dir: options.state_dir.clone(),
-                permission_mode: options.permission_mode,
-            })
-            .map_err(|e| e.to_string())?,
+            None => options.open_session(None).map_err(|e| format!("{e:#}"))?,
         };
         let external = clients.as_ref().map(|c| c.tools()).unwrap_or_default();
-        let pool = hands_tools::builtin_pool(PoolConfig { simple: options.simple, external, ..PoolConfig::default() });
-        Ok(Engine::builder(Arc::new(pool), session).asker(seed.asker).progress(seed.progress).build())
+        Ok(options.engine(&session, &permissions, external, seed.asker, Some(seed.progress)))
     })
+}
+
+/// Settings reloads (a bare deny rule removes tools) and mounted servers' `tools/list_changed`
+/// rebuild the pool and tell our clients.
+fn announce_pool_changes(server: &McpServer, permissions: &PermissionEngine, clients: Option<&McpClients>) {
+    let mut settings = permissions.subscribe();
+    let mut mounted = clients.map(McpClients::changed);
+    let server = server.clone();
+    tokio::spawn(async move {
+        loop {
+            let mcp_changed = async {
+                match mounted.as_mut() {
+                    Some(rx) => rx.changed().await.is_ok(),
+                    None => std::future::pending().await,
+                }
+            };
+            let alive = tokio::select! {
+                r = settings.changed() => r.is_ok(),
+                alive = mcp_changed => alive,
+            };
+            if !alive {
+                return;
+            }
+            server.tools_changed().await;
+        }
+    });
 }

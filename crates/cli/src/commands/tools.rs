@@ -1,54 +1,58 @@
-//! `hands tools`: the pool in order, as the model would get it.
+//! `hands tools`: the pool in order, as the model would get it, rendered for a model API
+//! (`--format`), or what that payload costs with and without deferral (`--stats`).
+//!
+//! Rendering is `hands-spec`'s job; this file only picks the pool and prints.
 
-use std::sync::Arc;
-
-use hands_core::{PoolConfig, Session, SessionConfig};
+use hands_spec::{Format, RenderOptions};
 
 use crate::Outcome;
-
-/// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// One name per line.
-    Names,
-    /// The Anthropic Messages API `tools` array.
-    Anthropic,
-}
+use crate::setup::RunOptions;
 
 /// `hands tools` options.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Names)]
+    /// Output format: names (one per line), anthropic, openai or gemini.
+    #[arg(long, default_value = "names", value_parser = parse_format)]
     pub format: Format,
-    /// Only Bash, Read and Edit (Claude Code's simple mode).
+    /// OpenAI: strict function schemas.
     #[arg(long)]
-    pub simple: bool,
+    pub strict: bool,
+    /// Print bytes and estimated tokens of the full payload against the deferred one.
+    #[arg(long)]
+    pub stats: bool,
+    /// Mount the MCP servers of this file (`.mcp.json` format) into the pool; repeatable.
+    #[arg(long = "mcp-config", value_name = "FILE")]
+    pub mcp_config: Vec<String>,
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse::<Format>().map_err(|e| e.to_string())
 }
 
 /// Print the pool.
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let pool = hands_tools::builtin_pool(PoolConfig { simple: args.simple, ..Default::default() });
-    match args.format {
-        Format::Names => {
-            for name in pool.names() {
-                println!("{name}");
-            }
+    let clients = super::serve::mount(&args.mcp_config).await?;
+    let session = args.options.open_session(None)?;
+    let permissions = args.options.permissions(session.project_dir(), false)?;
+    let external = clients.as_ref().map(|c| c.tools()).unwrap_or_default();
+    let engine = args.options.engine(&session, &permissions, external, std::sync::Arc::new(hands_core::permissions::NoAsker), None);
+    let pool = engine.pool();
+    // Stats measure an API payload: names alone are not one, so they default to Anthropic's.
+    let format = if args.stats && args.format == Format::Names { Format::Anthropic } else { args.format };
+    let opts = RenderOptions { strict: args.strict, ..RenderOptions::new(format) };
+    if args.stats {
+        let stats = hands_spec::stats(pool, &session, &opts);
+        println!("{stats}");
+    } else if args.format == Format::Names {
+        for name in pool.names() {
+            println!("{name}");
         }
-        Format::Anthropic => {
-            let session: Arc<Session> = Session::new(SessionConfig::default())?;
-            let tools: Vec<serde_json::Value> = pool
-                .tools()
-                .map(|t| {
-                    serde_json::json!({
-                        "name": t.name(),
-                        "description": t.prompt(&session),
-                        "input_schema": t.input_schema(),
-                    })
-                })
-                .collect();
-            println!("{}", serde_json::to_string_pretty(&tools)?);
-        }
+    } else {
+        let value = hands_spec::render(pool, &session, &opts);
+        println!("{}", serde_json::to_string_pretty(&value)?);
     }
+    session.close();
     Ok(Outcome::Success)
 }

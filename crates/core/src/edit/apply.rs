@@ -10,7 +10,9 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::quotes::{find_actual_string, preserve_quote_style};
+use memchr::memmem;
+
+use super::quotes::{find_modulo_quotes, preserve_quote_style};
 
 /// One replacement, as the model asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,7 +149,7 @@ pub fn normalize_edit_input(content: &str, spec: &EditSpec, markdown: bool) -> E
     } else {
         strip_trailing_whitespace(&new).into_owned()
     };
-    if old.is_empty() || content.contains(&old) {
+    if old.is_empty() || memmem::find(content.as_bytes(), old.as_bytes()).is_some() {
         return EditSpec {
             old_string: old,
             new_string: new,
@@ -188,27 +190,34 @@ pub fn apply_edit(content: &str, spec: &EditSpec) -> Result<Replacement, EditErr
     if spec.old_string == spec.new_string {
         return Err(EditError::NoChange);
     }
-    let Some(actual_old) = find_actual_string(content, &spec.old_string) else {
-        return Err(EditError::NotFound {
-            old_string: spec.old_string.clone(),
-        });
+    let not_found = || EditError::NotFound {
+        old_string: spec.old_string.clone(),
     };
-    if actual_old.is_empty() {
-        return Err(EditError::NotFound {
-            old_string: spec.old_string.clone(),
-        });
+    if spec.old_string.is_empty() {
+        return Err(not_found());
     }
-    let new_string = preserve_quote_style(&spec.old_string, actual_old, &spec.new_string);
-
-    let first = content.find(actual_old).unwrap_or(0);
-    let count = if spec.replace_all {
-        content[first..].matches(actual_old).count()
-    } else {
-        // Only uniqueness matters: stop at the second hit.
-        1 + usize::from(content[first + actual_old.len()..].contains(actual_old))
+    // One pass finds the first occurrence; the quote fallback runs only when there is none.
+    let (first, actual_old) = match memmem::find(content.as_bytes(), spec.old_string.as_bytes()) {
+        Some(at) => (at, spec.old_string.as_str()),
+        None => match find_modulo_quotes(content, &spec.old_string) {
+            Some(range) if !range.is_empty() => (range.start, &content[range]),
+            _ => return Err(not_found()),
+        },
     };
-    if count > 1 && !spec.replace_all {
-        let count = content.matches(actual_old).count();
+    let new_string = preserve_quote_style(&spec.old_string, actual_old, &spec.new_string);
+    let finder = memmem::Finder::new(actual_old.as_bytes());
+    let len = actual_old.len();
+    if !spec.replace_all && finder.find(&content.as_bytes()[first + len..]).is_some() {
+        // Counted like `str::matches`: non-overlapping, from the start.
+        let (count, _) = finder
+            .find_iter(content.as_bytes())
+            .fold((0, 0), |(n, next), at| {
+                if at >= next {
+                    (n + 1, at + len)
+                } else {
+                    (n, next)
+                }
+            });
         return Err(EditError::NotUnique {
             count,
             old_string: spec.old_string.clone(),
@@ -218,18 +227,16 @@ pub fn apply_edit(content: &str, spec: &EditSpec) -> Result<Replacement, EditErr
     // Deleting text also deletes the line break after it, so no blank line is left behind.
     let eat_newline = new_string.is_empty() && !actual_old.ends_with('\n');
     let match_len = |at: usize| -> usize {
-        let end = at + actual_old.len();
-        if eat_newline && content.as_bytes().get(end) == Some(&b'\n') {
-            actual_old.len() + 1
+        if eat_newline && content.as_bytes().get(at + len) == Some(&b'\n') {
+            len + 1
         } else {
-            actual_old.len()
+            len
         }
     };
 
     if !spec.replace_all {
-        let end = first + match_len(first);
         return Ok(Replacement {
-            region: first..end,
+            region: first..first + match_len(first),
             replacement: new_string.into_owned(),
             count: 1,
             actual_old: actual_old.to_string(),
@@ -238,21 +245,19 @@ pub fn apply_edit(content: &str, spec: &EditSpec) -> Result<Replacement, EditErr
 
     let mut replacement = String::new();
     let mut cursor = first;
-    let mut region_end = first;
     let mut replaced = 0;
-    for (at, _) in content[first..].match_indices(actual_old) {
+    for at in finder.find_iter(&content.as_bytes()[first..]) {
         let at = first + at;
         if at < cursor {
-            continue; // inside the newline eaten by the previous deletion
+            continue; // overlaps the previous occurrence, or its eaten line break
         }
         replacement.push_str(&content[cursor..at]);
         replacement.push_str(&new_string);
         cursor = at + match_len(at);
-        region_end = cursor;
         replaced += 1;
     }
     Ok(Replacement {
-        region: first..region_end,
+        region: first..cursor,
         replacement,
         count: replaced,
         actual_old: actual_old.to_string(),

@@ -126,7 +126,7 @@ pub fn find_modulo_quotes(haystack: &str, needle: &str) -> Option<Range<usize>> 
 /// The text in `file` that `search` stands for: `search` itself when it occurs exactly, else the
 /// first occurrence with curly quotes where `search` has straight ones (or the reverse).
 pub fn find_actual_string<'f>(file: &'f str, search: &'f str) -> Option<&'f str> {
-    if file.contains(search) {
+    if memchr::memmem::find(file.as_bytes(), search.as_bytes()).is_some() {
         return Some(search);
     }
     if !search.chars().any(|c| quote_class(c).is_some()) {

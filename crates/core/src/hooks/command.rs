@@ -45,6 +45,9 @@ use crate::permissions::{Behavior, PermissionResult, RuleSubject};
 /// How long a hook may run when its settings give no `timeout`.
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// Most bytes of a hook's stdout (and of its stderr) that are kept.
+pub const MAX_HOOK_OUTPUT_BYTES: u64 = 1024 * 1024;
+
 /// Longest text taken from one hook answer (reason, context, stderr).
 pub const MAX_HOOK_TEXT_CHARS: usize = 10_000;
 
@@ -322,6 +325,13 @@ fn kill_group(pid: Option<u32>) {
     let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
 }
 
+/// Read at most [`MAX_HOOK_OUTPUT_BYTES`] of a pipe and discard the rest, so a chatty hook can
+/// neither block on a full pipe nor fill memory.
+async fn read_capped(pipe: &mut (impl tokio::io::AsyncRead + Unpin), out: &mut Vec<u8>) {
+    let _ = (&mut *pipe).take(MAX_HOOK_OUTPUT_BYTES).read_to_end(out).await;
+    let _ = tokio::io::copy(pipe, &mut tokio::io::sink()).await;
+}
+
 /// Run one hook command with `stdin` as its input, in `cwd`, killing its process group after
 /// `timeout` or when `cancel` fires.
 pub async fn run_hook_command(
@@ -368,12 +378,12 @@ pub async fn run_hook_command(
         let mut err = Vec::new();
         let read_out = async {
             if let Some(p) = stdout_pipe.as_mut() {
-                let _ = p.read_to_end(&mut out).await;
+                read_capped(p, &mut out).await;
             }
         };
         let read_err = async {
             if let Some(p) = stderr_pipe.as_mut() {
-                let _ = p.read_to_end(&mut err).await;
+                read_capped(p, &mut err).await;
             }
         };
         let ((), (), ()) = tokio::join!(feed, read_out, read_err);

@@ -8,7 +8,7 @@
 //! Splitting a compound command into subcommands is the shell tool's job (it hands over
 //! `RuleSubject::Commands`); deciding from the matches is `ruleset`'s.
 
-use super::rules::{has_wildcard, wildcard_match, wildcard_segments};
+use super::rules::{has_wildcard, segments_match, wildcard_segments};
 
 /// Environment variables whose leading assignment allow rules ignore: they change formatting,
 /// locale or build targets, never what a command may touch.
@@ -226,28 +226,64 @@ pub fn command_forms(cmd: &str, strip_all_env: bool) -> Vec<String> {
     forms
 }
 
-/// Whether a `Bash(pattern)` rule matches the (normalized) command `cmd`.
-pub fn pattern_matches(pattern: &str, cmd: &str) -> bool {
-    let pattern = normalize_command(pattern);
-    if let Some(prefix) = pattern.strip_suffix(":*") {
-        if !has_wildcard(prefix) {
-            let prefix = prefix.trim_end();
-            return cmd == prefix || cmd.strip_prefix(prefix).is_some_and(|rest| rest.starts_with(' '));
+/// A `Bash(...)` rule's content, compiled once: exact text, a legacy `prefix:*`, or literal
+/// segments between `*` wildcards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandPattern {
+    /// No wildcard: the whole command.
+    Exact(String),
+    /// `prefix:*`: the prefix alone or followed by a space and anything.
+    Prefix(String),
+    /// Literal segments between `*`s (at least two segments).
+    Wildcard(Vec<String>),
+}
+
+impl CommandPattern {
+    /// Compile the content of a `Bash(...)` rule.
+    pub fn compile(pattern: &str) -> CommandPattern {
+        let pattern = normalize_command(pattern);
+        if let Some(prefix) = pattern.strip_suffix(":*") {
+            if !has_wildcard(prefix) {
+                return CommandPattern::Prefix(prefix.trim_end().to_string());
+            }
         }
+        let mut segments = wildcard_segments(&pattern);
+        if segments.len() == 1 {
+            return CommandPattern::Exact(segments.pop().expect("one segment"));
+        }
+        CommandPattern::Wildcard(segments)
     }
-    let segments = wildcard_segments(&pattern);
-    if segments.len() == 1 {
-        return cmd == segments[0];
+
+    /// Whether the pattern has a wildcard (exact rules may approve what [`always_asks`]).
+    pub fn is_wildcard(&self) -> bool {
+        !matches!(self, CommandPattern::Exact(_))
     }
-    // `git *` also matches a bare `git`: a single trailing ` *` makes the arguments optional.
-    if segments.len() == 2 && segments[1].is_empty() {
-        if let Some(head) = segments[0].strip_suffix(' ') {
-            if cmd == head {
-                return true;
+
+    /// Whether the (normalized) command `cmd` matches.
+    pub fn matches(&self, cmd: &str) -> bool {
+        match self {
+            CommandPattern::Exact(text) => cmd == text,
+            CommandPattern::Prefix(prefix) => {
+                cmd == prefix || cmd.strip_prefix(prefix.as_str()).is_some_and(|rest| rest.starts_with(' '))
+            }
+            CommandPattern::Wildcard(segments) => {
+                // `git *` also matches a bare `git`: a single trailing ` *` makes the arguments
+                // optional.
+                if let [head, tail] = segments.as_slice() {
+                    if tail.is_empty() && head.strip_suffix(' ') == Some(cmd) {
+                        return true;
+                    }
+                }
+                segments_match(segments, cmd)
             }
         }
     }
-    wildcard_match(&pattern, cmd)
+}
+
+/// Whether a `Bash(pattern)` rule matches the (normalized) command `cmd` (compiles the pattern;
+/// rule sets keep a [`CommandPattern`]).
+pub fn pattern_matches(pattern: &str, cmd: &str) -> bool {
+    CommandPattern::compile(pattern).matches(cmd)
 }
 
 /// Whether a wildcard allow rule must not approve `cmd` (after stripping): `watch`, `setsid`,
@@ -259,11 +295,6 @@ pub fn always_asks(cmd: &str) -> bool {
         return true;
     }
     first == "find" && ws.iter().skip(1).any(|w| FIND_ACTIONS.contains(&word_text(cmd, w)))
-}
-
-/// Whether `pattern` contains a wildcard (exact rules may approve what [`always_asks`]).
-pub fn is_wildcard_pattern(pattern: &str) -> bool {
-    has_wildcard(pattern)
 }
 
 /// The words of `cmd` with their quotes removed (for checking arguments of simple commands).

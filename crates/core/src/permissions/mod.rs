@@ -113,7 +113,11 @@ pub struct UnknownMode(pub String);
 
 impl FromStr for PermissionMode {
     type Err = UnknownMode;
+    /// Wire names, case-insensitive; `manual` is Claude Code's newer name for `default`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("manual") {
+            return Ok(PermissionMode::Default);
+        }
         PermissionMode::ALL
             .into_iter()
             .find(|m| m.as_str().eq_ignore_ascii_case(s))

@@ -164,12 +164,13 @@ pub fn split_rule_list(list: &str) -> Vec<String> {
 /// Match `text` against a pattern whose only wildcard is `*` (any run of characters, spaces
 /// included); `\*` is a literal star. The whole text must match.
 pub fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let segments = wildcard_segments(pattern);
-    if segments.len() == 1 {
-        return segments[0] == text;
-    }
-    let (first, rest) = segments.split_first().expect("at least one segment");
-    let (last, middle) = rest.split_last().expect("at least two segments");
+    segments_match(&wildcard_segments(pattern), text)
+}
+
+/// Whether `text` is `segments` (from [`wildcard_segments`]) joined by runs of any characters.
+pub fn segments_match(segments: &[String], text: &str) -> bool {
+    let Some((first, rest)) = segments.split_first() else { return text.is_empty() };
+    let Some((last, middle)) = rest.split_last() else { return text == first };
     let Some(mut remaining) = text.strip_prefix(first.as_str()) else { return false };
     for segment in middle {
         match remaining.find(segment.as_str()) {

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::command_rules::{always_asks, command_forms, is_wildcard_pattern, pattern_matches, plain_words};
+use super::command_rules::{CommandPattern, always_asks, command_forms, plain_words};
 use super::path_rules::{Anchors, PathPattern, PathPatternError};
 use super::rules::{
     EDIT_RULE_TOOLS, READ_RULE_TOOLS, Rule, domain_matches, parameter_matches, rule_covers_tool, wildcard_match,
@@ -54,6 +54,7 @@ pub struct CompiledRule {
     /// The file or flag it came from.
     pub origin: RuleOrigin,
     path: Option<PathPattern>,
+    command: Option<CommandPattern>,
 }
 
 /// Why a rule could not be compiled.
@@ -89,7 +90,8 @@ impl CompiledRule {
             ),
             _ => None,
         };
-        Ok(Self { rule, behavior, origin, path })
+        let command = rule.content.as_deref().map(CommandPattern::compile);
+        Ok(Self { rule, behavior, origin, path, command })
     }
 
     /// The decision source naming this rule and its origin.
@@ -102,12 +104,12 @@ impl CompiledRule {
     }
 
     fn command_matches(&self, forms: &SubcommandForms) -> bool {
-        let Some(content) = &self.rule.content else { return false };
+        let Some(pattern) = &self.command else { return false };
         let forms = if self.behavior == Behavior::Allow { &forms.allow } else { &forms.strict };
-        if self.behavior == Behavior::Allow && is_wildcard_pattern(content) && forms.iter().any(|f| always_asks(f)) {
+        if self.behavior == Behavior::Allow && pattern.is_wildcard() && forms.iter().any(|f| always_asks(f)) {
             return false;
         }
-        forms.iter().any(|f| pattern_matches(content, f))
+        forms.iter().any(|f| pattern.matches(f))
     }
 
     fn path_matches(&self, candidates: &[PathBuf]) -> bool {

@@ -254,9 +254,12 @@ impl Connection {
         self.state.engine()
     }
 
+    /// Wait until the client's roots are applied. Bounded: a client that declared roots but never
+    /// says it is initialized does not hold calls forever.
     async fn wait_for_roots(&self) {
         let mut rx = self.state.roots_ready.subscribe();
-        let _ = rx.wait_for(|ready| *ready).await;
+        let limit = self.state.options.roots_timeout * 2;
+        let _ = tokio::time::timeout(limit, rx.wait_for(|ready| *ready)).await;
     }
 }
 

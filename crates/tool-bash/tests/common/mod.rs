@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hands_core::progress::ProgressSink;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_core::{
+    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
+};
 use hands_tool_bash::BashTool;
 use serde_json::Value;
 
@@ -34,12 +36,20 @@ impl Harness {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+        let pool = Arc::new(Pool::assemble(
+            vec![hands_core::tool::typed_arc(BashTool)],
+            PoolConfig::default(),
+        ));
         let mut builder = Engine::builder(pool, Arc::clone(&session));
         if let Some(p) = progress {
             builder = builder.progress(p);
         }
-        Self { project, state, session, engine: builder.build() }
+        Self {
+            project,
+            state,
+            session,
+            engine: builder.build(),
+        }
     }
 
     /// The project directory as the session sees it (canonical).
@@ -52,7 +62,9 @@ impl Harness {
     }
 
     pub async fn call_in(&self, input: Value, turn: &Turn) -> ToolResult {
-        self.engine.run_one(ToolCall::new("toolu_test", "Bash", input), turn).await
+        self.engine
+            .run_one(ToolCall::new("toolu_test", "Bash", input), turn)
+            .await
     }
 
     pub async fn run(&self, command: &str) -> ToolResult {
@@ -62,9 +74,13 @@ impl Harness {
 
 /// Whether `pid` is a live process (not gone, not a zombie).
 pub fn alive(pid: i32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
     // The state is the first field after the parenthesised command name.
-    let state = stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next());
+    let state = stat
+        .rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next());
     !matches!(state, None | Some('Z') | Some('X'))
 }
 
@@ -72,12 +88,20 @@ pub fn alive(pid: i32) -> bool {
 pub fn group_members(pgid: i32) -> Vec<i32> {
     let mut members = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let Some((_, rest)) = stat.rsplit_once(") ") else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
         let fields: Vec<&str> = rest.split_whitespace().collect();
         // rest = state ppid pgrp ...
-        if fields.get(2).and_then(|p| p.parse::<i32>().ok()) == Some(pgid) && !matches!(fields[0], "Z" | "X") {
+        if fields.get(2).and_then(|p| p.parse::<i32>().ok()) == Some(pgid)
+            && !matches!(fields[0], "Z" | "X")
+        {
             members.push(pid);
         }
     }
@@ -99,14 +123,19 @@ pub fn eventually(mut condition: impl FnMut() -> bool) -> bool {
 
 /// The integers printed on lines of `text` that start with `prefix`.
 pub fn numbers_after(text: &str, prefix: &str) -> Vec<i32> {
-    text.lines().filter_map(|l| l.strip_prefix(prefix)).filter_map(|n| n.trim().parse().ok()).collect()
+    text.lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .filter_map(|n| n.trim().parse().ok())
+        .collect()
 }
 
 /// Wait for a file to contain a line starting with `prefix` and return the number after it.
 pub fn wait_for_number_in(path: &Path, prefix: &str) -> Option<i32> {
     let mut found = None;
     eventually(|| {
-        found = std::fs::read_to_string(path).ok().and_then(|t| numbers_after(&t, prefix).first().copied());
+        found = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| numbers_after(&t, prefix).first().copied());
         found.is_some()
     });
     found

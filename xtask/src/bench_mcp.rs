@@ -1,0 +1,235 @@
+//! `cargo xtask bench-mcp [--calls N] [--rounds R]`: `tools/call` round trips against
+//! `hands serve` (Read of a small file) and against the reference server
+//! `@modelcontextprotocol/server-filesystem` from npm (`read_text_file` of the same files), both
+//! over stdio, driven by one rmcp client in this (release) process so that the client's own cost
+//! does not hide the servers'.
+//!
+//! Per round and server: N sequential calls (latency of each), then N calls issued at once
+//! (latency of each and wall time: throughput), each phase on a fresh connection so hands'
+//! unchanged-read dedupe never applies (every call reads a different file). Servers alternate
+//! which goes first from round to round. Prints medians, p99 and the ratios against the goals
+//! (latency ≤ 0.2× the reference, concurrent throughput ≥ 5×).
+//!
+//! The reference server is installed with npm into `target/bench-mcp` (pinned version). A debug
+//! build of xtask re-runs itself with `--release` first.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use hands_mcp::rmcp::model::CallToolRequestParams;
+use hands_mcp::rmcp::service::RunningService;
+use hands_mcp::rmcp::transport::TokioChildProcess;
+use hands_mcp::rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::util::{cargo, cargo_bin, workspace_root};
+
+/// The pinned reference server.
+const REFERENCE_PACKAGE: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
+/// Calls before measuring, on each connection.
+const WARMUP_CALLS: usize = 50;
+/// Lines in each file read.
+const FILE_LINES: usize = 40;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Server {
+    Hands,
+    Reference,
+}
+
+impl Server {
+    fn label(self) -> &'static str {
+        match self {
+            Server::Hands => "hands serve (Read)",
+            Server::Reference => "server-filesystem (read_text_file)",
+        }
+    }
+}
+
+struct Setup {
+    hands: PathBuf,
+    reference_js: PathBuf,
+    dir: PathBuf,
+    state: PathBuf,
+}
+
+#[derive(Default)]
+struct Samples {
+    sequential: Vec<Duration>,
+    concurrent: Vec<Duration>,
+    throughput: Vec<f64>,
+}
+
+/// Run the benchmark.
+pub fn run(calls: usize, rounds: usize) -> anyhow::Result<()> {
+    if cfg!(debug_assertions) {
+        eprintln!("==> xtask is a debug build; re-running bench-mcp with --release");
+        let status = Command::new(cargo_bin())
+            .args(["run", "--release", "--quiet", "-p", "xtask", "--", "bench-mcp"])
+            .args(["--calls", &calls.to_string(), "--rounds", &rounds.to_string()])
+            .current_dir(workspace_root())
+            .status()?;
+        if !status.success() {
+            bail!("bench-mcp failed");
+        }
+        return Ok(());
+    }
+    eprintln!("==> building target/release/hands");
+    cargo(&["build", "--release", "--quiet", "-p", "hands"])?;
+    let setup = Setup {
+        hands: workspace_root().join("target/release/hands"),
+        reference_js: install_reference()?,
+        dir: make_files(calls)?,
+        state: workspace_root().join("target/bench-mcp/state"),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let (mut hands, mut reference) = (Samples::default(), Samples::default());
+    for round in 0..rounds {
+        let order = if round % 2 == 0 { [Server::Hands, Server::Reference] } else { [Server::Reference, Server::Hands] };
+        for server in order {
+            let samples = if server == Server::Hands { &mut hands } else { &mut reference };
+            runtime.block_on(measure(&setup, server, calls, samples))?;
+            eprintln!("    round {}/{rounds}: {} done", round + 1, server.label());
+        }
+    }
+    report(calls, rounds, &hands, &reference);
+    Ok(())
+}
+
+fn install_reference() -> anyhow::Result<PathBuf> {
+    let prefix = workspace_root().join("target/bench-mcp");
+    let js = prefix.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    if !js.exists() {
+        eprintln!("==> npm install {REFERENCE_PACKAGE}");
+        std::fs::create_dir_all(&prefix)?;
+        let status = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&prefix)
+            .arg(REFERENCE_PACKAGE)
+            .status()
+            .context("npm is needed for the reference server")?;
+        if !status.success() || !js.exists() {
+            bail!("could not install {REFERENCE_PACKAGE}");
+        }
+    }
+    Ok(js)
+}
+
+/// `calls + WARMUP_CALLS` small files, `f<i>.txt`, in a fresh directory.
+fn make_files(calls: usize) -> anyhow::Result<PathBuf> {
+    let dir = workspace_root().join("target/bench-mcp/files");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    for i in 0..calls + WARMUP_CALLS {
+        let text: String = (0..FILE_LINES).map(|l| format!("file {i} line {l}: the quick brown fox jumps over the lazy dog\n")).collect();
+        std::fs::write(dir.join(format!("f{i}.txt")), text)?;
+    }
+    Ok(std::fs::canonicalize(dir)?)
+}
+
+async fn connect(setup: &Setup, server: Server) -> anyhow::Result<RunningService<RoleClient, ()>> {
+    let mut cmd = match server {
+        Server::Hands => {
+            let mut cmd = tokio::process::Command::new(&setup.hands);
+            cmd.arg("serve").arg("--cwd").arg(&setup.dir).arg("--state-dir").arg(&setup.state);
+            cmd
+        }
+        Server::Reference => {
+            let mut cmd = tokio::process::Command::new("node");
+            cmd.arg(&setup.reference_js).arg(&setup.dir);
+            cmd
+        }
+    };
+    cmd.stderr(std::process::Stdio::null());
+    let transport = TokioChildProcess::new(cmd)?;
+    Ok(().serve(transport).await?)
+}
+
+fn request(server: Server, file: &Path) -> CallToolRequestParams {
+    let (name, arguments) = match server {
+        Server::Hands => ("Read", json!({"file_path": file})),
+        Server::Reference => ("read_text_file", json!({"path": file})),
+    };
+    let Value::Object(arguments) = arguments else { unreachable!("json! object") };
+    CallToolRequestParams::new(name).with_arguments(arguments)
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, server: Server, file: &Path) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let result = client.peer().call_tool(request(server, file)).await?;
+    let elapsed = started.elapsed();
+    if result.is_error == Some(true) {
+        bail!("{} failed: {:?}", server.label(), result.content);
+    }
+    Ok(elapsed)
+}
+
+async fn measure(setup: &Setup, server: Server, calls: usize, samples: &mut Samples) -> anyhow::Result<()> {
+    let file = |i: usize| setup.dir.join(format!("f{i}.txt"));
+    // Sequential: one call at a time.
+    let client = connect(setup, server).await?;
+    for i in 0..WARMUP_CALLS {
+        call(&client, server, &file(calls + i)).await?;
+    }
+    for i in 0..calls {
+        samples.sequential.push(call(&client, server, &file(i)).await?);
+    }
+    client.cancel().await?;
+    // Concurrent: every call issued at once on a fresh connection.
+    let client = connect(setup, server).await?;
+    for i in 0..WARMUP_CALLS {
+        call(&client, server, &file(calls + i)).await?;
+    }
+    let files: Vec<PathBuf> = (0..calls).map(file).collect();
+    let started = Instant::now();
+    let all = futures::future::join_all(files.iter().map(|f| call(&client, server, f))).await;
+    let wall = started.elapsed();
+    for latency in all {
+        samples.concurrent.push(latency?);
+    }
+    samples.throughput.push(calls as f64 / wall.as_secs_f64());
+    client.cancel().await?;
+    Ok(())
+}
+
+fn percentile(samples: &[Duration], p: f64) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted.get(index).copied().unwrap_or_default()
+}
+
+fn median_f64(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.0} µs", d.as_secs_f64() * 1e6)
+}
+
+fn report(calls: usize, rounds: usize, hands: &Samples, reference: &Samples) {
+    println!("\nMCP tools/call round trips over stdio, rmcp client, {calls} calls × {rounds} rounds per phase");
+    println!("| server | sequential median | sequential p99 | concurrent median | concurrent p99 | concurrent throughput |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    for (server, s) in [(Server::Hands, hands), (Server::Reference, reference)] {
+        println!(
+            "| {} | {} | {} | {} | {} | {:.0} calls/s |",
+            server.label(),
+            us(percentile(&s.sequential, 0.5)),
+            us(percentile(&s.sequential, 0.99)),
+            us(percentile(&s.concurrent, 0.5)),
+            us(percentile(&s.concurrent, 0.99)),
+            median_f64(&s.throughput)
+        );
+    }
+    let latency = percentile(&hands.sequential, 0.5).as_secs_f64() / percentile(&reference.sequential, 0.5).as_secs_f64();
+    let throughput = median_f64(&hands.throughput) / median_f64(&reference.throughput);
+    println!("\nsequential latency, hands / reference: {latency:.2}x (goal <= 0.2x)");
+    println!("concurrent throughput, hands / reference: {throughput:.2}x (goal >= 5x)");
+}
