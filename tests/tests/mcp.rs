@@ -38,7 +38,11 @@ fn run_script(args: &[&str]) {
     let out = Command::new("python3").arg(client_script()).args(args).output().expect("python3 runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     println!("{stdout}");
-    assert!(out.status.success(), "the Python MCP client reported failures:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "the Python MCP client reported failures:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains(" ok, 0 failed"), "{stdout}");
 }
 
@@ -68,7 +72,10 @@ impl HttpChild {
         let mut line = String::new();
         while url.is_none() || token.is_none() {
             line.clear();
-            assert!(stderr.read_line(&mut line).expect("stderr readable") > 0, "hands serve exited before printing its address");
+            assert!(
+                stderr.read_line(&mut line).expect("stderr readable") > 0,
+                "hands serve exited before printing its address"
+            );
             if let Some(rest) = line.trim().strip_prefix("hands MCP server listening on ") {
                 url = Some(rest.to_string());
             } else if line.starts_with("bearer token") {
@@ -96,7 +103,16 @@ fn python_sdk_over_stdio() {
     }
     let p = Project::new();
     let (project, state) = (p.dir.path().to_str().unwrap(), p.state.path().to_str().unwrap());
-    run_script(&["--transport", "stdio", "--hands", hands_bin().to_str().unwrap(), "--project", project, "--state", state]);
+    run_script(&[
+        "--transport",
+        "stdio",
+        "--hands",
+        hands_bin().to_str().unwrap(),
+        "--project",
+        project,
+        "--state",
+        state,
+    ]);
 }
 
 #[test]
@@ -129,8 +145,16 @@ fn python_sdk_through_a_hands_that_mounts_hands() {
     let config = outer.file(".mcp-test.json", &inner_hands_config(&inner).to_string());
     let server = HttpChild::start(&outer, &["--mcp-config", config.to_str().unwrap()]);
     run_script(&[
-        "--transport", "http", "--url", &server.url, "--token", &server.token,
-        "--project", outer.dir.path().to_str().unwrap(), "--mounted", "inner",
+        "--transport",
+        "http",
+        "--url",
+        &server.url,
+        "--token",
+        &server.token,
+        "--project",
+        outer.dir.path().to_str().unwrap(),
+        "--mounted",
+        "inner",
     ]);
 }
 
@@ -174,7 +198,11 @@ async fn hands_mounts_hands_and_restarts_it_after_a_crash() {
 
     let bash = engine.run_one(ToolCall::new("t4", "mcp__inner__Bash", json!({"command": "pwd"})), &Turn::new()).await;
     let inner_dir = std::fs::canonicalize(inner.dir.path()).unwrap();
-    assert!(bash.text().contains(inner_dir.to_str().unwrap()), "the inner session works in its own directory: {}", bash.text());
+    assert!(
+        bash.text().contains(inner_dir.to_str().unwrap()),
+        "the inner session works in its own directory: {}",
+        bash.text()
+    );
     clients.shutdown().await;
 }
 
@@ -199,17 +227,18 @@ fn docs_config_snippets_parse() {
     assert!(blocks.len() >= 3, "expected snippets for Claude Desktop, Claude Code and Cursor, found {}", blocks.len());
     let mut hands_servers = 0;
     for block in &blocks {
-        let value: Value = serde_json::from_str(block).unwrap_or_else(|e| panic!("invalid JSON in docs/mcp.md: {e}\n{block}"));
+        let value: Value =
+            serde_json::from_str(block).unwrap_or_else(|e| panic!("invalid JSON in docs/mcp.md: {e}\n{block}"));
         if value.get("mcpServers").is_some() {
             // Client-side placeholders (`${workspaceFolder}`, tokens) are expanded by the client.
             let config = McpConfig::parse_with_env(block, "docs/mcp.md", &|_| Some("value".into()))
                 .unwrap_or_else(|e| panic!("{e}\n{block}"));
             for server in config.servers() {
-                if let hands_mcp::ServerSpec::Stdio { command, args, .. } = &server.spec {
-                    if command == "hands" {
-                        assert_eq!(args.first().map(String::as_str), Some("serve"), "{block}");
-                        hands_servers += 1;
-                    }
+                if let hands_mcp::ServerSpec::Stdio { command, args, .. } = &server.spec
+                    && command == "hands"
+                {
+                    assert_eq!(args.first().map(String::as_str), Some("serve"), "{block}");
+                    hands_servers += 1;
                 }
             }
         }

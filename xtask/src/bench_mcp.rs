@@ -87,7 +87,8 @@ pub fn run(calls: usize, rounds: usize) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let (mut hands, mut reference) = (Samples::default(), Samples::default());
     for round in 0..rounds {
-        let order = if round % 2 == 0 { [Server::Hands, Server::Reference] } else { [Server::Reference, Server::Hands] };
+        let order =
+            if round % 2 == 0 { [Server::Hands, Server::Reference] } else { [Server::Reference, Server::Hands] };
         for server in order {
             let samples = if server == Server::Hands { &mut hands } else { &mut reference };
             runtime.block_on(measure(&setup, server, calls, samples))?;
@@ -125,14 +126,16 @@ fn make_files(calls: usize) -> anyhow::Result<PathBuf> {
     }
     std::fs::create_dir_all(&dir)?;
     for i in 0..calls + WARMUP_CALLS {
-        let text: String = (0..FILE_LINES).map(|l| format!("file {i} line {l}: the quick brown fox jumps over the lazy dog\n")).collect();
+        let text: String = (0..FILE_LINES)
+            .map(|l| format!("file {i} line {l}: the quick brown fox jumps over the lazy dog\n"))
+            .collect();
         std::fs::write(dir.join(format!("f{i}.txt")), text)?;
     }
     Ok(std::fs::canonicalize(dir)?)
 }
 
 async fn connect(setup: &Setup, server: Server) -> anyhow::Result<RunningService<RoleClient, ()>> {
-    let mut cmd = match server {
+    let cmd = match server {
         Server::Hands => {
             let mut cmd = tokio::process::Command::new(&setup.hands);
             cmd.arg("serve").arg("--cwd").arg(&setup.dir).arg("--state-dir").arg(&setup.state);
@@ -144,8 +147,7 @@ async fn connect(setup: &Setup, server: Server) -> anyhow::Result<RunningService
             cmd
         }
     };
-    cmd.stderr(std::process::Stdio::null());
-    let transport = TokioChildProcess::new(cmd)?;
+    let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::process::Stdio::null()).spawn()?;
     Ok(().serve(transport).await?)
 }
 
@@ -215,7 +217,9 @@ fn us(d: Duration) -> String {
 
 fn report(calls: usize, rounds: usize, hands: &Samples, reference: &Samples) {
     println!("\nMCP tools/call round trips over stdio, rmcp client, {calls} calls × {rounds} rounds per phase");
-    println!("| server | sequential median | sequential p99 | concurrent median | concurrent p99 | concurrent throughput |");
+    println!(
+        "| server | sequential median | sequential p99 | concurrent median | concurrent p99 | concurrent throughput |"
+    );
     println!("| --- | --- | --- | --- | --- | --- |");
     for (server, s) in [(Server::Hands, hands), (Server::Reference, reference)] {
         println!(
@@ -228,7 +232,8 @@ fn report(calls: usize, rounds: usize, hands: &Samples, reference: &Samples) {
             median_f64(&s.throughput)
         );
     }
-    let latency = percentile(&hands.sequential, 0.5).as_secs_f64() / percentile(&reference.sequential, 0.5).as_secs_f64();
+    let latency =
+        percentile(&hands.sequential, 0.5).as_secs_f64() / percentile(&reference.sequential, 0.5).as_secs_f64();
     let throughput = median_f64(&hands.throughput) / median_f64(&reference.throughput);
     println!("\nsequential latency, hands / reference: {latency:.2}x (goal <= 0.2x)");
     println!("concurrent throughput, hands / reference: {throughput:.2}x (goal >= 5x)");

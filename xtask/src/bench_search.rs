@@ -235,7 +235,7 @@ fn time_command(cmd: &mut Command) -> anyhow::Result<Duration> {
 fn median_ms(samples: &mut [Duration]) -> f64 {
     samples.sort_unstable();
     let mid = samples.len() / 2;
-    let median = if samples.len() % 2 == 0 { (samples[mid - 1] + samples[mid]) / 2 } else { samples[mid] };
+    let median = if samples.len().is_multiple_of(2) { (samples[mid - 1] + samples[mid]) / 2 } else { samples[mid] };
     median.as_secs_f64() * 1000.0
 }
 

@@ -52,7 +52,8 @@ fn tool_data(root: &Path) -> anyhow::Result<Vec<Value>> {
     if !output.status.success() {
         bail!("{cmd:?} failed:\n{}", String::from_utf8_lossy(&output.stderr));
     }
-    let tools: Vec<Value> = serde_json::from_slice(&output.stdout).context("the tool-docs example printed invalid JSON")?;
+    let tools: Vec<Value> =
+        serde_json::from_slice(&output.stdout).context("the tool-docs example printed invalid JSON")?;
     Ok(tools)
 }
 
@@ -150,7 +151,11 @@ fn render_tool(out: &mut String, tool: &Value, facade: &Facade) {
         }
     );
     let _ = writeln!(out, "- Interrupt by a new message: {}", tool["interrupt_behavior"].as_str().unwrap_or("block"));
-    let _ = writeln!(out, "- Result cap: {} (larger results are saved to a file with a preview)", result_cap(&tool["max_result_size_chars"]));
+    let _ = writeln!(
+        out,
+        "- Result cap: {} (larger results are saved to a file with a preview)",
+        result_cap(&tool["max_result_size_chars"])
+    );
 
     let schema = serde_json::to_string_pretty(&tool["input_schema"]).unwrap_or_default();
     let _ = writeln!(out, "\n### Input schema\n\n```json\n{schema}\n```");
@@ -167,8 +172,11 @@ mod tests {
     #[test]
     fn renders_a_table_row_and_a_section_per_tool() {
         let facade = Facade {
-            features: [("default".to_string(), vec!["demo".to_string()]), ("demo".to_string(), vec!["dep:hands-tool-demo".to_string()])]
-                .into(),
+            features: [
+                ("default".to_string(), vec!["demo".to_string()]),
+                ("demo".to_string(), vec!["dep:hands-tool-demo".to_string()]),
+            ]
+            .into(),
             promised: [("demo".to_string(), vec!["Demo".to_string()])].into(),
         };
         let tool = json!({

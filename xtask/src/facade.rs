@@ -130,10 +130,10 @@ pub fn tool_crates(root: &Path) -> anyhow::Result<Vec<ToolCrate>> {
     crates.sort_by(|a, b| a.short_name.cmp(&b.short_name));
     let mut seen = BTreeMap::new();
     for krate in &crates {
-        if let Some(marker) = &krate.marker {
-            if let Some(other) = seen.insert(marker.clone(), krate.short_name.clone()) {
-                bail!("crates/tool-{other} and crates/tool-{} share the prompt marker `{marker}`", krate.short_name);
-            }
+        if let Some(marker) = &krate.marker
+            && let Some(other) = seen.insert(marker.clone(), krate.short_name.clone())
+        {
+            bail!("crates/tool-{other} and crates/tool-{} share the prompt marker `{marker}`", krate.short_name);
         }
     }
     Ok(crates)
@@ -224,8 +224,11 @@ pub fn parse_enabled(lib: &str) -> BTreeMap<String, Vec<String>> {
         let Some(list_start) = after.find("&[") else { break };
         let list = &after[list_start + 2..];
         let Some(list_end) = list.find(']') else { break };
-        let names =
-            list[..list_end].split(',').map(|n| n.trim().trim_matches('"').to_string()).filter(|n| !n.is_empty()).collect();
+        let names = list[..list_end]
+            .split(',')
+            .map(|n| n.trim().trim_matches('"').to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
         promised.insert(feature.to_string(), names);
         rest = &list[list_end..];
     }

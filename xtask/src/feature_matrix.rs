@@ -57,10 +57,18 @@ pub fn run(fast: bool) -> anyhow::Result<()> {
     let mut failures = Vec::new();
     for config in &configs {
         let started = Instant::now();
-        let outcome = build(&root, config, release, &scratch).and_then(|binary| check(&facade, &crates, config, &binary));
+        let outcome = build(&root, config, release, &scratch).and_then(|binary| {
+            let size = std::fs::metadata(&binary)?.len();
+            check(&facade, &crates, config, &binary).map(|names| (names, size))
+        });
         let seconds = started.elapsed().as_secs_f64();
         match outcome {
-            Ok(names) => eprintln!("feature-matrix: ok   {:<28} {seconds:>6.1}s  {}", config.label, names.join(" ")),
+            Ok((names, size)) => eprintln!(
+                "feature-matrix: ok   {:<28} {seconds:>6.1}s {:>7.1} MB  {}",
+                config.label,
+                size as f64 / 1e6,
+                names.join(" ")
+            ),
             Err(e) => {
                 eprintln!("feature-matrix: FAIL {:<28} {seconds:>6.1}s  {e:#}", config.label);
                 failures.push(format!("{}: {e:#}", config.label));
@@ -71,7 +79,11 @@ pub fn run(fast: bool) -> anyhow::Result<()> {
     if !failures.is_empty() {
         bail!("{} of {} configurations failed:\n  {}", failures.len(), configs.len(), failures.join("\n  "));
     }
-    eprintln!("feature-matrix: {} configurations passed ({})", configs.len(), if fast { "fast, debug" } else { "full, release" });
+    eprintln!(
+        "feature-matrix: {} configurations passed ({})",
+        configs.len(),
+        if fast { "fast, debug" } else { "full, release" }
+    );
     Ok(())
 }
 
@@ -81,8 +93,7 @@ fn configurations(facade: &Facade, fast: bool) -> Vec<Config> {
         feature_args: vec!["--no-default-features".into(), "--features".into(), name.into()],
         tool_features: facade.expand(name),
     };
-    let default =
-        Config { label: "default".into(), feature_args: Vec::new(), tool_features: facade.expand("default") };
+    let default = Config { label: "default".into(), feature_args: Vec::new(), tool_features: facade.expand("default") };
     let all = Config {
         label: "all features".into(),
         feature_args: vec!["--all-features".into()],
@@ -90,7 +101,11 @@ fn configurations(facade: &Facade, fast: bool) -> Vec<Config> {
     };
     if fast {
         let mut configs = Vec::new();
-        let single = facade.tool_features().into_iter().find(|f| f == FAST_SINGLE_FEATURE).or_else(|| facade.tool_features().into_iter().next());
+        let single = facade
+            .tool_features()
+            .into_iter()
+            .find(|f| f == FAST_SINGLE_FEATURE)
+            .or_else(|| facade.tool_features().into_iter().next());
         configs.extend(single.map(|f| group(&f)));
         configs.push(group("core"));
         configs.push(all);
@@ -128,7 +143,9 @@ fn check_cli_forwards(root: &Path, facade: &Facade) -> anyhow::Result<()> {
     for feature in wanted {
         let forward = format!("hands-tools/{feature}");
         if !cli.get(&feature).is_some_and(|items| items.contains(&forward)) {
-            bail!("crates/cli/Cargo.toml does not forward `{feature}`: add `{feature} = [\"{forward}\"]` under [features]");
+            bail!(
+                "crates/cli/Cargo.toml does not forward `{feature}`: add `{feature} = [\"{forward}\"]` under [features]"
+            );
         }
     }
     Ok(())
@@ -192,7 +209,9 @@ fn markers_present(bytes: &[u8], known: &BTreeSet<&str>) -> BTreeSet<String> {
     let mut at = 0;
     while let Some(offset) = bytes[at..].windows(prefix.len()).position(|w| w == prefix) {
         let start = at + offset + prefix.len();
-        if let Some(name) = known.iter().filter(|name| bytes[start..].starts_with(name.as_bytes())).max_by_key(|n| n.len()) {
+        if let Some(name) =
+            known.iter().filter(|name| bytes[start..].starts_with(name.as_bytes())).max_by_key(|n| n.len())
+        {
             found.insert(name.to_string());
         }
         at = start;
@@ -221,7 +240,10 @@ fn check(facade: &Facade, crates: &[ToolCrate], config: &Config, binary: &Path) 
         let inside = found.contains(marker);
         let wanted = included.contains(krate.short_name.as_str());
         if inside && !wanted {
-            bail!("the binary contains `{MARKER_PREFIX}{marker}` of tool crate `{}`, which this build leaves out", krate.short_name);
+            bail!(
+                "the binary contains `{MARKER_PREFIX}{marker}` of tool crate `{}`, which this build leaves out",
+                krate.short_name
+            );
         }
         if wanted && !inside {
             bail!("the binary lacks `{MARKER_PREFIX}{marker}` of included tool crate `{}`", krate.short_name);
@@ -237,7 +259,8 @@ mod tests {
     #[test]
     fn finds_known_markers_even_when_strings_run_together() {
         let known: BTreeSet<&str> = ["tasks", "tool", "tool-search", "ls"].into();
-        let bytes = b"\0hands-tool-marker:tasksRetrieves the outputhands-tool-marker:tool-search -->\xffhands-tool-marker:";
+        let bytes =
+            b"\0hands-tool-marker:tasksRetrieves the outputhands-tool-marker:tool-search -->\xffhands-tool-marker:";
         let found: Vec<String> = markers_present(bytes, &known).into_iter().collect();
         assert_eq!(found, ["tasks", "tool-search"], "the longest known name wins; `tool` is not claimed");
         assert!(markers_present(b"hands-tool-mark ls", &known).is_empty());

@@ -27,9 +27,10 @@ pub struct ToolNames {
 impl ToolNames {
     /// Check `short` and derive the wire name unless one is given.
     pub fn new(short: &str, wire: Option<&str>) -> anyhow::Result<Self> {
-        let valid_short = short.split('-').all(|part| {
-            !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        }) && short.starts_with(|c: char| c.is_ascii_lowercase());
+        let valid_short = short
+            .split('-')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
+            && short.starts_with(|c: char| c.is_ascii_lowercase());
         if !valid_short {
             bail!("tool name `{short}`: use lower-case words joined by '-', e.g. `word-count`");
         }
@@ -97,10 +98,8 @@ pub fn run(short: &str, wire: Option<&str>) -> anyhow::Result<()> {
     let dir = create(&root, &names)?;
     let package = format!("hands-tool-{}", names.short);
     // Best effort: keep the generated files in the workspace's formatting.
-    let _ = std::process::Command::new(crate::util::cargo_bin())
-        .current_dir(&root)
-        .args(["fmt", "-p", &package])
-        .status();
+    let _ =
+        std::process::Command::new(crate::util::cargo_bin()).current_dir(&root).args(["fmt", "-p", &package]).status();
     println!(
         "created {} (tool `{}`, feature `{}` in hands-tools' default set)\n\nnext:\n  cargo test -p {package}\n  cargo run -p hands -- tools        # lists {}\n\nthen read docs/adding-a-tool.md and decide every flag in src/lib.rs.",
         dir.display(),
@@ -177,7 +176,10 @@ fn edit_root_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> {
     }
     let members_cover = text.contains("\"crates/*\"") || text.contains(&format!("\"crates/tool-{}\"", names.short));
     if !members_cover {
-        bail!("the workspace members do not include crates/* : add \"crates/tool-{}\" to [workspace] members", names.short);
+        bail!(
+            "the workspace members do not include crates/* : add \"crates/tool-{}\" to [workspace] members",
+            names.short
+        );
     }
     Ok(text)
 }
@@ -282,8 +284,8 @@ const LIB_RS: &str = r#"//! # hands-tool-{{short}}
 //! one-line summaries in [`render`].
 //!
 //! As generated, the tool echoes `text` back: enough to see it listed by `hands tools` and
-//! called by `hands call {{wire}} '{"text": "hi"}'`. Every flag below is spelled out with its
-//! fail-closed default; docs/adding-a-tool.md explains how to decide each one.
+//! called by `hands call {{wire}} '{"text": "hi"}' --allow {{wire}}`. Every flag below is
+//! spelled out with its fail-closed default; docs/adding-a-tool.md explains how to decide each.
 
 pub mod constants;
 pub mod prompt;
@@ -483,7 +485,11 @@ mod tests {
             "pub const ENABLED: &[(&str, &[&str])] = &[\n    // new-tool: enabled\n];\npub fn link() {\n    // new-tool: link\n}\n",
         )
         .unwrap();
-        std::fs::write(root.join("crates/cli/Cargo.toml"), "[package]\nname = \"hands\"\n\n[features]\ndefault = [\"hands-tools/default\"]\n\n[dependencies]\n").unwrap();
+        std::fs::write(
+            root.join("crates/cli/Cargo.toml"),
+            "[package]\nname = \"hands\"\n\n[features]\ndefault = [\"hands-tools/default\"]\n\n[dependencies]\n",
+        )
+        .unwrap();
         dir
     }
 
@@ -504,7 +510,9 @@ mod tests {
         let root = dir.path();
         let names = ToolNames::new("word-count", None).unwrap();
         let krate = create(root, &names).unwrap();
-        for file in ["Cargo.toml", "src/lib.rs", "src/prompt.rs", "src/constants.rs", "src/render.rs", "tests/word_count.rs"] {
+        for file in
+            ["Cargo.toml", "src/lib.rs", "src/prompt.rs", "src/constants.rs", "src/render.rs", "tests/word_count.rs"]
+        {
             assert!(krate.join(file).is_file(), "{file}");
         }
         let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();
@@ -516,13 +524,31 @@ mod tests {
         assert!(workspace.contains("hands-tool-bash = { path = \"crates/tool-bash\", version = \"0.1.0\" }\nhands-tool-word-count = { path = \"crates/tool-word-count\", version = \"0.1.0\" }\nserde"), "{workspace}");
         let tools = std::fs::read_to_string(root.join("crates/tools/Cargo.toml")).unwrap();
         assert!(tools.contains("default = [\"core\", \"word-count\"]"), "{tools}");
-        assert!(tools.contains("bash = [\"dep:hands-tool-bash\"]\nword-count = [\"dep:hands-tool-word-count\"]\n\n[dependencies]"), "{tools}");
-        assert!(tools.contains("optional = true }\nhands-tool-word-count = { workspace = true, optional = true }\n\n[lints]"), "{tools}");
+        assert!(
+            tools.contains(
+                "bash = [\"dep:hands-tool-bash\"]\nword-count = [\"dep:hands-tool-word-count\"]\n\n[dependencies]"
+            ),
+            "{tools}"
+        );
+        assert!(
+            tools.contains(
+                "optional = true }\nhands-tool-word-count = { workspace = true, optional = true }\n\n[lints]"
+            ),
+            "{tools}"
+        );
         let lib = std::fs::read_to_string(root.join("crates/tools/src/lib.rs")).unwrap();
         assert!(lib.contains("// new-tool: enabled\n    #[cfg(feature = \"word-count\")]\n    (\"word-count\", &[\"WordCount\"]),\n];"), "{lib}");
-        assert!(lib.contains("// new-tool: link\n    #[cfg(feature = \"word-count\")]\n    hands_tool_word_count::link();\n}"), "{lib}");
+        assert!(
+            lib.contains(
+                "// new-tool: link\n    #[cfg(feature = \"word-count\")]\n    hands_tool_word_count::link();\n}"
+            ),
+            "{lib}"
+        );
         let cli = std::fs::read_to_string(root.join("crates/cli/Cargo.toml")).unwrap();
-        assert!(cli.contains("default = [\"hands-tools/default\"]\nword-count = [\"hands-tools/word-count\"]\n"), "{cli}");
+        assert!(
+            cli.contains("default = [\"hands-tools/default\"]\nword-count = [\"hands-tools/word-count\"]\n"),
+            "{cli}"
+        );
 
         // The facade reader sees the new tool in the default set.
         let facade = crate::facade::Facade::load(root).unwrap();
@@ -581,7 +607,16 @@ mod tests {
                 .unwrap();
             assert!(status.success(), "cargo {args:?} failed in the generated workspace");
         };
-        cargo(&["build", "-p", "hands", "--bin", "hands-new-tool-check", "--no-default-features", "--features", "generated-probe"]);
+        cargo(&[
+            "build",
+            "-p",
+            "hands",
+            "--bin",
+            "hands-new-tool-check",
+            "--no-default-features",
+            "--features",
+            "generated-probe",
+        ]);
         let output = std::process::Command::new(target.join("debug/hands-new-tool-check"))
             .args(["tools", "--format", "names"])
             .output()

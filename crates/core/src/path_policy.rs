@@ -133,6 +133,9 @@ pub struct PathCheck {
     pub protected: Option<String>,
     /// `path` lies inside the working directories but a symlink takes `real` outside.
     pub symlink_escape: bool,
+    /// `real` lies in this session's own state folder (where oversized results are persisted for
+    /// the model to Read back): readable like a working directory.
+    pub session_internal: bool,
     /// The path starts with `//` or `\\` (a UNC network path).
     pub unc: bool,
 }
@@ -278,6 +281,7 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
             inside_working_dirs: false,
             protected: None,
             symlink_escape: false,
+            session_internal: false,
             unc,
         };
     }
@@ -292,6 +296,8 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
         FileKind::Missing => kind_of(&real),
         k => k,
     };
+    let own_state = canonicalize_with_ancestors(&session.state_dir().join(session.id()));
+    let session_internal = real.starts_with(&own_state);
     PathCheck {
         requested: raw.to_string(),
         path,
@@ -300,6 +306,7 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
         inside_working_dirs,
         protected,
         symlink_escape,
+        session_internal,
         unc,
     }
 }
@@ -353,6 +360,12 @@ impl PathCheck {
     pub fn read_permission(&self, tool: &str) -> PermissionResult {
         if let Some(message) = self.refusal("read") {
             return PermissionResult::deny(message);
+        }
+        if self.session_internal {
+            return PermissionResult::allow(format!(
+                "{} is in this session's own state folder (persisted results)",
+                self.path.display()
+            ));
         }
         if let Some(reason) = self.outside_reason() {
             return PermissionResult::ask(
@@ -673,6 +686,31 @@ mod tests {
                 root.join("main.rs").display()
             )
         );
+    }
+
+    #[test]
+    fn persisted_results_of_the_session_are_readable() {
+        let work = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let s = Session::new(SessionConfig {
+            cwd: Some(work.path().into()),
+            state_dir: Some(state.path().into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let result = s.tool_results_dir().join("toolu_1.txt");
+        let c = check_path(&s, &result.to_string_lossy());
+        assert!(c.session_internal && !c.inside_working_dirs);
+        assert!(matches!(
+            c.read_permission("Read"),
+            PermissionResult::Allow { .. }
+        ));
+        assert!(matches!(
+            c.write_permission("Write", PermissionMode::AcceptEdits),
+            PermissionResult::Ask { .. }
+        ));
+        let other = state.path().join("other-session/tool-results/x.txt");
+        assert!(!check_path(&s, &other.to_string_lossy()).session_internal);
     }
 
     #[test]

@@ -459,7 +459,7 @@ impl Engine {
 
     fn revalidate(&self, tool: &dyn Tool, mut value: Value) -> Result<ToolInput, String> {
         let entry = self.inner.pool.find(tool.name()).ok_or_else(|| messages::no_such_tool(tool.name()))?;
-        let validator = entry.validator().map_err(|e| messages::input_validation_error(e))?;
+        let validator = entry.validator().map_err(messages::input_validation_error)?;
         validator.validate(tool.name(), &mut value).map_err(|m| messages::input_validation_error(&m))?;
         Ok(ToolInput::new(value))
     }
@@ -502,11 +502,23 @@ impl Engine {
             }
             AskAnswer::Unavailable { why } => {
                 let name = tool.name();
+                // Say what would actually help: an ask rule is not lifted by an allow rule, a
+                // tool's own safety question only by a human.
+                let how = match &decision.source {
+                    DecisionSource::Rule { rule, origin } => {
+                        format!("remove the ask rule `{rule}` from {origin}, or run it where someone can approve it")
+                    }
+                    DecisionSource::Tool => "run it where someone can approve it".to_string(),
+                    _ => format!(
+                        "add an allow rule such as `{}` to the settings, or choose a permission mode that allows it (--permission-mode acceptEdits or bypassPermissions)",
+                        suggested.first().map_or(name, String::as_str)
+                    ),
+                };
                 Decision::deny(
                     decision.source.clone(),
                     format!("{} and {why}", decision.reason),
                     format!(
-                        "Permission to use {name} has been denied: this call needs approval ({}, from {}) and {why}. To allow it, add an allow rule such as `{name}` to the settings, or choose a permission mode that allows it (--permission-mode acceptEdits or bypassPermissions).",
+                        "Permission to use {name} has been denied: this call needs approval ({}, from {}) and {why}. To allow it, {how}.",
                         decision.reason, decision.source
                     ),
                 )

@@ -214,7 +214,7 @@ impl Session {
             cfg.cwd = Some(if snap.cwd.is_dir() { snap.cwd.clone() } else { snap.project_dir.clone() });
         }
         let mut dirs = snap.additional_dirs.clone();
-        dirs.extend(cfg.additional_dirs.drain(..));
+        dirs.append(&mut cfg.additional_dirs);
         dirs.retain(|d| d.is_dir());
         dirs.dedup();
         cfg.additional_dirs = dirs;

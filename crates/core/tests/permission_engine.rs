@@ -251,3 +251,22 @@ async fn invalid_rules_in_files_are_warnings() {
     assert!(warnings.iter().any(|w| w.contains("Bash(rm") && w.contains("this rule is ignored")));
     assert_eq!(permissions.snapshot().rules.count(Behavior::Deny), 1);
 }
+
+#[tokio::test]
+async fn with_nobody_to_answer_the_denial_names_what_would_help() {
+    let fx = Fixture::new();
+    fx.write_settings("project", &json!({"permissions": {"ask": ["Bash(git push *)"]}}));
+    let permissions = PermissionEngine::load(&fx.options()).unwrap();
+    let engine = fx.engine(&permissions, fx.session(PermissionMode::Default));
+    let result = engine.run_one(ToolCall::new("t1", "Bash", json!({"command": "npm publish"})), &Turn::new()).await;
+    assert!(result.text().contains("add an allow rule such as `Bash(npm publish)`"), "{}", result.text());
+    let result = engine.run_one(ToolCall::new("t2", "Bash", json!({"command": "git push"})), &Turn::new()).await;
+    let settings = fx.settings_path("project");
+    assert!(
+        result.text().contains(&format!("remove the ask rule `Bash(git push *)` from {}", settings.display())),
+        "{}",
+        result.text()
+    );
+    let result = engine.run_one(ToolCall::new("t3", "Write", json!({"file_path": ".git/config"})), &Turn::new()).await;
+    assert!(result.text().contains("run it where someone can approve it"), "{}", result.text());
+}

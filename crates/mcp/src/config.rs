@@ -111,21 +111,12 @@ impl McpConfig {
     }
 
     /// Like [`McpConfig::parse`], with the environment given as a lookup function.
-    pub fn parse_with_env(
-        text: &str,
-        origin: &str,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let invalid = |message: String| ConfigError::Invalid {
-            origin: origin.to_string(),
-            message,
-        };
+    pub fn parse_with_env(text: &str, origin: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid { origin: origin.to_string(), message };
         let raw: RawFile = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
         let mut servers = BTreeMap::new();
         for (name, server) in raw.mcp_servers {
-            let config = server
-                .resolve(&name, env)
-                .map_err(|m| invalid(format!("server `{name}`: {m}")))?;
+            let config = server.resolve(&name, env).map_err(|m| invalid(format!("server `{name}`: {m}")))?;
             servers.insert(name, config);
         }
         Ok(Self { servers })
@@ -133,21 +124,15 @@ impl McpConfig {
 
     /// Read and parse a file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
         Self::parse(&text, &path.display().to_string())
     }
 
     /// The project's `.mcp.json` in `dir`, or no servers when there is none.
     pub fn load_project(dir: &Path) -> Result<Self, ConfigError> {
         let path = dir.join(".mcp.json");
-        if path.is_file() {
-            Self::load(&path)
-        } else {
-            Ok(Self::new())
-        }
+        if path.is_file() { Self::load(&path) } else { Ok(Self::new()) }
     }
 
     /// Add `other`'s servers; a server with the same name is replaced.
@@ -172,35 +157,17 @@ impl McpConfig {
 }
 
 impl RawServer {
-    fn resolve(
-        self,
-        name: &str,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<ServerConfig, String> {
+    fn resolve(self, name: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<ServerConfig, String> {
         let expand = |s: &str| expand_env(s, env);
         let kind =
-            self.kind
-                .as_deref()
-                .unwrap_or(if self.url.is_some() && self.command.is_none() {
-                    "http"
-                } else {
-                    "stdio"
-                });
+            self.kind.as_deref().unwrap_or(if self.url.is_some() && self.command.is_none() { "http" } else { "stdio" });
         let spec = match kind {
             "stdio" => {
                 let command = self.command.ok_or("a stdio server needs a `command`")?;
                 ServerSpec::Stdio {
                     command: expand(&command)?,
-                    args: self
-                        .args
-                        .iter()
-                        .map(|a| expand(a))
-                        .collect::<Result<_, _>>()?,
-                    env: self
-                        .env
-                        .iter()
-                        .map(|(k, v)| Ok((k.clone(), expand(v)?)))
-                        .collect::<Result<_, String>>()?,
+                    args: self.args.iter().map(|a| expand(a)).collect::<Result<_, _>>()?,
+                    env: self.env.iter().map(|(k, v)| Ok((k.clone(), expand(v)?))).collect::<Result<_, String>>()?,
                 }
             }
             "http" | "streamable-http" | "streamableHttp" => {
@@ -215,21 +182,13 @@ impl RawServer {
                 }
             }
             "sse" => {
-                return Err(
-                    "the legacy `sse` transport is not supported; use `\"type\": \"http\"`".into(),
-                );
+                return Err("the legacy `sse` transport is not supported; use `\"type\": \"http\"`".into());
             }
             other => {
-                return Err(format!(
-                    "unknown server type `{other}` (expected `stdio` or `http`)"
-                ));
+                return Err(format!("unknown server type `{other}` (expected `stdio` or `http`)"));
             }
         };
-        Ok(ServerConfig {
-            name: name.to_string(),
-            spec,
-            always_load: self.always_load,
-        })
+        Ok(ServerConfig { name: name.to_string(), spec, always_load: self.always_load })
     }
 }
 
@@ -309,44 +268,21 @@ mod tests {
 
     #[test]
     fn reports_what_is_wrong() {
-        let err = McpConfig::parse_with_env(
-            r#"{"mcpServers": {"x": {"type": "stdio"}}}"#,
-            "f.json",
-            &env,
-        )
-        .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "invalid MCP config f.json: server `x`: a stdio server needs a `command`"
-        );
-        let err = McpConfig::parse_with_env(
-            r#"{"mcpServers": {"x": {"command": "${NOPE}"}}}"#,
-            "f.json",
-            &env,
-        )
-        .unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("environment variable `NOPE` is not set"),
-            "{err}"
-        );
-        let err = McpConfig::parse_with_env(
-            r#"{"mcpServers": {"x": {"type": "sse", "url": "u"}}}"#,
-            "f",
-            &env,
-        )
-        .unwrap_err();
+        let err = McpConfig::parse_with_env(r#"{"mcpServers": {"x": {"type": "stdio"}}}"#, "f.json", &env).unwrap_err();
+        assert_eq!(err.to_string(), "invalid MCP config f.json: server `x`: a stdio server needs a `command`");
+        let err =
+            McpConfig::parse_with_env(r#"{"mcpServers": {"x": {"command": "${NOPE}"}}}"#, "f.json", &env).unwrap_err();
+        assert!(err.to_string().contains("environment variable `NOPE` is not set"), "{err}");
+        let err =
+            McpConfig::parse_with_env(r#"{"mcpServers": {"x": {"type": "sse", "url": "u"}}}"#, "f", &env).unwrap_err();
         assert!(err.to_string().contains("not supported"), "{err}");
         assert!(McpConfig::parse_with_env("[", "f", &env).is_err());
     }
 
     #[test]
     fn later_sources_replace_servers_by_name() {
-        let mut a =
-            McpConfig::parse_with_env(r#"{"mcpServers": {"x": {"command": "a"}}}"#, "a", &env)
-                .unwrap();
-        let b = McpConfig::parse_with_env(r#"{"mcpServers": {"x": {"command": "b"}}}"#, "b", &env)
-            .unwrap();
+        let mut a = McpConfig::parse_with_env(r#"{"mcpServers": {"x": {"command": "a"}}}"#, "a", &env).unwrap();
+        let b = McpConfig::parse_with_env(r#"{"mcpServers": {"x": {"command": "b"}}}"#, "b", &env).unwrap();
         a.merge(b);
         let only: Vec<_> = a.servers().collect();
         assert_eq!(only.len(), 1);

@@ -64,12 +64,7 @@ pub struct HttpOptions {
 
 impl Default for HttpOptions {
     fn default() -> Self {
-        Self {
-            token: None,
-            allow_remote: false,
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            allowed_origins: Vec::new(),
-        }
+        Self { token: None, allow_remote: false, max_body_bytes: DEFAULT_MAX_BODY_BYTES, allowed_origins: Vec::new() }
     }
 }
 
@@ -105,9 +100,7 @@ pub struct HttpServer {
 
 impl std::fmt::Debug for HttpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpServer")
-            .field("local_addr", &self.local_addr)
-            .finish_non_exhaustive()
+        f.debug_struct("HttpServer").field("local_addr", &self.local_addr).finish_non_exhaustive()
     }
 }
 
@@ -121,11 +114,7 @@ type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 
 impl HttpServer {
     /// Check the options and bind `addr` (port 0 picks a free port).
-    pub async fn bind(
-        addr: SocketAddr,
-        server: McpServer,
-        options: HttpOptions,
-    ) -> Result<Self, HttpError> {
+    pub async fn bind(addr: SocketAddr, server: McpServer, options: HttpOptions) -> Result<Self, HttpError> {
         let remote = !addr.ip().is_loopback();
         if remote && !(options.allow_remote && options.token.is_some()) {
             return Err(HttpError::RemoteRefused(addr));
@@ -154,24 +143,10 @@ impl HttpServer {
             Arc::new(LocalSessionManager::default()),
             config,
         );
-        let listener = TcpListener::bind(addr)
-            .await
-            .map_err(|source| HttpError::Bind { addr, source })?;
-        let local_addr = listener
-            .local_addr()
-            .map_err(|source| HttpError::Bind { addr, source })?;
-        let gate = Arc::new(Gate {
-            token,
-            max_body_bytes: options.max_body_bytes,
-            service,
-        });
-        Ok(Self {
-            listener,
-            local_addr,
-            token_generated,
-            gate,
-            shutdown,
-        })
+        let listener = TcpListener::bind(addr).await.map_err(|source| HttpError::Bind { addr, source })?;
+        let local_addr = listener.local_addr().map_err(|source| HttpError::Bind { addr, source })?;
+        let gate = Arc::new(Gate { token, max_body_bytes: options.max_body_bytes, service });
+        Ok(Self { listener, local_addr, token_generated, gate, shutdown })
     }
 
     /// The address actually bound.
@@ -220,8 +195,7 @@ impl HttpServer {
                     let gate = Arc::clone(&gate);
                     async move { Ok::<_, Infallible>(gate.handle(request).await) }
                 });
-                let connection =
-                    http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+                let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
                 tokio::select! {
                     result = connection => if let Err(e) = result {
                         tracing::debug!(error = %e, "HTTP connection ended with an error");
@@ -235,29 +209,18 @@ impl HttpServer {
 
 /// Bind `addr`, print the endpoint (and a generated token) to stderr, and serve until the
 /// process ends.
-pub async fn serve_http(
-    addr: SocketAddr,
-    server: McpServer,
-    options: HttpOptions,
-) -> Result<(), HttpError> {
+pub async fn serve_http(addr: SocketAddr, server: McpServer, options: HttpOptions) -> Result<(), HttpError> {
     let http = HttpServer::bind(addr, server, options).await?;
     eprintln!("hands MCP server listening on {}", http.url());
     if http.token_generated() {
-        eprintln!(
-            "bearer token (send `Authorization: Bearer <token>`): {}",
-            http.token()
-        );
+        eprintln!("bearer token (send `Authorization: Bearer <token>`): {}", http.token());
     }
     http.run().await
 }
 
 /// 256 bits from two random v4 UUIDs, as 64 hex characters.
 fn generate_token() -> String {
-    format!(
-        "{}{}",
-        uuid::Uuid::new_v4().simple(),
-        uuid::Uuid::new_v4().simple()
-    )
+    format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
 }
 
 /// Compare without an early exit, so the time taken does not reveal a matching prefix.
@@ -268,10 +231,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 impl Gate {
     async fn handle(&self, request: Request<Incoming>) -> HttpResponse {
         if request.uri().path() != MCP_PATH {
-            return plain(
-                StatusCode::NOT_FOUND,
-                format!("Not Found: the MCP endpoint is {MCP_PATH}"),
-            );
+            return plain(StatusCode::NOT_FOUND, format!("Not Found: the MCP endpoint is {MCP_PATH}"));
         }
         if !self.authorized(request.headers()) {
             let mut response = rpc_error(
@@ -280,9 +240,7 @@ impl Gate {
                 -32001,
                 "Unauthorized: send `Authorization: Bearer <token>` with the token `hands serve` printed at start",
             );
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             return response;
         }
         if request.method() == Method::DELETE {
@@ -309,25 +267,17 @@ impl Gate {
         let (parts, body) = request.into_parts();
         let bytes = match Limited::new(body, self.max_body_bytes).collect().await {
             Ok(collected) => collected.to_bytes(),
-            Err(e)
-                if e.downcast_ref::<http_body_util::LengthLimitError>()
-                    .is_some() =>
-            {
+            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
                 return self.too_large();
             }
             Err(e) => {
-                return plain(
-                    StatusCode::BAD_REQUEST,
-                    format!("Bad Request: could not read the body: {e}"),
-                );
+                return plain(StatusCode::BAD_REQUEST, format!("Bad Request: could not read the body: {e}"));
             }
         };
         if let Err(response) = check_json_rpc(&bytes) {
             return *response;
         }
-        self.service
-            .handle(Request::from_parts(parts, Full::new(bytes)))
-            .await
+        self.service.handle(Request::from_parts(parts, Full::new(bytes))).await
     }
 
     fn authorized(&self, headers: &HeaderMap) -> bool {
@@ -343,24 +293,15 @@ impl Gate {
             StatusCode::PAYLOAD_TOO_LARGE,
             None,
             -32600,
-            &format!(
-                "Invalid Request: the body exceeds {} bytes",
-                self.max_body_bytes
-            ),
+            &format!("Invalid Request: the body exceeds {} bytes", self.max_body_bytes),
         )
     }
 }
 
 /// `Ok` when `bytes` is one JSON-RPC message rmcp can route; otherwise the error response.
 fn check_json_rpc(bytes: &[u8]) -> Result<(), Box<HttpResponse>> {
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
-        Box::new(rpc_error(
-            StatusCode::BAD_REQUEST,
-            None,
-            -32700,
-            &format!("Parse error: {e}"),
-        ))
-    })?;
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| Box::new(rpc_error(StatusCode::BAD_REQUEST, None, -32700, &format!("Parse error: {e}"))))?;
     if value.is_array() {
         return Err(Box::new(rpc_error(
             StatusCode::BAD_REQUEST,
@@ -369,30 +310,17 @@ fn check_json_rpc(bytes: &[u8]) -> Result<(), Box<HttpResponse>> {
             "Invalid Request: JSON-RPC batches are not supported by this protocol version",
         )));
     }
-    let id = value
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number())
-        .cloned();
+    let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned();
     serde_json::from_value::<ClientJsonRpcMessage>(value)
         .map(|_| ())
-        .map_err(|e| {
-            Box::new(rpc_error(
-                StatusCode::BAD_REQUEST,
-                id,
-                -32600,
-                &format!("Invalid Request: {e}"),
-            ))
-        })
+        .map_err(|e| Box::new(rpc_error(StatusCode::BAD_REQUEST, id, -32600, &format!("Invalid Request: {e}"))))
 }
 
 fn rpc_error(status: StatusCode, id: Option<Value>, code: i64, message: &str) -> HttpResponse {
     let body = json!({"jsonrpc": "2.0", "id": id.unwrap_or(Value::Null), "error": {"code": code, "message": message}});
     let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
     *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 

@@ -20,8 +20,8 @@ pub mod stdio;
 
 pub use client::{ClientOptions, McpClients, McpTool, MountFailure};
 pub use config::{McpConfig, ServerConfig, ServerSpec};
+pub use http::{HttpOptions, HttpServer, serve_http};
 /// The MCP SDK hands is built on, for embedders that implement handlers or clients.
 pub use rmcp;
-pub use http::{HttpOptions, HttpServer, serve_http};
 pub use server::{Connection, EngineFactory, EngineSeed, McpServer, ServerOptions};
 pub use stdio::{ServeError, serve_stdio, serve_stream};

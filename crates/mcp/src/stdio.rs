@@ -22,8 +22,27 @@ pub enum ServeError {
 }
 
 /// Serve one client on stdin/stdout until it disconnects.
+///
+/// When stdin and stdout are pipes (as MCP clients launch servers), they are driven as
+/// non-blocking pipes by the runtime; otherwise (a terminal, a file) through tokio's blocking
+/// stdio threads, which cost a thread hand-off per read and write.
 pub async fn serve_stdio(server: &McpServer) -> Result<(), ServeError> {
+    #[cfg(unix)]
+    if let Some((reader, writer)) = stdio_pipes() {
+        return serve_stream(server, reader, writer).await;
+    }
     serve_stream(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// stdin and stdout as non-blocking pipes, when both are pipes.
+#[cfg(unix)]
+fn stdio_pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender)> {
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let stdout = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(stdin).ok()?;
+    let writer = tokio::net::unix::pipe::Sender::from_owned_fd(stdout).ok()?;
+    Some((reader, writer))
 }
 
 /// Serve one client on `reader`/`writer` (newline-delimited JSON-RPC) until it disconnects.
@@ -33,13 +52,7 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let connection = server.connection()?;
-    let running = connection
-        .serve((reader, writer))
-        .await
-        .map_err(|e| ServeError::Handshake(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| ServeError::Broken(e.to_string()))?;
+    let running = connection.serve((reader, writer)).await.map_err(|e| ServeError::Handshake(e.to_string()))?;
+    running.waiting().await.map_err(|e| ServeError::Broken(e.to_string()))?;
     Ok(())
 }

@@ -22,29 +22,15 @@ struct Running {
 async fn start(max_body_bytes: usize) -> Running {
     let dirs = Dirs::new();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let server = McpServer::new(factory(
-        &dirs,
-        PermissionMode::Default,
-        Arc::new(Mutex::new(fixture_tools(tx))),
-    ));
-    let options = HttpOptions {
-        token: Some(TOKEN.into()),
-        max_body_bytes,
-        ..HttpOptions::default()
-    };
-    let bound = HttpServer::bind("127.0.0.1:0".parse().unwrap(), server, options)
-        .await
-        .unwrap();
+    let server = McpServer::new(factory(&dirs, PermissionMode::Default, Arc::new(Mutex::new(fixture_tools(tx)))));
+    let options = HttpOptions { token: Some(TOKEN.into()), max_body_bytes, ..HttpOptions::default() };
+    let bound = HttpServer::bind("127.0.0.1:0".parse().unwrap(), server, options).await.unwrap();
     let url = bound.url();
     tokio::spawn(bound.run());
     // reqwest is built without a default TLS provider in this workspace; loopback needs none, but
     // the client still wants one installed.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    Running {
-        _dirs: dirs,
-        url,
-        http: reqwest::Client::new(),
-    }
+    Running { _dirs: dirs, url, http: reqwest::Client::new() }
 }
 
 fn initialize() -> Value {
@@ -66,45 +52,19 @@ impl Running {
 async fn refuses_remote_addresses_unless_asked_with_a_token() {
     let dirs = Dirs::new();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let server = McpServer::new(factory(
-        &dirs,
-        PermissionMode::Default,
-        Arc::new(Mutex::new(fixture_tools(tx))),
-    ));
+    let server = McpServer::new(factory(&dirs, PermissionMode::Default, Arc::new(Mutex::new(fixture_tools(tx)))));
     let remote = "0.0.0.0:0".parse().unwrap();
-    let plain = HttpServer::bind(remote, server.clone(), HttpOptions::default())
-        .await
-        .unwrap_err();
+    let plain = HttpServer::bind(remote, server.clone(), HttpOptions::default()).await.unwrap_err();
     assert!(matches!(plain, HttpError::RemoteRefused(_)), "{plain}");
-    assert!(
-        plain
-            .to_string()
-            .contains("--allow-remote together with --token"),
-        "{plain}"
-    );
-    let no_token = HttpOptions {
-        allow_remote: true,
-        ..HttpOptions::default()
-    };
-    assert!(matches!(
-        HttpServer::bind(remote, server.clone(), no_token).await,
-        Err(HttpError::RemoteRefused(_))
-    ));
-    let weak = HttpOptions {
-        token: Some("short".into()),
-        ..HttpOptions::default()
-    };
+    assert!(plain.to_string().contains("--allow-remote together with --token"), "{plain}");
+    let no_token = HttpOptions { allow_remote: true, ..HttpOptions::default() };
+    assert!(matches!(HttpServer::bind(remote, server.clone(), no_token).await, Err(HttpError::RemoteRefused(_))));
+    let weak = HttpOptions { token: Some("short".into()), ..HttpOptions::default() };
     assert!(matches!(
         HttpServer::bind("127.0.0.1:0".parse().unwrap(), server.clone(), weak).await,
         Err(HttpError::WeakToken)
     ));
-    let generated = HttpServer::bind(
-        "127.0.0.1:0".parse().unwrap(),
-        server,
-        HttpOptions::default(),
-    )
-    .await
-    .unwrap();
+    let generated = HttpServer::bind("127.0.0.1:0".parse().unwrap(), server, HttpOptions::default()).await.unwrap();
     assert!(generated.token_generated());
     assert_eq!(generated.token().len(), 64);
     assert!(generated.local_addr().ip().is_loopback());
@@ -118,19 +78,9 @@ async fn requires_the_bearer_token() {
     assert_eq!(missing.headers()["www-authenticate"], "Bearer");
     let body: Value = missing.json().await.unwrap();
     assert_eq!(body["error"]["code"], -32001);
-    let wrong = s
-        .post(initialize().to_string())
-        .bearer_auth("test-token-0123456789abcdeX")
-        .send()
-        .await
-        .unwrap();
+    let wrong = s.post(initialize().to_string()).bearer_auth("test-token-0123456789abcdeX").send().await.unwrap();
     assert_eq!(wrong.status(), 401);
-    let right = s
-        .post(initialize().to_string())
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let right = s.post(initialize().to_string()).bearer_auth(TOKEN).send().await.unwrap();
     assert_eq!(right.status(), 200);
 }
 
@@ -145,13 +95,8 @@ async fn rejects_foreign_origins() {
         .await
         .unwrap();
     assert_eq!(evil.status(), 403);
-    let rebound = s
-        .post(initialize().to_string())
-        .bearer_auth(TOKEN)
-        .header("Host", "evil.example")
-        .send()
-        .await
-        .unwrap();
+    let rebound =
+        s.post(initialize().to_string()).bearer_auth(TOKEN).header("Host", "evil.example").send().await.unwrap();
     assert_eq!(rebound.status(), 403, "a DNS-rebound Host is refused");
     let local = s
         .post(initialize().to_string())
@@ -166,35 +111,16 @@ async fn rejects_foreign_origins() {
 #[tokio::test]
 async fn caps_the_body_size() {
     let s = start(4096).await;
-    let big =
-        json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x".repeat(10_000)}});
-    let response = s
-        .post(big.to_string())
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x".repeat(10_000)}});
+    let response = s.post(big.to_string()).bearer_auth(TOKEN).send().await.unwrap();
     assert_eq!(response.status(), 413);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], -32600);
     // Without a Content-Length (chunked), the cap holds while reading.
     let chunks = futures::stream::iter((0..10).map(|_| Ok::<_, std::io::Error>("x".repeat(1000))));
-    let chunked = s
-        .post(reqwest::Body::wrap_stream(chunks))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let chunked = s.post(reqwest::Body::wrap_stream(chunks)).bearer_auth(TOKEN).send().await.unwrap();
     assert_eq!(chunked.status(), 413);
-    assert_eq!(
-        s.post(initialize().to_string())
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(s.post(initialize().to_string()).bearer_auth(TOKEN).send().await.unwrap().status(), 200);
 }
 
 #[tokio::test]
@@ -209,39 +135,16 @@ async fn answers_a_thousand_malformed_messages_and_stays_up() {
     ];
     for i in 0..1000 {
         let (body, code) = kinds[i % kinds.len()];
-        let response = s
-            .post(body.to_string())
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap();
+        let response = s.post(body.to_string()).bearer_auth(TOKEN).send().await.unwrap();
         assert_eq!(response.status(), 400, "message {i}: {body}");
         let reply: Value = response.json().await.unwrap();
         assert_eq!(reply["jsonrpc"], "2.0");
         assert_eq!(reply["error"]["code"], code, "message {i}: {body}");
     }
-    let with_id: Value = s
-        .post(r#"{"jsonrpc":"2.0","id":42}"#)
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(
-        with_id["id"], 42,
-        "the id of an invalid request is echoed when it can be read"
-    );
-    assert_eq!(
-        s.post(initialize().to_string())
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    let with_id: Value =
+        s.post(r#"{"jsonrpc":"2.0","id":42}"#).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    assert_eq!(with_id["id"], 42, "the id of an invalid request is echoed when it can be read");
+    assert_eq!(s.post(initialize().to_string()).bearer_auth(TOKEN).send().await.unwrap().status(), 200);
 }
 
 #[tokio::test]
@@ -252,6 +155,7 @@ async fn ending_a_session_answers_no_content() {
     let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_string();
     let ended = s.http.delete(&s.url).bearer_auth(TOKEN).header("mcp-session-id", &session).send().await.unwrap();
     assert_eq!(ended.status(), 204);
-    let again = s.http.delete(&s.url).bearer_auth(TOKEN).header("mcp-session-id", &session).send().await.unwrap();
-    assert_eq!(again.status(), 404, "the session is gone");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let after = s.post(list).bearer_auth(TOKEN).header("mcp-session-id", &session).send().await.unwrap();
+    assert_eq!(after.status(), 404, "the session is gone");
 }

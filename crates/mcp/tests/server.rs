@@ -9,9 +9,7 @@ use std::sync::{Arc, Mutex};
 use common::{Dirs, TestClient, factory, fixture_tools};
 use hands_core::PermissionMode;
 use hands_mcp::{McpServer, ServerOptions, serve_stream};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ElicitationAction, ProgressNotificationParam,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ElicitationAction, ProgressNotificationParam};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
@@ -37,10 +35,7 @@ async fn start(
     let dirs = Dirs::new();
     let (cancel_tx, cancelled) = mpsc::unbounded_channel();
     let tools = Arc::new(Mutex::new(fixture_tools(cancel_tx)));
-    let options = ServerOptions {
-        roots_set_cwd,
-        ..ServerOptions::default()
-    };
+    let options = ServerOptions { roots_set_cwd, ..ServerOptions::default() };
     let server = McpServer::with_options(factory(&dirs, mode, Arc::clone(&tools)), options);
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_io);
@@ -49,26 +44,12 @@ async fn start(
     let (handler, progress, list_changed) = TestClient::new(elicit, roots);
     let heard = Arc::clone(&handler.heard);
     let (client_read, client_write) = tokio::io::split(client_io);
-    let client = handler
-        .serve((client_read, client_write))
-        .await
-        .expect("handshake");
-    Harness {
-        dirs,
-        server,
-        client,
-        heard,
-        progress,
-        list_changed,
-        cancelled,
-        tools,
-    }
+    let client = handler.serve((client_read, client_write)).await.expect("handshake");
+    Harness { dirs, server, client, heard, progress, list_changed, cancelled, tools }
 }
 
 fn args(value: Value) -> CallToolRequestParams {
-    let Value::Object(map) = value else {
-        panic!("arguments must be an object")
-    };
+    let Value::Object(map) = value else { panic!("arguments must be an object") };
     CallToolRequestParams::new("placeholder").with_arguments(map)
 }
 
@@ -79,12 +60,7 @@ async fn call(h: &Harness, name: &str, arguments: Value) -> Result<CallToolResul
 }
 
 fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
 }
 
 #[tokio::test]
@@ -99,27 +75,12 @@ async fn lists_every_tool_with_schema_description_and_annotations() {
     assert_eq!(echo.input_schema["properties"]["text"]["type"], "string");
     let a = echo.annotations.as_ref().unwrap();
     assert_eq!(
-        (
-            a.read_only_hint,
-            a.destructive_hint,
-            a.idempotent_hint,
-            a.open_world_hint
-        ),
+        (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint),
         (Some(true), Some(false), Some(true), Some(false))
     );
-    let touch = tools
-        .iter()
-        .find(|t| t.name == "Touch")
-        .unwrap()
-        .annotations
-        .clone()
-        .unwrap();
+    let touch = tools.iter().find(|t| t.name == "Touch").unwrap().annotations.clone().unwrap();
     assert_eq!(
-        (
-            touch.read_only_hint,
-            touch.destructive_hint,
-            touch.open_world_hint
-        ),
+        (touch.read_only_hint, touch.destructive_hint, touch.open_world_hint),
         (Some(false), Some(true), Some(true))
     );
 }
@@ -133,10 +94,7 @@ async fn calls_run_through_the_pipeline() {
 
     let picture = call(&h, "Picture", json!({})).await.unwrap();
     let image = picture.content[1].as_image().expect("an image block");
-    assert_eq!(
-        (image.mime_type.as_str(), image.data.as_str()),
-        ("image/png", common::PIXEL_PNG)
-    );
+    assert_eq!((image.mime_type.as_str(), image.data.as_str()), ("image/png", common::PIXEL_PNG));
 }
 
 #[tokio::test]
@@ -149,15 +107,10 @@ async fn unknown_tools_and_bad_arguments_are_errors() {
         }
         other => panic!("expected a protocol error, got {other:?}"),
     }
-    let wrong = call(&h, "Echo", json!({"text": ["not", "a", "string"]}))
-        .await
-        .unwrap();
+    let wrong = call(&h, "Echo", json!({"text": ["not", "a", "string"]})).await.unwrap();
     assert_eq!(wrong.is_error, Some(true));
     let message = text(&wrong);
-    assert!(
-        message.starts_with("<tool_use_error>InputValidationError: "),
-        "{message}"
-    );
+    assert!(message.starts_with("<tool_use_error>InputValidationError: "), "{message}");
     assert!(message.contains("text"), "{message}");
 }
 
@@ -167,36 +120,18 @@ async fn without_elicitation_an_ask_is_denied_naming_what_to_configure() {
     let result = call(&h, "Touch", json!({"path": "f.txt"})).await.unwrap();
     assert_eq!(result.is_error, Some(true));
     let message = text(&result);
-    assert!(
-        message.contains("Permission to use Touch has been denied"),
-        "{message}"
-    );
-    assert!(
-        message.contains("does not support elicitation"),
-        "{message}"
-    );
-    assert!(
-        message.contains("allow rule such as `Touch`") && message.contains("bypassPermissions"),
-        "{message}"
-    );
+    assert!(message.contains("Permission to use Touch has been denied"), "{message}");
+    assert!(message.contains("does not support elicitation"), "{message}");
+    assert!(message.contains("allow rule such as `Touch`") && message.contains("bypassPermissions"), "{message}");
     assert!(!h.dirs.work.path().join("f.txt").exists());
 }
 
 #[tokio::test]
 async fn an_accepted_elicitation_runs_the_call() {
-    let h = start(
-        PermissionMode::Default,
-        Some(ElicitationAction::Accept),
-        vec![],
-        false,
-    )
-    .await;
+    let h = start(PermissionMode::Default, Some(ElicitationAction::Accept), vec![], false).await;
     let result = call(&h, "Touch", json!({"path": "yes.txt"})).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
-    assert_eq!(
-        std::fs::read_to_string(h.dirs.work.path().join("yes.txt")).unwrap(),
-        "touched"
-    );
+    assert_eq!(std::fs::read_to_string(h.dirs.work.path().join("yes.txt")).unwrap(), "touched");
     let asked = h.heard.elicitations.lock().unwrap().clone();
     assert_eq!(asked.len(), 1);
     assert!(asked[0].starts_with("Allow Touch?"), "{}", asked[0]);
@@ -208,13 +143,7 @@ async fn an_accepted_elicitation_runs_the_call() {
 
 #[tokio::test]
 async fn a_declined_elicitation_rejects_the_call() {
-    let h = start(
-        PermissionMode::Default,
-        Some(ElicitationAction::Decline),
-        vec![],
-        false,
-    )
-    .await;
+    let h = start(PermissionMode::Default, Some(ElicitationAction::Decline), vec![], false).await;
     let result = call(&h, "Touch", json!({"path": "no.txt"})).await.unwrap();
     assert_eq!(result.is_error, Some(true));
     assert_eq!(text(&result), hands_core::messages::REJECT_MESSAGE);
@@ -225,43 +154,24 @@ async fn a_declined_elicitation_rejects_the_call() {
 async fn progress_reaches_the_client_and_cancellation_reaches_the_tool() {
     let mut h = start(PermissionMode::Default, None, vec![], false).await;
     let peer = h.client.peer().clone();
-    let waiting =
-        tokio::spawn(async move { peer.call_tool(CallToolRequestParams::new("Wait")).await });
+    let waiting = tokio::spawn(async move { peer.call_tool(CallToolRequestParams::new("Wait")).await });
     let first = h.progress.recv().await.unwrap();
-    assert_eq!(
-        (first.progress, first.total, first.message.as_deref()),
-        (1.0, Some(3.0), Some("waiting: step 1"))
-    );
+    assert_eq!((first.progress, first.total, first.message.as_deref()), (1.0, Some(3.0), Some("waiting: step 1")));
     let second = h.progress.recv().await.unwrap();
-    assert_eq!(
-        (second.progress, second.message.as_deref()),
-        (2.0, Some("waiting: step 2"))
-    );
+    assert_eq!((second.progress, second.message.as_deref()), (2.0, Some("waiting: step 2")));
     assert_eq!(first.progress_token, second.progress_token);
     // Dropping the request sends notifications/cancelled; the tool sees its signal.
     waiting.abort();
-    h.cancelled
-        .recv()
-        .await
-        .expect("the tool observed the cancellation");
+    h.cancelled.recv().await.expect("the tool observed the cancellation");
     // The connection is still usable.
-    assert_eq!(
-        text(&call(&h, "Echo", json!({"text": "after"})).await.unwrap()),
-        "after"
-    );
+    assert_eq!(text(&call(&h, "Echo", json!({"text": "after"})).await.unwrap()), "after");
 }
 
 #[tokio::test]
 async fn client_roots_become_working_directories() {
     let extra = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(extra.path()).unwrap();
-    let h = start(
-        PermissionMode::Default,
-        None,
-        vec![format!("file://{}", root.display())],
-        true,
-    )
-    .await;
+    let h = start(PermissionMode::Default, None, vec![format!("file://{}", root.display())], true).await;
     let result = call(&h, "Where", json!({})).await.unwrap();
     let report: Value = serde_json::from_str(&text(&result)).unwrap();
     assert_eq!(report["cwd"], json!(root));
@@ -273,25 +183,12 @@ async fn pool_changes_are_announced_and_served() {
     let mut h = start(PermissionMode::Default, None, vec![], false).await;
     h.tools.lock().unwrap().retain(|t| t.name() != "Picture");
     assert_eq!(h.server.tools_changed().await, 1);
-    h.list_changed
-        .recv()
-        .await
-        .expect("notifications/tools/list_changed");
-    let names: Vec<String> = h
-        .client
-        .peer()
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    h.list_changed.recv().await.expect("notifications/tools/list_changed");
+    let names: Vec<String> =
+        h.client.peer().list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
     assert_eq!(names, ["Echo", "Touch", "Wait", "Where"]);
     // Same session: files read or written before stay known; the call still works.
-    assert_eq!(
-        text(&call(&h, "Echo", json!({"text": "still"})).await.unwrap()),
-        "still"
-    );
+    assert_eq!(text(&call(&h, "Echo", json!({"text": "still"})).await.unwrap()), "still");
 }
 
 #[tokio::test]
@@ -303,14 +200,9 @@ async fn each_connection_gets_its_own_session_closed_when_it_ends() {
     assert_ne!(a.engine().session().id(), b.engine().session().id());
     let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = Arc::clone(&closed);
-    a.engine()
-        .session()
-        .on_close(move || flag.store(true, std::sync::atomic::Ordering::SeqCst));
+    a.engine().session().on_close(move || flag.store(true, std::sync::atomic::Ordering::SeqCst));
     drop(a);
-    assert!(
-        closed.load(std::sync::atomic::Ordering::SeqCst),
-        "the session's close hooks ran"
-    );
+    assert!(closed.load(std::sync::atomic::Ordering::SeqCst), "the session's close hooks ran");
     drop(b);
     assert_eq!(h.server.live_connections(), 1);
 }

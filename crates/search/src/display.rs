@@ -21,18 +21,9 @@ mod tests {
     #[test]
     fn inside_is_relative_outside_is_absolute() {
         let cwd = Path::new("/work/repo");
-        assert_eq!(
-            display_path(cwd, Path::new("/work/repo/src/main.rs")),
-            "src/main.rs"
-        );
-        assert_eq!(
-            display_path(cwd, Path::new("/work/other/x.rs")),
-            "/work/other/x.rs"
-        );
-        assert_eq!(
-            display_path(cwd, Path::new("/work/repository/x.rs")),
-            "/work/repository/x.rs"
-        );
+        assert_eq!(display_path(cwd, Path::new("/work/repo/src/main.rs")), "src/main.rs");
+        assert_eq!(display_path(cwd, Path::new("/work/other/x.rs")), "/work/other/x.rs");
+        assert_eq!(display_path(cwd, Path::new("/work/repository/x.rs")), "/work/repository/x.rs");
         assert_eq!(display_path(cwd, cwd), ".");
     }
 }

@@ -18,9 +18,7 @@ pub struct DatedPath {
 impl DatedPath {
     /// The order of results: newest first, then by path (component-wise) ascending.
     pub fn newest_first(a: &DatedPath, b: &DatedPath) -> Ordering {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| a.path.cmp(&b.path))
+        b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path))
     }
 }
 
@@ -35,20 +33,12 @@ mod tests {
     use std::time::Duration;
 
     fn at(path: &str, secs: Option<u64>) -> DatedPath {
-        DatedPath {
-            path: PathBuf::from(path),
-            modified: secs.map(|s| SystemTime::UNIX_EPOCH + Duration::from_secs(s)),
-        }
+        DatedPath { path: PathBuf::from(path), modified: secs.map(|s| SystemTime::UNIX_EPOCH + Duration::from_secs(s)) }
     }
 
     #[test]
     fn newest_first_then_path_then_unknown_last() {
-        let mut files = vec![
-            at("/b", Some(10)),
-            at("/z", None),
-            at("/a", Some(10)),
-            at("/c", Some(20)),
-        ];
+        let mut files = vec![at("/b", Some(10)), at("/z", None), at("/a", Some(10)), at("/c", Some(20))];
         sort_newest_first(&mut files);
         let order: Vec<_> = files.iter().map(|f| f.path.to_str().unwrap()).collect();
         assert_eq!(order, ["/c", "/a", "/b", "/z"]);

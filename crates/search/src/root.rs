@@ -60,14 +60,8 @@ pub fn file_or_directory_root(session: &Session, raw: Option<&str>) -> Result<Se
     let check = check_root(session, raw);
     let shown = raw.unwrap_or(".");
     match check.kind {
-        FileKind::Directory => Ok(SearchRoot {
-            path: check.path,
-            kind: RootKind::Directory,
-        }),
-        FileKind::Regular => Ok(SearchRoot {
-            path: check.path,
-            kind: RootKind::File,
-        }),
+        FileKind::Directory => Ok(SearchRoot { path: check.path, kind: RootKind::Directory }),
+        FileKind::Regular => Ok(SearchRoot { path: check.path, kind: RootKind::File }),
         FileKind::Missing => Err(with_suggestion(
             format!(
                 "Path does not exist: {shown}. Note: your current working directory is {}.",
@@ -98,12 +92,7 @@ pub fn suggest_path_under_cwd(cwd: &Path, requested: &Path) -> Option<PathBuf> {
     let parent = cwd.parent()?;
     // Resolve symlinks in the requested path's folder so the prefix test compares like with like
     // (the session's cwd is canonical).
-    let resolved = match (
-        requested
-            .parent()
-            .and_then(|p| std::fs::canonicalize(p).ok()),
-        requested.file_name(),
-    ) {
+    let resolved = match (requested.parent().and_then(|p| std::fs::canonicalize(p).ok()), requested.file_name()) {
         (Some(dir), Some(name)) => dir.join(name),
         _ => requested.to_path_buf(),
     };
@@ -120,11 +109,7 @@ mod tests {
     use hands_core::SessionConfig;
 
     fn session_in(dir: &Path) -> std::sync::Arc<Session> {
-        Session::new(SessionConfig {
-            cwd: Some(dir.to_path_buf()),
-            ..Default::default()
-        })
-        .unwrap()
+        Session::new(SessionConfig { cwd: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
     }
 
     #[test]
@@ -133,10 +118,7 @@ mod tests {
         let top = std::fs::canonicalize(top.path()).unwrap();
         let repo = top.join("repo");
         std::fs::create_dir_all(repo.join("lib")).unwrap();
-        assert_eq!(
-            suggest_path_under_cwd(&repo, &top.join("lib")),
-            Some(repo.join("lib"))
-        );
+        assert_eq!(suggest_path_under_cwd(&repo, &top.join("lib")), Some(repo.join("lib")));
         assert_eq!(suggest_path_under_cwd(&repo, &top.join("nothing")), None);
         assert_eq!(suggest_path_under_cwd(&repo, &repo.join("missing")), None);
     }
@@ -149,15 +131,9 @@ mod tests {
         std::fs::create_dir_all(repo.join("src")).unwrap();
         std::fs::write(repo.join("file.txt"), "x").unwrap();
         let session = session_in(&repo);
-        assert_eq!(
-            directory_root(&session, Some("src")).unwrap(),
-            repo.join("src")
-        );
+        assert_eq!(directory_root(&session, Some("src")).unwrap(), repo.join("src"));
         assert_eq!(directory_root(&session, None).unwrap(), repo);
-        assert_eq!(
-            directory_root(&session, Some("file.txt")).unwrap_err(),
-            "Path is not a directory: file.txt"
-        );
+        assert_eq!(directory_root(&session, Some("file.txt")).unwrap_err(), "Path is not a directory: file.txt");
         let missing = top.join("src");
         let message = directory_root(&session, Some(missing.to_str().unwrap())).unwrap_err();
         assert_eq!(
@@ -176,21 +152,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "x").unwrap();
         let session = session_in(dir.path());
-        assert_eq!(
-            file_or_directory_root(&session, Some("a.txt"))
-                .unwrap()
-                .kind,
-            RootKind::File
-        );
+        assert_eq!(file_or_directory_root(&session, Some("a.txt")).unwrap().kind, RootKind::File);
         assert!(
-            file_or_directory_root(&session, Some("nope"))
-                .unwrap_err()
-                .starts_with("Path does not exist: nope. Note:")
+            file_or_directory_root(&session, Some("nope")).unwrap_err().starts_with("Path does not exist: nope. Note:")
         );
-        assert!(
-            file_or_directory_root(&session, Some("/dev/zero"))
-                .unwrap_err()
-                .contains("/dev/zero")
-        );
+        assert!(file_or_directory_root(&session, Some("/dev/zero")).unwrap_err().contains("/dev/zero"));
     }
 }

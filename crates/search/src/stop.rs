@@ -53,9 +53,7 @@ impl StopFlag {
 
     /// Raise the flag for `reason`, unless it is already raised.
     pub fn raise(&self, reason: StopReason) {
-        let _ = self
-            .0
-            .compare_exchange(0, reason.code(), Ordering::AcqRel, Ordering::Acquire);
+        let _ = self.0.compare_exchange(0, reason.code(), Ordering::AcqRel, Ordering::Acquire);
     }
 
     /// Whether the search should stop now.
@@ -89,17 +87,18 @@ pub struct JobFailed(String);
 /// Run `job` on the blocking pool with a fresh [`StopFlag`], raising it when `cancel` fires
 /// (returning [`Finished::Cancelled`] without waiting) or when `timeout` passes (waiting for the
 /// partial result). Cancellation is checked first, then the timeout, then completion, so a call
-/// cancelled before it starts never reports results.
-pub async fn run_blocking<T, F>(
-    cancel: &CancellationToken,
-    timeout: Duration,
-    job: F,
-) -> Result<Finished<T>, JobFailed>
+/// cancelled before it starts never reports results; a zero timeout stops the job before it
+/// begins.
+pub async fn run_blocking<T, F>(cancel: &CancellationToken, timeout: Duration, job: F) -> Result<Finished<T>, JobFailed>
 where
     T: Send + 'static,
     F: FnOnce(StopFlag) -> T + Send + 'static,
 {
     let stop = StopFlag::new();
+    if timeout.is_zero() {
+        // No time at all: the job starts stopped (a zero-length timer is not reliably first).
+        stop.raise(StopReason::TimedOut);
+    }
     let job_stop = stop.clone();
     let mut handle = tokio::task::spawn_blocking(move || job(job_stop));
     let join = |r: Result<T, tokio::task::JoinError>| r.map_err(|e| JobFailed(e.to_string()));
@@ -114,7 +113,10 @@ where
             let partial = join((&mut handle).await)?;
             Ok(if stop.reason() == Some(StopReason::TimedOut) { Finished::TimedOut(partial) } else { Finished::Complete(partial) })
         }
-        result = &mut handle => join(result).map(Finished::Complete),
+        result = &mut handle => {
+            let result = join(result)?;
+            Ok(if stop.reason() == Some(StopReason::TimedOut) { Finished::TimedOut(result) } else { Finished::Complete(result) })
+        }
     }
 }
 
@@ -169,9 +171,7 @@ mod tests {
     #[tokio::test]
     async fn completes_when_nothing_interrupts() {
         let token = CancellationToken::new();
-        let out = run_blocking(&token, Duration::from_secs(3600), |_| 7)
-            .await
-            .unwrap();
+        let out = run_blocking(&token, Duration::from_secs(3600), |_| 7).await.unwrap();
         assert!(matches!(out, Finished::Complete(7)));
     }
 

@@ -38,8 +38,7 @@ pub fn walk_builder(
             if exclude_vcs && is_vcs_name(entry.file_name()) {
                 return false;
             }
-            deny.as_ref()
-                .is_none_or(|d| !d.is_read_denied(entry.path()))
+            deny.as_ref().is_none_or(|d| !d.is_read_denied(entry.path()))
         });
     }
     builder
@@ -50,13 +49,7 @@ pub fn walk_builder(
 /// returns `false`.
 ///
 /// With one thread the sequential walker is used (no queues, no thread start), as ripgrep does.
-pub fn walk_collect<S, I, V>(
-    builder: &WalkBuilder,
-    threads: usize,
-    stop: &StopFlag,
-    init: I,
-    visit: V,
-) -> Vec<S>
+pub fn walk_collect<S, I, V>(builder: &WalkBuilder, threads: usize, stop: &StopFlag, init: I, visit: V) -> Vec<S>
 where
     S: Send,
     I: Fn() -> S + Sync,
@@ -76,12 +69,7 @@ where
         return vec![state];
     }
     let states = Mutex::new(Vec::new());
-    let mut collector = Collector {
-        states: &states,
-        stop,
-        init: &init,
-        visit: &visit,
-    };
+    let mut collector = Collector { states: &states, stop, init: &init, visit: &visit };
     builder.build_parallel().visit(&mut collector);
     states.into_inner().unwrap_or_else(|e| e.into_inner())
 }
@@ -100,12 +88,7 @@ where
     V: Fn(&mut S, DirEntry) -> bool + Sync,
 {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Worker {
-            state: Some((self.init)()),
-            states: self.states,
-            stop: self.stop,
-            visit: self.visit,
-        })
+        Box::new(Worker { state: Some((self.init)()), states: self.states, stop: self.stop, visit: self.visit })
     }
 }
 
@@ -128,21 +111,14 @@ where
         let (Ok(entry), Some(state)) = (entry, self.state.as_mut()) else {
             return WalkState::Continue;
         };
-        if (self.visit)(state, entry) {
-            WalkState::Continue
-        } else {
-            WalkState::Quit
-        }
+        if (self.visit)(state, entry) { WalkState::Continue } else { WalkState::Quit }
     }
 }
 
 impl<S, V> Drop for Worker<'_, S, V> {
     fn drop(&mut self) {
         if let Some(state) = self.state.take() {
-            self.states
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(state);
+            self.states.lock().unwrap_or_else(|e| e.into_inner()).push(state);
         }
     }
 }
@@ -161,18 +137,12 @@ mod tests {
 
     fn files(builder: &WalkBuilder, threads: usize) -> Vec<PathBuf> {
         let stop = StopFlag::new();
-        let mut all: Vec<PathBuf> = walk_collect(
-            builder,
-            threads,
-            &stop,
-            Vec::new,
-            |found: &mut Vec<PathBuf>, e| {
-                if e.file_type().is_some_and(|t| t.is_file()) {
-                    found.push(e.into_path());
-                }
-                true
-            },
-        )
+        let mut all: Vec<PathBuf> = walk_collect(builder, threads, &stop, Vec::new, |found: &mut Vec<PathBuf>, e| {
+            if e.file_type().is_some_and(|t| t.is_file()) {
+                found.push(e.into_path());
+            }
+            true
+        })
         .into_iter()
         .flatten()
         .collect();

@@ -11,7 +11,7 @@
 //!   sent; the front end puts it in a user message.
 //! - [`restore_call`]: a model's call mapped back to the pool (original tool name; for strict
 //!   OpenAI, `null` for an optional property means absent) before the pipeline validates it.
-//! - [`stats`]: bytes and estimated tokens of the full payload against the deferred one.
+//! - [`stats()`]: bytes and estimated tokens of the full payload against the deferred one.
 //!
 //! Tool names are made portable by [`names`]; what is deferred and whether tool search is on is
 //! decided by `hands_core::deferral`. Nothing here runs a tool or talks to an API.

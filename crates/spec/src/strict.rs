@@ -371,6 +371,44 @@ mod tests {
     }
 
     #[test]
+    fn every_subset_of_optional_fields_survives_the_round_trip() {
+        let schema = edit_like();
+        let strict = to_strict(&schema).unwrap();
+        let optional = [
+            ("replace_all", json!(true)),
+            ("mode", json!("b")),
+            ("edits", json!([{"old": "x", "count": 2}, {"old": "y"}])),
+            ("when", json!("2026-12-01T00:00:00Z")),
+            ("url", json!("http://x")),
+        ];
+        for mask in 0u32..(1 << optional.len()) {
+            let mut input = json!({"file_path": "/a"});
+            for (i, (name, value)) in optional.iter().enumerate() {
+                if mask & (1 << i) != 0 {
+                    input[*name] = value.clone();
+                }
+            }
+            // What a strict model sends: every property, null where it means "absent".
+            let mut answer = json!({});
+            for name in strict["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap())
+            {
+                answer[name] = input.get(name).cloned().unwrap_or(Value::Null);
+            }
+            if let Some(Value::Array(edits)) = answer.get_mut("edits") {
+                for edit in edits.iter_mut().filter(|e| e.get("count").is_none()) {
+                    edit["count"] = Value::Null;
+                }
+            }
+            restore_absent(&schema, &mut answer);
+            assert_eq!(answer, input, "mask {mask:05b}");
+        }
+    }
+
+    #[test]
     fn nulls_for_optional_properties_mean_absent() {
         let schema = edit_like();
         let mut answer = json!({

@@ -17,18 +17,11 @@ use crate::process::{signal_group, spawn_shell, wrap_command};
 
 /// `Command running in background with ID: <id>. Output is being written to: <path>`.
 pub fn started_message(id: &str, path: &std::path::Path) -> String {
-    format!(
-        "Command running in background with ID: {id}. Output is being written to: {}",
-        path.display()
-    )
+    format!("Command running in background with ID: {id}. Output is being written to: {}", path.display())
 }
 
 /// Start `command` as a background task of the call's session.
-pub fn start(
-    command: &str,
-    description: Option<&str>,
-    ctx: &ToolContext,
-) -> Result<ToolOutput, ToolError> {
+pub fn start(command: &str, description: Option<&str>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
     let session = ctx.session();
     let registry = TaskRegistry::of(session);
     let reservation = match registry.reserve() {
@@ -51,15 +44,10 @@ pub fn start(
     let mut child = spawn_shell(&wrap_command(command, None), &cwd, Stdio::from(file))
         .map_err(|e| ToolError::io("starting bash", e))?;
     let Some(pgid) = child.id() else {
-        return Err(ToolError::msg(
-            "the shell exited before its process id could be read",
-        ));
+        return Err(ToolError::msg("the shell exited before its process id could be read"));
     };
-    let task = reservation.start(
-        command,
-        description.map(str::to_string),
-        Box::new(move || signal_group(pgid, Signal::KILL)),
-    );
+    let task =
+        reservation.start(command, description.map(str::to_string), Box::new(move || signal_group(pgid, Signal::KILL)));
     let id = task.id().to_string();
     tokio::spawn(async move {
         let status = child.wait().await;

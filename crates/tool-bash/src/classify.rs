@@ -74,9 +74,7 @@ fn parse(command: &str) -> Option<tree_sitter::Tree> {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
             let mut parser = Parser::new();
-            parser
-                .set_language(&tree_sitter_bash::LANGUAGE.into())
-                .ok()?;
+            parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
             *slot = Some(parser);
         }
         slot.as_mut()?.parse(command, None)
@@ -93,17 +91,12 @@ pub fn classify(command: &str) -> Classification {
 /// Classify `command` run in `scope`: `cd` is read-only when its target is inside a working
 /// directory.
 pub fn classify_in(command: &str, scope: Option<Scope<'_>>) -> Classification {
-    let whole = || Subcommand {
-        text: command.trim().to_string(),
-        read_only: false,
-    };
+    let whole = || Subcommand { text: command.trim().to_string(), read_only: false };
     if command.len() > MAX_CLASSIFIED_BYTES {
         return Classification {
             subcommands: vec![whole()],
             read_only: false,
-            reason: Some(format!(
-                "the command is longer than {MAX_CLASSIFIED_BYTES} bytes"
-            )),
+            reason: Some(format!("the command is longer than {MAX_CLASSIFIED_BYTES} bytes")),
             changes_directory: true,
         };
     }
@@ -115,14 +108,8 @@ pub fn classify_in(command: &str, scope: Option<Scope<'_>>) -> Classification {
             changes_directory: true,
         };
     };
-    let mut walker = Walker {
-        src: command,
-        scope,
-        subs: Vec::new(),
-        reason: None,
-        denials: 0,
-        changes_directory: false,
-    };
+    let mut walker =
+        Walker { src: command, scope, subs: Vec::new(), reason: None, denials: 0, changes_directory: false };
     let root = tree.root_node();
     if root.has_error() {
         walker.deny("the command does not parse as bash");
@@ -171,10 +158,7 @@ pub fn status_command(command: &str) -> Option<String> {
         return None;
     }
     let mut cursor = root.walk();
-    let mut node = root
-        .named_children(&mut cursor)
-        .filter(|n| n.kind() != "comment")
-        .last()?;
+    let mut node = root.named_children(&mut cursor).filter(|n| n.kind() != "comment").last()?;
     loop {
         match node.kind() {
             "redirected_statement" => node = node.child_by_field_name("body")?,
@@ -245,10 +229,7 @@ impl<'s> Walker<'s> {
         self.statement_kind(node, depth);
         // Lists and pipelines only join independent parts; any other construct that held a
         // problem (a writing redirection, a subshell, ...) taints everything inside it.
-        let joins_parts = matches!(
-            node.kind(),
-            "program" | "list" | "pipeline" | "negated_command"
-        );
+        let joins_parts = matches!(node.kind(), "program" | "list" | "pipeline" | "negated_command");
         if !joins_parts && self.denials != denials_before {
             self.taint_since(first_sub);
         }
@@ -289,10 +270,7 @@ impl<'s> Walker<'s> {
                 self.deny("a control-flow or grouping construct");
                 self.children(node, depth);
             }
-            "variable_assignment"
-            | "variable_assignments"
-            | "declaration_command"
-            | "unset_command" => {
+            "variable_assignment" | "variable_assignments" | "declaration_command" | "unset_command" => {
                 self.deny("a variable assignment or declaration");
                 self.push(node, false);
                 self.expressions(node, depth);
@@ -304,9 +282,7 @@ impl<'s> Walker<'s> {
             }
             "heredoc_body" => self.expressions(node, depth),
             "comment" | "heredoc_start" | "heredoc_end" | "heredoc_content" => {}
-            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
-                self.redirect(node, depth)
-            }
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => self.redirect(node, depth),
             "command_substitution" | "process_substitution" => self.children(node, depth),
             _ if node.is_named() => {
                 // Anything else at statement level: unknown, so not read-only; keep looking for
@@ -345,17 +321,10 @@ impl<'s> Walker<'s> {
                 self.deny("an arithmetic expansion");
                 self.expressions_of_children(node, depth);
             }
-            "subshell"
-            | "compound_statement"
-            | "command"
-            | "pipeline"
-            | "list"
-            | "redirected_statement" => {
+            "subshell" | "compound_statement" | "command" | "pipeline" | "list" | "redirected_statement" => {
                 self.statement(node, depth + 1);
             }
-            "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
-                self.redirect(node, depth)
-            }
+            "file_redirect" | "herestring_redirect" | "heredoc_redirect" => self.redirect(node, depth),
             _ => self.expressions_of_children(node, depth),
         }
     }
@@ -377,11 +346,7 @@ impl<'s> Walker<'s> {
     fn has_dynamic_part(&self, node: Node<'_>) -> bool {
         if matches!(
             node.kind(),
-            "simple_expansion"
-                | "expansion"
-                | "command_substitution"
-                | "process_substitution"
-                | "arithmetic_expansion"
+            "simple_expansion" | "expansion" | "command_substitution" | "process_substitution" | "arithmetic_expansion"
         ) {
             return true;
         }
@@ -407,14 +372,11 @@ impl<'s> Walker<'s> {
                 let safe = match operator.as_str() {
                     "<" => true,
                     ">&" | "<&" | ">&-" | "<&-" => target.as_ref().is_none_or(|t| {
-                        t.value
-                            .as_deref()
-                            .is_some_and(|v| v == "-" || v.bytes().all(|b| b.is_ascii_digit()))
+                        t.value.as_deref().is_some_and(|v| v == "-" || v.bytes().all(|b| b.is_ascii_digit()))
                     }),
-                    ">" | ">>" | "&>" | "&>>" | ">|" | "<>" => target
-                        .as_ref()
-                        .and_then(|t| t.value.as_deref())
-                        .is_some_and(is_harmless_sink),
+                    ">" | ">>" | "&>" | "&>>" | ">|" | "<>" => {
+                        target.as_ref().and_then(|t| t.value.as_deref()).is_some_and(is_harmless_sink)
+                    }
                     _ => false,
                 };
                 if !safe {
@@ -435,9 +397,7 @@ impl<'s> Walker<'s> {
                             "pipeline" | "command" | "list" | "redirected_statement" => {
                                 self.statement(child, depth + 1)
                             }
-                            "file_redirect" | "herestring_redirect" => {
-                                self.redirect(child, depth + 1)
-                            }
+                            "file_redirect" | "herestring_redirect" => self.redirect(child, depth + 1),
                             _ => {}
                         },
                     }
@@ -519,11 +479,7 @@ impl<'s> Walker<'s> {
         match node.kind() {
             "word" | "number" => {
                 let raw = self.text(node);
-                Arg {
-                    value: Some(unescape_word(raw)),
-                    expansion: false,
-                    glob: has_glob(raw),
-                }
+                Arg { value: Some(unescape_word(raw)), expansion: false, glob: has_glob(raw) }
             }
             "command_name" => {
                 let mut cursor = node.walk();
@@ -535,29 +491,17 @@ impl<'s> Walker<'s> {
             }
             "raw_string" => {
                 let raw = self.text(node);
-                let inner = raw
-                    .strip_prefix('\'')
-                    .and_then(|r| r.strip_suffix('\''))
-                    .unwrap_or(raw);
+                let inner = raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')).unwrap_or(raw);
                 Arg::literal(inner)
             }
             "string" => {
                 let mut cursor = node.walk();
-                let dynamic = node
-                    .named_children(&mut cursor)
-                    .any(|c| c.kind() != "string_content");
+                let dynamic = node.named_children(&mut cursor).any(|c| c.kind() != "string_content");
                 if dynamic {
-                    return Arg {
-                        value: None,
-                        expansion: true,
-                        glob: false,
-                    };
+                    return Arg { value: None, expansion: true, glob: false };
                 }
                 let raw = self.text(node);
-                let inner = raw
-                    .strip_prefix('"')
-                    .and_then(|r| r.strip_suffix('"'))
-                    .unwrap_or(raw);
+                let inner = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')).unwrap_or(raw);
                 Arg::literal(&unescape_double_quoted(inner))
             }
             "concatenation" => {
@@ -565,11 +509,7 @@ impl<'s> Walker<'s> {
                 let mut out = Arg::literal("");
                 let mut cursor = node.walk();
                 for part in node.children(&mut cursor) {
-                    let piece = if part.is_named() {
-                        self.arg(part)
-                    } else {
-                        Arg::literal(self.text(part))
-                    };
+                    let piece = if part.is_named() { self.arg(part) } else { Arg::literal(self.text(part)) };
                     out.expansion |= piece.expansion;
                     out.glob |= piece.glob;
                     match piece.value {
@@ -586,16 +526,8 @@ impl<'s> Walker<'s> {
             | "expansion"
             | "command_substitution"
             | "process_substitution"
-            | "arithmetic_expansion" => Arg {
-                value: None,
-                expansion: true,
-                glob: false,
-            },
-            "brace_expression" | "extglob_pattern" => Arg {
-                value: None,
-                expansion: false,
-                glob: true,
-            },
+            | "arithmetic_expansion" => Arg { value: None, expansion: true, glob: false },
+            "brace_expression" | "extglob_pattern" => Arg { value: None, expansion: false, glob: true },
             _ if !node.is_named() => Arg::literal(self.text(node)),
             _ => Arg::dynamic(),
         }
@@ -670,83 +602,38 @@ mod tests {
     fn splits_compound_commands_and_substitutions() {
         assert_eq!(
             split_subcommands("ls -la && git status; echo $(rm -rf x) | wc -l"),
-            vec![
-                "ls -la",
-                "git status",
-                "echo $(rm -rf x)",
-                "rm -rf x",
-                "wc -l"
-            ]
+            vec!["ls -la", "git status", "echo $(rm -rf x)", "rm -rf x", "wc -l"]
         );
-        assert_eq!(
-            split_subcommands("a & b |& c || d"),
-            vec!["a", "b", "c", "d"]
-        );
-        assert_eq!(
-            split_subcommands("cat `which ls`"),
-            vec!["cat `which ls`", "which ls"]
-        );
+        assert_eq!(split_subcommands("a & b |& c || d"), vec!["a", "b", "c", "d"]);
+        assert_eq!(split_subcommands("cat `which ls`"), vec!["cat `which ls`", "which ls"]);
     }
 
     #[test]
     fn reasons_name_the_problem() {
         let c = classify("ls > out.txt");
         assert!(!c.read_only);
-        assert_eq!(
-            c.reason.as_deref(),
-            Some("the redirection `> out.txt` writes to a file")
-        );
+        assert_eq!(c.reason.as_deref(), Some("the redirection `> out.txt` writes to a file"));
         let c = classify("ls; rm x");
-        assert_eq!(
-            c.reason.as_deref(),
-            Some("`rm x` is not a read-only command")
-        );
+        assert_eq!(c.reason.as_deref(), Some("`rm x` is not a read-only command"));
         assert!(classify("ls 2>/dev/null && cat a 2>&1").read_only);
     }
 
     #[test]
     fn parts_under_a_writing_construct_are_not_read_only_on_their_own() {
-        let subs = |c: &str| {
-            classify(c)
-                .subcommands
-                .into_iter()
-                .map(|s| (s.text, s.read_only))
-                .collect::<Vec<_>>()
-        };
+        let subs = |c: &str| classify(c).subcommands.into_iter().map(|s| (s.text, s.read_only)).collect::<Vec<_>>();
         assert_eq!(subs("cat a > b"), vec![("cat a".to_string(), false)]);
-        assert_eq!(
-            subs("ls > /dev/null && cat a"),
-            vec![("ls".to_string(), true), ("cat a".to_string(), true)]
-        );
-        assert_eq!(
-            subs("(ls) && pwd"),
-            vec![("ls".to_string(), false), ("pwd".to_string(), true)]
-        );
-        assert_eq!(
-            subs("cat $((x=1))"),
-            vec![("cat $((x=1))".to_string(), false)]
-        );
-        assert_eq!(
-            subs("cat <<EOF > out\nx\nEOF"),
-            vec![("cat".to_string(), false)]
-        );
-        assert_eq!(
-            subs("cat $(rm x)"),
-            vec![
-                ("cat $(rm x)".to_string(), true),
-                ("rm x".to_string(), false)
-            ]
-        );
+        assert_eq!(subs("ls > /dev/null && cat a"), vec![("ls".to_string(), true), ("cat a".to_string(), true)]);
+        assert_eq!(subs("(ls) && pwd"), vec![("ls".to_string(), false), ("pwd".to_string(), true)]);
+        assert_eq!(subs("cat $((x=1))"), vec![("cat $((x=1))".to_string(), false)]);
+        assert_eq!(subs("cat <<EOF > out\nx\nEOF"), vec![("cat".to_string(), false)]);
+        assert_eq!(subs("cat $(rm x)"), vec![("cat $(rm x)".to_string(), true), ("rm x".to_string(), false)]);
     }
 
     #[test]
     fn cd_is_checked_against_the_scope() {
         let project = PathBuf::from("/work/p");
         let dirs = vec![project.clone()];
-        let scope = Scope {
-            cwd: &project,
-            working_dirs: &dirs,
-        };
+        let scope = Scope { cwd: &project, working_dirs: &dirs };
         let inside = classify_in("cd src && ls", Some(scope));
         assert!(inside.read_only);
         assert!(inside.changes_directory);
@@ -760,10 +647,7 @@ mod tests {
     #[test]
     fn status_command_follows_the_last_pipeline() {
         assert_eq!(status_command("cat x | grep foo").as_deref(), Some("grep"));
-        assert_eq!(
-            status_command("make || grep foo x 2>/dev/null").as_deref(),
-            Some("grep")
-        );
+        assert_eq!(status_command("make || grep foo x 2>/dev/null").as_deref(), Some("grep"));
         assert_eq!(status_command("make && grep foo x"), None);
         assert_eq!(status_command("ls; diff a b").as_deref(), Some("diff"));
         assert_eq!(status_command("! grep x"), None);

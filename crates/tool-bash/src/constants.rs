@@ -59,39 +59,23 @@ impl Default for Limits {
 }
 
 fn env_number(name: &str) -> Option<u64> {
-    std::env::var(name)
-        .ok()?
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|n| *n > 0)
+    std::env::var(name).ok()?.trim().parse::<u64>().ok().filter(|n| *n > 0)
 }
 
 impl Limits {
     /// The limits from the environment, with the defaults where a variable is unset or invalid.
     pub fn from_env() -> Self {
         let default_timeout_ms = env_number(DEFAULT_TIMEOUT_ENV).unwrap_or(DEFAULT_TIMEOUT_MS);
-        let max_timeout_ms = env_number(MAX_TIMEOUT_ENV)
-            .unwrap_or(MAX_TIMEOUT_MS)
-            .max(default_timeout_ms);
+        let max_timeout_ms = env_number(MAX_TIMEOUT_ENV).unwrap_or(MAX_TIMEOUT_MS).max(default_timeout_ms);
         let max_output_chars = env_number(MAX_OUTPUT_ENV)
-            .map_or(DEFAULT_MAX_OUTPUT_CHARS, |n| {
-                usize::try_from(n).unwrap_or(usize::MAX)
-            })
+            .map_or(DEFAULT_MAX_OUTPUT_CHARS, |n| usize::try_from(n).unwrap_or(usize::MAX))
             .min(MAX_OUTPUT_CHARS_CEILING);
-        Self {
-            default_timeout_ms,
-            max_timeout_ms,
-            max_output_chars,
-        }
+        Self { default_timeout_ms, max_timeout_ms, max_output_chars }
     }
 
     /// The timeout of a call that asked for `requested` ms.
     pub fn timeout(&self, requested: Option<u64>) -> Duration {
-        let ms = requested
-            .filter(|ms| *ms > 0)
-            .unwrap_or(self.default_timeout_ms)
-            .min(self.max_timeout_ms);
+        let ms = requested.filter(|ms| *ms > 0).unwrap_or(self.default_timeout_ms).min(self.max_timeout_ms);
         Duration::from_millis(ms)
     }
 }
@@ -105,15 +89,8 @@ mod tests {
         let limits = Limits::default();
         assert_eq!(limits.timeout(None), Duration::from_millis(120_000));
         assert_eq!(limits.timeout(Some(5_000)), Duration::from_millis(5_000));
-        assert_eq!(
-            limits.timeout(Some(10_000_000)),
-            Duration::from_millis(600_000)
-        );
-        let raised = Limits {
-            default_timeout_ms: 700_000,
-            max_timeout_ms: 700_000,
-            ..limits
-        };
+        assert_eq!(limits.timeout(Some(10_000_000)), Duration::from_millis(600_000));
+        let raised = Limits { default_timeout_ms: 700_000, max_timeout_ms: 700_000, ..limits };
         assert_eq!(raised.timeout(None), Duration::from_millis(700_000));
     }
 }

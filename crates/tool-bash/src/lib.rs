@@ -30,9 +30,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hands_core::permissions::{CommandSubject, RuleSubject};
-use hands_core::{
-    ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool,
-};
+use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -78,9 +76,7 @@ impl BashInput {
     }
 
     fn timeout_ms(&self) -> Option<u64> {
-        self.timeout
-            .filter(|t| t.is_finite() && *t >= 1.0)
-            .map(|t| t.min(u64::MAX as f64) as u64)
+        self.timeout.filter(|t| t.is_finite() && *t >= 1.0).map(|t| t.min(u64::MAX as f64) as u64)
     }
 }
 
@@ -93,33 +89,19 @@ pub struct BashTool;
 pub fn classify_for_session(command: &str, session: &Session) -> Classification {
     let cwd = session.cwd();
     let dirs = session.working_dirs();
-    classify_in(
-        command,
-        Some(Scope {
-            cwd: &cwd,
-            working_dirs: &dirs,
-        }),
-    )
+    classify_in(command, Some(Scope { cwd: &cwd, working_dirs: &dirs }))
 }
 
 fn format_timeout(timeout: Duration) -> String {
     let ms = timeout.as_millis();
-    if ms % 1000 == 0 {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
+    if ms % 1000 == 0 { format!("{}s", ms / 1000) } else { format!("{ms}ms") }
 }
 
 /// Where the shell should be after a call that ended in `final_cwd`, and the note for the model
 /// when it was moved back.
-fn next_cwd(
-    session: &Session,
-    final_cwd: Option<PathBuf>,
-) -> (Option<ContextChange>, Option<String>) {
+fn next_cwd(session: &Session, final_cwd: Option<PathBuf>) -> (Option<ContextChange>, Option<String>) {
     let project = session.project_dir().to_path_buf();
-    let maintain = std::env::var(MAINTAIN_PROJECT_DIR_ENV)
-        .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    let maintain = std::env::var(MAINTAIN_PROJECT_DIR_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
     let Some(dir) = final_cwd else {
         return (None, None);
     };
@@ -134,12 +116,7 @@ fn next_cwd(
 }
 
 /// Turn a finished run into what the model sees.
-fn assemble(
-    command: &str,
-    outcome: RunOutcome,
-    cwd_note: Option<String>,
-    timeout: Duration,
-) -> ToolOutput {
+fn assemble(command: &str, outcome: RunOutcome, cwd_note: Option<String>, timeout: Duration) -> ToolOutput {
     let mut text = outcome.output.text.clone();
     let push_line = |text: &mut String, line: &str| {
         if !text.is_empty() {
@@ -197,11 +174,7 @@ fn assemble(
 }
 
 fn truncate_if_inline(text: &str, persisted: bool) -> String {
-    if persisted {
-        text.to_string()
-    } else {
-        output::truncate_error(text, MAX_ERROR_CHARS)
-    }
+    if persisted { text.to_string() } else { output::truncate_error(text, MAX_ERROR_CHARS) }
 }
 
 #[async_trait::async_trait]
@@ -250,13 +223,7 @@ impl TypedTool for BashTool {
     fn rule_subject(&self, input: &BashInput, session: &Session) -> RuleSubject {
         let c = classify_for_session(&input.command, session);
         RuleSubject::Commands(
-            c.subcommands
-                .into_iter()
-                .map(|s| CommandSubject {
-                    text: s.text,
-                    read_only: s.read_only,
-                })
-                .collect(),
+            c.subcommands.into_iter().map(|s| CommandSubject { text: s.text, read_only: s.read_only }).collect(),
         )
     }
 
@@ -270,10 +237,7 @@ impl TypedTool for BashTool {
         let mut cwd = session.cwd();
         let mut vanished_cwd = None;
         if !cwd.is_dir() {
-            vanished_cwd = Some(format!(
-                "Shell cwd was reset to {}",
-                session.project_dir().display()
-            ));
+            vanished_cwd = Some(format!("Shell cwd was reset to {}", session.project_dir().display()));
             cwd = session.project_dir().to_path_buf();
         }
         let request = RunRequest {
@@ -288,10 +252,7 @@ impl TypedTool for BashTool {
             let message = if last_line.is_empty() {
                 format!("{secs}s elapsed")
             } else {
-                format!(
-                    "{secs}s elapsed · {}",
-                    hands_core::text::truncate_chars(last_line, 120)
-                )
+                format!("{secs}s elapsed · {}", hands_core::text::truncate_chars(last_line, 120))
             };
             ctx.progress_event(
                 message,
@@ -306,8 +267,7 @@ impl TypedTool for BashTool {
         let (mut change, mut note) = next_cwd(session, outcome.final_cwd.clone());
         if let Some(reset) = vanished_cwd {
             note = note.or(Some(reset));
-            change = change
-                .or_else(|| Some(ContextChange::set_cwd(session.project_dir().to_path_buf())));
+            change = change.or_else(|| Some(ContextChange::set_cwd(session.project_dir().to_path_buf())));
         }
         let mut output = assemble(&input.command, outcome, note, timeout);
         output.context_change = change;
@@ -315,11 +275,7 @@ impl TypedTool for BashTool {
     }
 
     fn render_use(&self, input: &BashInput) -> Option<String> {
-        Some(render::render_use(
-            &input.command,
-            input.description.as_deref(),
-            input.run_in_background == Some(true),
-        ))
+        Some(render::render_use(&input.command, input.description.as_deref(), input.run_in_background == Some(true)))
     }
 
     fn render_result(&self, result: &ToolResult) -> String {

@@ -96,14 +96,9 @@ impl OutputCapture {
     }
 
     fn start_spill(&mut self) -> io::Result<()> {
-        let dir = self
-            .final_path
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let dir = self.final_path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         std::fs::create_dir_all(&dir)?;
-        let mut file = tempfile::Builder::new()
-            .prefix(".bash-output-")
-            .tempfile_in(&dir)?;
+        let mut file = tempfile::Builder::new().prefix(".bash-output-").tempfile_in(&dir)?;
         file.write_all(&self.head)?;
         self.spilled_bytes = self.head.len() as u64;
         self.spill = Some(file);
@@ -115,10 +110,7 @@ impl OutputCapture {
         self.mid_line = chunk.last().is_some_and(|b| *b != b'\n');
         let trimmed_end = chunk.iter().rposition(|b| !b.is_ascii_whitespace());
         let Some(end) = trimmed_end else { return };
-        let start = chunk[..end]
-            .iter()
-            .rposition(|b| *b == b'\n')
-            .map_or(0, |i| i + 1);
+        let start = chunk[..end].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
         let line = &chunk[start..=end];
         if start == 0 && continues {
             // The line began in an earlier chunk.
@@ -140,11 +132,7 @@ impl OutputCapture {
         let trimmed = trim_output(&head_text);
         let empty = trimmed.is_empty() && self.spill.is_none();
         if self.spill.is_none() && trimmed.chars().count() <= max_output_chars {
-            return Ok(ShapedOutput {
-                text: trimmed.to_string(),
-                persisted: false,
-                empty,
-            });
+            return Ok(ShapedOutput { text: trimmed.to_string(), persisted: false, empty });
         }
         match self.spill {
             Some(mut file) => {
@@ -163,11 +151,7 @@ impl OutputCapture {
                 budget::format_file_size(total)
             ));
         }
-        Ok(ShapedOutput {
-            text,
-            persisted: true,
-            empty: false,
-        })
+        Ok(ShapedOutput { text, persisted: true, empty: false })
     }
 }
 
@@ -194,10 +178,7 @@ pub fn truncate_error(text: &str, max_chars: usize) -> String {
     let half = max_chars / 2;
     let head: String = text.chars().take(half).collect();
     let tail: String = text.chars().skip(count - half).collect();
-    format!(
-        "{head}\n\n... [{} characters truncated] ...\n\n{tail}",
-        count - 2 * half
-    )
+    format!("{head}\n\n... [{} characters truncated] ...\n\n{tail}", count - 2 * half)
 }
 
 #[cfg(test)]
@@ -219,14 +200,7 @@ mod tests {
         capture.push(b"def\n").unwrap();
         assert_eq!(capture.last_line(), "def");
         let shaped = capture.finish(100).unwrap();
-        assert_eq!(
-            shaped,
-            ShapedOutput {
-                text: "abc\ndef".into(),
-                persisted: false,
-                empty: false
-            }
-        );
+        assert_eq!(shaped, ShapedOutput { text: "abc\ndef".into(), persisted: false, empty: false });
         assert!(!dir.path().join("out.txt").exists());
     }
 
@@ -238,16 +212,11 @@ mod tests {
         for i in 0..2_000 {
             capture.push(format!("line {i}\n").as_bytes()).unwrap();
         }
-        assert!(
-            capture.head.len() <= capture.memory_limit,
-            "memory stays bounded"
-        );
+        assert!(capture.head.len() <= capture.memory_limit, "memory stays bounded");
         let shaped = capture.finish(1_000).unwrap();
         assert!(shaped.persisted);
         assert!(
-            shaped.text.starts_with(
-                "<persisted-output>\nOutput too large (18.4KB). Full output saved to: "
-            ),
+            shaped.text.starts_with("<persisted-output>\nOutput too large (18.4KB). Full output saved to: "),
             "{}",
             shaped.text
         );

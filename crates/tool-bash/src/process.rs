@@ -24,10 +24,7 @@ pub fn shell_quote(text: &str) -> String {
 pub fn wrap_command(command: &str, cwd_file: Option<&Path>) -> String {
     let mut script = String::from("exec 2>&1\n");
     if let Some(file) = cwd_file {
-        let record = format!(
-            "pwd -P >{} 2>/dev/null",
-            shell_quote(&file.to_string_lossy())
-        );
+        let record = format!("pwd -P >{} 2>/dev/null", shell_quote(&file.to_string_lossy()));
         script.push_str(&format!("trap {} EXIT\n", shell_quote(&record)));
     }
     script.push_str("eval ");

@@ -24,31 +24,22 @@ pub struct Arg {
 impl Arg {
     /// A word known from the source.
     pub fn literal(value: &str) -> Self {
-        Self {
-            value: Some(value.to_string()),
-            expansion: false,
-            glob: false,
-        }
+        Self { value: Some(value.to_string()), expansion: false, glob: false }
     }
 
     /// A word whose value is not known.
     pub fn dynamic() -> Self {
-        Self {
-            value: None,
-            expansion: true,
-            glob: false,
-        }
+        Self { value: None, expansion: true, glob: false }
     }
 }
 
 /// Commands that only read whatever their arguments (the "bare/any-args" list). Their
 /// arguments may hold expansions and globs.
 const ANY_ARGS: &[&str] = &[
-    "cal", "uptime", "cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "id",
-    "uname", "free", "df", "du", "locale", "groups", "nproc", "basename", "dirname", "realpath",
-    "cut", "paste", "tr", "column", "tac", "rev", "fold", "expand", "unexpand", "fmt", "comm",
-    "cmp", "numfmt", "readlink", "diff", "true", "false", "sleep", "which", "type", "expr", "test",
-    "[", "getconf", "seq", "tsort", "pr",
+    "cal", "uptime", "cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "id", "uname", "free",
+    "df", "du", "locale", "groups", "nproc", "basename", "dirname", "realpath", "cut", "paste", "tr", "column", "tac",
+    "rev", "fold", "expand", "unexpand", "fmt", "comm", "cmp", "numfmt", "readlink", "diff", "true", "false", "sleep",
+    "which", "type", "expr", "test", "[", "getconf", "seq", "tsort", "pr",
 ];
 
 /// Commands whose flags cannot write or run anything, so a glob that expands to a file named like
@@ -58,9 +49,9 @@ const GLOB_TOLERANT: &[&str] = &["ls", "grep", "egrep", "fgrep"];
 /// Targets `xargs` may run: appended arguments come from input nobody has seen, so only commands
 /// that stay read-only whatever their arguments qualify.
 const XARGS_TARGETS: &[&str] = &[
-    "cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "basename", "dirname",
-    "realpath", "cut", "tr", "rev", "fold", "comm", "cmp", "readlink", "diff", "true", "false",
-    "echo", "grep", "egrep", "fgrep", "ls", "du", "tac",
+    "cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "basename", "dirname", "realpath", "cut",
+    "tr", "rev", "fold", "comm", "cmp", "readlink", "diff", "true", "false", "echo", "grep", "egrep", "fgrep", "ls",
+    "du", "tac",
 ];
 
 /// Whether the simple command `name args...` only reads. `Err` says why not.
@@ -88,10 +79,7 @@ fn has_flag(words: &[&str], flags: &[&str]) -> Option<String> {
         flags
             .iter()
             .find(|f| {
-                *w == **f
-                    || (f.starts_with("--")
-                        && w.strip_prefix(**f)
-                            .is_some_and(|rest| rest.starts_with('=')))
+                *w == **f || (f.starts_with("--") && w.strip_prefix(**f).is_some_and(|rest| rest.starts_with('=')))
             })
             .map(|f| f.to_string())
     })
@@ -107,16 +95,13 @@ fn short_cluster_has(words: &[&str], letters: &[char]) -> Option<char> {
 
 fn check_words(name: &str, words: &[&str], scope: Option<Scope<'_>>) -> Result<(), String> {
     match name {
-        "ls" | "grep" | "egrep" | "fgrep" | "pwd" | "whoami" | "arch" | "help" | "netstat"
-        | "ps" | "lsof" | "pgrep" | "tput" | "ss" => Ok(()),
+        "ls" | "grep" | "egrep" | "fgrep" | "pwd" | "whoami" | "arch" | "help" | "netstat" | "ps" | "lsof"
+        | "pgrep" | "tput" | "ss" => Ok(()),
         "echo" => Ok(()),
         "cd" => check_cd(words, scope),
         "find" => match has_flag(
             words,
-            &[
-                "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
-                "-fls",
-            ],
+            &["-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"],
         ) {
             Some(f) => refuse(name, &format!("with `{f}`")),
             None => Ok(()),
@@ -143,37 +128,17 @@ fn check_words(name: &str, words: &[&str], scope: Option<Scope<'_>>) -> Result<(
                     positional += 1;
                 }
             }
-            if positional > 1 {
-                refuse(name, "with an output file")
-            } else {
-                Ok(())
-            }
+            if positional > 1 { refuse(name, "with an output file") } else { Ok(()) }
         }
         "file" => {
-            if has_flag(words, &["--compile"]).is_some()
-                || short_cluster_has(words, &['C']).is_some()
-            {
+            if has_flag(words, &["--compile"]).is_some() || short_cluster_has(words, &['C']).is_some() {
                 return refuse(name, "compiling a magic file");
             }
             Ok(())
         }
         "man" => {
-            let allowed = [
-                "-k",
-                "-f",
-                "-a",
-                "-w",
-                "--apropos",
-                "--whatis",
-                "--all",
-                "--where",
-                "--path",
-                "--location",
-            ];
-            match words
-                .iter()
-                .find(|w| w.starts_with('-') && !allowed.contains(w))
-            {
+            let allowed = ["-k", "-f", "-a", "-w", "--apropos", "--whatis", "--all", "--where", "--path", "--location"];
+            match words.iter().find(|w| w.starts_with('-') && !allowed.contains(w)) {
                 Some(w) => refuse(name, &format!("with `{w}`")),
                 None => Ok(()),
             }
@@ -183,17 +148,14 @@ fn check_words(name: &str, words: &[&str], scope: Option<Scope<'_>>) -> Result<(
             None => Ok(()),
         },
         "tree" => {
-            if has_flag(words, &["--output"]).is_some()
-                || short_cluster_has(words, &['o', 'R']).is_some()
-            {
+            if has_flag(words, &["--output"]).is_some() || short_cluster_has(words, &['o', 'R']).is_some() {
                 return refuse(name, "writing files (`-o`, `-R`)");
             }
             Ok(())
         }
         "date" => check_date(words),
         "hostname" => {
-            if has_flag(words, &["-F", "--file", "-b", "--boot"]).is_some()
-                || words.iter().any(|w| !w.starts_with('-'))
+            if has_flag(words, &["-F", "--file", "-b", "--boot"]).is_some() || words.iter().any(|w| !w.starts_with('-'))
             {
                 return refuse(name, "setting the host name");
             }
@@ -204,8 +166,7 @@ fn check_words(name: &str, words: &[&str], scope: Option<Scope<'_>>) -> Result<(
             None => Ok(()),
         },
         "fd" | "fdfind" => {
-            if has_flag(words, &["--exec", "--exec-batch"]).is_some()
-                || short_cluster_has(words, &['x', 'X']).is_some()
+            if has_flag(words, &["--exec", "--exec-batch"]).is_some() || short_cluster_has(words, &['x', 'X']).is_some()
             {
                 return refuse(name, "running commands (`-x`, `-X`)");
             }
@@ -216,10 +177,7 @@ fn check_words(name: &str, words: &[&str], scope: Option<Scope<'_>>) -> Result<(
             None => Ok(()),
         },
         "jq" => {
-            if let Some(f) = has_flag(
-                words,
-                &["--from-file", "--rawfile", "--slurpfile", "--library-path"],
-            ) {
+            if let Some(f) = has_flag(words, &["--from-file", "--rawfile", "--slurpfile", "--library-path"]) {
                 return refuse(name, &format!("with `{f}`"));
             }
             if short_cluster_has(words, &['f', 'L']).is_some() {
@@ -276,11 +234,7 @@ fn check_words(name: &str, words: &[&str], scope: Option<Scope<'_>>) -> Result<(
 }
 
 fn check_cd(words: &[&str], scope: Option<Scope<'_>>) -> Result<(), String> {
-    let targets: Vec<&str> = words
-        .iter()
-        .copied()
-        .filter(|w| !matches!(*w, "-P" | "-L" | "-e" | "-@"))
-        .collect();
+    let targets: Vec<&str> = words.iter().copied().filter(|w| !matches!(*w, "-P" | "-L" | "-e" | "-@")).collect();
     let [target] = targets.as_slice() else {
         return refuse("cd", "without exactly one directory");
     };
@@ -351,9 +305,7 @@ fn check_xargs(words: &[&str]) -> Result<(), String> {
             let args: Vec<Arg> = target[1..].iter().map(|w| Arg::literal(w)).collect();
             check(cmd, &args, None).map_err(|why| format!("xargs target: {why}"))
         }
-        Some(cmd) => Err(format!(
-            "`xargs {cmd}` runs a command that is not read-only with unseen arguments"
-        )),
+        Some(cmd) => Err(format!("`xargs {cmd}` runs a command that is not read-only with unseen arguments")),
     }
 }
 
@@ -401,12 +353,9 @@ fn check_git(words: &[&str]) -> Result<(), String> {
     while i < words.len() && words[i].starts_with('-') {
         match words[i] {
             "-C" => i += 2,
-            "--no-pager"
-            | "-P"
-            | "--no-optional-locks"
-            | "--bare"
-            | "--no-replace-objects"
-            | "--literal-pathspecs" => i += 1,
+            "--no-pager" | "-P" | "--no-optional-locks" | "--bare" | "--no-replace-objects" | "--literal-pathspecs" => {
+                i += 1
+            }
             w if w.starts_with("--git-dir=") || w.starts_with("--work-tree=") => i += 1,
             w => return refuse("git", &format!("with the global option `{w}`")),
         }
@@ -426,35 +375,15 @@ fn check_git(words: &[&str]) -> Result<(), String> {
         return Ok(());
     }
     match *sub {
-        "branch" => git_listing(
-            "branch",
-            rest,
-            &[
-                "--contains",
-                "--no-contains",
-                "--merged",
-                "--no-merged",
-                "--points-at",
-            ],
-        ),
-        "tag" => git_listing(
-            "tag",
-            rest,
-            &[
-                "--contains",
-                "--no-contains",
-                "--merged",
-                "--no-merged",
-                "--points-at",
-            ],
-        ),
+        "branch" => {
+            git_listing("branch", rest, &["--contains", "--no-contains", "--merged", "--no-merged", "--points-at"])
+        }
+        "tag" => git_listing("tag", rest, &["--contains", "--no-contains", "--merged", "--no-merged", "--points-at"]),
         "remote" => match rest {
             [] => Ok(()),
             [flag] if matches!(*flag, "-v" | "--verbose") => Ok(()),
             [action, ..] if matches!(*action, "show" | "get-url") => Ok(()),
-            [flag, action, ..]
-                if matches!(*flag, "-v" | "--verbose") && matches!(*action, "show" | "get-url") =>
-            {
+            [flag, action, ..] if matches!(*flag, "-v" | "--verbose") && matches!(*action, "show" | "get-url") => {
                 Ok(())
             }
             _ => refuse("git", "remote changing remotes"),
@@ -510,12 +439,8 @@ fn git_listing(sub: &str, words: &[&str], with_value: &[&str]) -> Result<(), Str
             skip = true;
         } else if w.starts_with('-') {
             let ok = LISTING.contains(w)
-                || with_value
-                    .iter()
-                    .any(|f| w.strip_prefix(f).is_some_and(|r| r.starts_with('=')))
-                || ["--sort=", "--format=", "--color=", "--column="]
-                    .iter()
-                    .any(|p| w.starts_with(p))
+                || with_value.iter().any(|f| w.strip_prefix(f).is_some_and(|r| r.starts_with('=')))
+                || ["--sort=", "--format=", "--color=", "--column="].iter().any(|p| w.starts_with(p))
                 || (sub == "tag" && w.starts_with("-n"));
             if !ok {
                 return refuse("git", &format!("{sub} with `{w}`"));
@@ -535,36 +460,17 @@ fn check_git_config(words: &[&str]) -> Result<(), String> {
         }
         _ => {}
     }
-    let writes = [
-        "--add",
-        "--unset",
-        "--unset-all",
-        "--replace-all",
-        "--edit",
-        "-e",
-        "--rename-section",
-        "--remove-section",
-    ];
+    let writes =
+        ["--add", "--unset", "--unset-all", "--replace-all", "--edit", "-e", "--rename-section", "--remove-section"];
     if let Some(f) = has_flag(words, &writes) {
         return refuse("git", &format!("config with `{f}`"));
     }
-    let reads = [
-        "--get",
-        "--get-all",
-        "--get-regexp",
-        "--get-urlmatch",
-        "--list",
-        "-l",
-    ];
+    let reads = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"];
     if has_flag(words, &reads).is_some() {
         return Ok(());
     }
     let positional = words.iter().filter(|w| !w.starts_with('-')).count();
-    if positional <= 1 {
-        Ok(())
-    } else {
-        refuse("git", "config setting a value")
-    }
+    if positional <= 1 { Ok(()) } else { refuse("git", "config setting a value") }
 }
 
 /// `sed` in its printing form: no in-place editing, no script file, and a script made only of
@@ -576,9 +482,8 @@ fn check_sed(words: &[&str]) -> Result<(), String> {
     while i < words.len() {
         let w = words[i];
         match w {
-            "-n" | "--quiet" | "--silent" | "-E" | "-r" | "--regexp-extended" | "-s"
-            | "--separate" | "-z" | "--null-data" | "-u" | "--unbuffered" | "--posix"
-            | "--debug" | "--sandbox" => {}
+            "-n" | "--quiet" | "--silent" | "-E" | "-r" | "--regexp-extended" | "-s" | "--separate" | "-z"
+            | "--null-data" | "-u" | "--unbuffered" | "--posix" | "--debug" | "--sandbox" => {}
             "-e" | "--expression" => {
                 let Some(script) = words.get(i + 1) else {
                     return refuse("sed", "with `-e` and no script");
@@ -590,11 +495,7 @@ fn check_sed(words: &[&str]) -> Result<(), String> {
             _ if w.starts_with("-e") && w.len() > 2 => scripts.push(&w[2..]),
             _ if w.starts_with('-') && w.len() > 1 => {
                 // Clusters of harmless flags (`-nE`) are fine; anything else (`-i`, `-f`) is not.
-                if w.starts_with("--")
-                    || !w[1..]
-                        .chars()
-                        .all(|c| matches!(c, 'n' | 'E' | 'r' | 's' | 'z' | 'u'))
-                {
+                if w.starts_with("--") || !w[1..].chars().all(|c| matches!(c, 'n' | 'E' | 'r' | 's' | 'z' | 'u')) {
                     return refuse("sed", &format!("with `{w}`"));
                 }
             }
@@ -629,10 +530,7 @@ fn sed_script_prints_only(script: &str) -> bool {
     fn address(chars: &[char], i: &mut usize) -> bool {
         match chars.get(*i) {
             Some(c) if c.is_ascii_digit() => {
-                while chars
-                    .get(*i)
-                    .is_some_and(|c| c.is_ascii_digit() || *c == '~')
-                {
+                while chars.get(*i).is_some_and(|c| c.is_ascii_digit() || *c == '~') {
                     *i += 1;
                 }
                 true
@@ -699,8 +597,8 @@ fn sed_script_prints_only(script: &str) -> bool {
         };
         i += 1;
         match cmd {
-            'p' | 'P' | 'd' | 'D' | 'q' | 'Q' | '=' | 'l' | 'n' | 'N' | 'h' | 'H' | 'g' | 'G'
-            | 'x' | 'z' | '{' | '}' => {
+            'p' | 'P' | 'd' | 'D' | 'q' | 'Q' | '=' | 'l' | 'n' | 'N' | 'h' | 'H' | 'g' | 'G' | 'x' | 'z' | '{'
+            | '}' => {
                 // Optional exit code after q/Q.
                 while chars.get(i).is_some_and(|c| c.is_ascii_digit()) {
                     i += 1;
@@ -757,16 +655,7 @@ mod tests {
         ] {
             assert!(sed_script_prints_only(ok), "{ok}");
         }
-        for bad in [
-            "w out",
-            "s/a/b/w out",
-            "s/a/b/e",
-            "e ls",
-            "1r /etc/passwd",
-            "W x",
-            "s/a/b",
-            "r x",
-        ] {
+        for bad in ["w out", "s/a/b/w out", "s/a/b/e", "e ls", "1r /etc/passwd", "W x", "s/a/b", "r x"] {
             assert!(!sed_script_prints_only(bad), "{bad}");
         }
     }

@@ -147,33 +147,20 @@ pub async fn run_foreground(
     progress: &(dyn RunProgress + Sync),
 ) -> io::Result<RunOutcome> {
     let started = Instant::now();
-    let cwd_file = tempfile::Builder::new()
-        .prefix("hands-bash-cwd-")
-        .tempfile()?;
+    let cwd_file = tempfile::Builder::new().prefix("hands-bash-cwd-").tempfile()?;
     let script = wrap_command(request.command, Some(cwd_file.path()));
     let mut child = spawn_shell(&script, &request.cwd, Stdio::piped())?;
     let Some(pgid) = child.id() else {
-        return Err(io::Error::other(
-            "the shell exited before its process id could be read",
-        ));
+        return Err(io::Error::other("the shell exited before its process id could be read"));
     };
     let mut guard = GroupGuard::new(pgid);
     let stdout = child.stdout.take();
     let mut capture = OutputCapture::new(request.max_output_chars, request.result_path.clone());
-    let mut drain = Drain {
-        child: &mut child,
-        stdout,
-        capture: &mut capture,
-        status: None,
-        buf: vec![0; 64 * 1024],
-    };
+    let mut drain = Drain { child: &mut child, stdout, capture: &mut capture, status: None, buf: vec![0; 64 * 1024] };
 
     let deadline = tokio::time::sleep(request.timeout);
     tokio::pin!(deadline);
-    let mut ticker = tokio::time::interval_at(
-        tokio::time::Instant::now() + PROGRESS_INTERVAL,
-        PROGRESS_INTERVAL,
-    );
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_INTERVAL, PROGRESS_INTERVAL);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
     let ending = loop {
@@ -217,11 +204,5 @@ pub async fn run_foreground(
         None
     };
     let output = capture.finish(request.max_output_chars)?;
-    Ok(RunOutcome {
-        output,
-        ending,
-        exit_code: status.and_then(exit_code),
-        final_cwd,
-        elapsed: started.elapsed(),
-    })
+    Ok(RunOutcome { output, ending, exit_code: status.and_then(exit_code), final_cwd, elapsed: started.elapsed() })
 }

@@ -38,31 +38,13 @@ mod tests {
 
     #[test]
     fn meanings() {
-        assert_eq!(
-            exit_meaning("grep foo bar.txt", 1),
-            ExitMeaning::Answer("No matches found")
-        );
-        assert_eq!(
-            exit_meaning("cat x | rg foo", 1),
-            ExitMeaning::Answer("No matches found")
-        );
+        assert_eq!(exit_meaning("grep foo bar.txt", 1), ExitMeaning::Answer("No matches found"));
+        assert_eq!(exit_meaning("cat x | rg foo", 1), ExitMeaning::Answer("No matches found"));
         assert_eq!(exit_meaning("grep foo bar.txt", 2), ExitMeaning::Failure);
-        assert_eq!(
-            exit_meaning("diff a b", 1),
-            ExitMeaning::Answer("Files differ")
-        );
-        assert_eq!(
-            exit_meaning("test -f x", 1),
-            ExitMeaning::Answer("Condition is false")
-        );
-        assert_eq!(
-            exit_meaning("[ -f x ]", 1),
-            ExitMeaning::Answer("Condition is false")
-        );
-        assert_eq!(
-            exit_meaning("find . -name x", 1),
-            ExitMeaning::Answer("Some directories were inaccessible")
-        );
+        assert_eq!(exit_meaning("diff a b", 1), ExitMeaning::Answer("Files differ"));
+        assert_eq!(exit_meaning("test -f x", 1), ExitMeaning::Answer("Condition is false"));
+        assert_eq!(exit_meaning("[ -f x ]", 1), ExitMeaning::Answer("Condition is false"));
+        assert_eq!(exit_meaning("find . -name x", 1), ExitMeaning::Answer("Some directories were inaccessible"));
         assert_eq!(exit_meaning("false && grep x y", 1), ExitMeaning::Failure);
         assert_eq!(exit_meaning("make", 1), ExitMeaning::Failure);
     }

@@ -55,22 +55,13 @@ fn every_corpus_command_is_classified_as_labelled() {
         if got.read_only != expected {
             wrong.push(format!(
                 "{} {command:?} (reason: {:?}, subcommands: {:?})",
-                if expected {
-                    "expected read-only:"
-                } else {
-                    "expected NOT read-only:"
-                },
+                if expected { "expected read-only:" } else { "expected NOT read-only:" },
                 got.reason,
                 got.subcommand_texts()
             ));
         }
     }
-    assert!(
-        wrong.is_empty(),
-        "{} misclassified:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert!(wrong.is_empty(), "{} misclassified:\n{}", wrong.len(), wrong.join("\n"));
 }
 
 #[test]
@@ -89,10 +80,7 @@ fn tricky_commands_from_the_issue() {
         "env X=1 cat",
         "X=1 cat f",
     ] {
-        assert!(
-            !classify(command).read_only,
-            "{command:?} must not be read-only"
-        );
+        assert!(!classify(command).read_only, "{command:?} must not be read-only");
     }
     assert!(split_subcommands("$(rm x)").contains(&"rm x".to_string()));
 }
@@ -115,14 +103,10 @@ fn read_only_prefix() -> impl Strategy<Value = String> {
 }
 
 fn write_redirection() -> impl Strategy<Value = String> {
-    let ops = prop::sample::select(vec![
-        ">", ">>", "&>", "&>>", ">|", "1>", "2>", "2>>", ">&", "3>", "<>",
-    ]);
+    let ops = prop::sample::select(vec![">", ">>", "&>", "&>>", ">|", "1>", "2>", "2>>", ">&", "3>", "<>"]);
     let target = "[a-zA-Z0-9_./-]{1,12}".prop_filter("not a harmless sink or fd", |t| {
-        !matches!(
-            t.as_str(),
-            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "-"
-        ) && !t.chars().all(|c| c.is_ascii_digit())
+        !matches!(t.as_str(), "/dev/null" | "/dev/stdout" | "/dev/stderr" | "-")
+            && !t.chars().all(|c| c.is_ascii_digit())
     });
     (ops, prop::bool::ANY, target)
         .prop_map(|(op, space, target)| format!("{op}{}{target}", if space { " " } else { "" }))

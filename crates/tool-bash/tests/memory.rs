@@ -21,35 +21,14 @@ async fn a_gigabyte_of_output_keeps_memory_bounded() {
     // Reset the peak so the reading covers this call only ("5" = reset VmHWM); where the kernel
     // refuses, the peak since process start is at least as strict.
     let _ = std::fs::write("/proc/self/clear_refs", "5");
-    let r = h
-        .run("yes 'hands bounded output test line' | head -c 1000000000")
-        .await;
+    let r = h.run("yes 'hands bounded output test line' | head -c 1000000000").await;
     let peak = peak_rss_bytes();
     assert!(!r.is_error, "{}", &r.text()[..r.text().len().min(500)]);
     let text = r.text();
-    assert!(
-        text.starts_with("<persisted-output>\nOutput too large (953.7MB)."),
-        "{}",
-        &text[..300]
-    );
-    assert!(
-        text.ends_with(
-            "[The saved file holds only the first 64MB of the 953.7MB the command printed.]"
-        ),
-        "{text}"
-    );
+    assert!(text.starts_with("<persisted-output>\nOutput too large (953.7MB)."), "{}", &text[..300]);
+    assert!(text.ends_with("[The saved file holds only the first 64MB of the 953.7MB the command printed.]"), "{text}");
     let saved = hands_core::budget::result_path(&h.session, "toolu_test");
-    assert_eq!(
-        std::fs::metadata(&saved).unwrap().len(),
-        MAX_PERSISTED_OUTPUT_BYTES
-    );
-    assert!(
-        peak < 64 * 1024 * 1024,
-        "peak RSS {} MB",
-        peak / (1024 * 1024)
-    );
-    eprintln!(
-        "peak RSS while printing 1 GB: {:.1} MB",
-        peak as f64 / (1024.0 * 1024.0)
-    );
+    assert_eq!(std::fs::metadata(&saved).unwrap().len(), MAX_PERSISTED_OUTPUT_BYTES);
+    assert!(peak < 64 * 1024 * 1024, "peak RSS {} MB", peak / (1024 * 1024));
+    eprintln!("peak RSS while printing 1 GB: {:.1} MB", peak as f64 / (1024.0 * 1024.0));
 }

@@ -16,9 +16,7 @@ use serde_json::json;
 #[tokio::test]
 async fn merges_stdout_and_stderr_in_order_and_trims() {
     let h = Harness::new();
-    let r = h
-        .run("echo one; echo two >&2; echo three; printf '  \\n\\n'")
-        .await;
+    let r = h.run("echo one; echo two >&2; echo three; printf '  \\n\\n'").await;
     assert!(!r.is_error, "{r:?}");
     assert_eq!(r.text(), "one\ntwo\nthree");
     let r = h.run("printf '\\n  \\n  indented\\nlast  \\n\\n'").await;
@@ -28,25 +26,17 @@ async fn merges_stdout_and_stderr_in_order_and_trims() {
 #[tokio::test]
 async fn internal_fields_are_dropped_and_string_numbers_accepted() {
     let h = Harness::new();
-    let r = h
-        .call(json!({ "command": "echo ok", "_simulatedSedEdit": { "x": 1 }, "timeout": "5000" }))
-        .await;
+    let r = h.call(json!({ "command": "echo ok", "_simulatedSedEdit": { "x": 1 }, "timeout": "5000" })).await;
     assert_eq!((r.is_error, r.text().as_str()), (false, "ok"));
 }
 
 #[tokio::test]
 async fn empty_output_and_stdin_from_dev_null() {
     let h = Harness::new();
-    assert_eq!(
-        h.run("true").await.text(),
-        "(Bash completed with no output)"
-    );
+    assert_eq!(h.run("true").await.text(), "(Bash completed with no output)");
     // `cat` would wait forever on a terminal or pipe; /dev/null ends it at once.
     assert_eq!(h.run("cat").await.text(), "(Bash completed with no output)");
-    assert_eq!(
-        h.run("read line; echo \"got:[$line]\"").await.text(),
-        "got:[]"
-    );
+    assert_eq!(h.run("read line; echo \"got:[$line]\"").await.text(), "got:[]");
 }
 
 #[tokio::test]
@@ -74,23 +64,13 @@ async fn exit_codes_that_are_answers_are_not_errors() {
     assert!(!r.is_error);
     assert!(r.text().contains("< alpha\n---\n> beta"), "{}", r.text());
     let r = h.run("test -f missing.txt").await;
-    assert_eq!(
-        (r.is_error, r.text().as_str()),
-        (false, "Condition is false")
-    );
+    assert_eq!((r.is_error, r.text().as_str()), (false, "Condition is false"));
     let r = h.run("[ -d missing ]").await;
-    assert_eq!(
-        (r.is_error, r.text().as_str()),
-        (false, "Condition is false")
-    );
+    assert_eq!((r.is_error, r.text().as_str()), (false, "Condition is false"));
     // Exit 2 from grep is a real error, and so is 1 from a command without a meaning.
     let r = h.run("grep x no-such-file").await;
     assert!(r.is_error);
-    assert!(
-        r.text().starts_with("Exit code 2\ngrep: no-such-file"),
-        "{}",
-        r.text()
-    );
+    assert!(r.text().starts_with("Exit code 2\ngrep: no-such-file"), "{}", r.text());
     let r = h.run("false && grep x a.txt").await;
     assert!(r.is_error);
     assert_eq!(r.text(), "Exit code 1");
@@ -99,18 +79,12 @@ async fn exit_codes_that_are_answers_are_not_errors() {
 #[tokio::test]
 async fn long_error_output_keeps_both_ends() {
     let h = Harness::new();
-    let r = h
-        .run("printf 'a%.0s' $(seq 1 8000); printf 'b%.0s' $(seq 1 8000); exit 1")
-        .await;
+    let r = h.run("printf 'a%.0s' $(seq 1 8000); printf 'b%.0s' $(seq 1 8000); exit 1").await;
     assert!(r.is_error);
     let text = r.text();
     assert!(text.starts_with("Exit code 1\naaaa"));
     assert!(text.ends_with("bbbb"));
-    assert!(
-        text.contains("characters truncated] ..."),
-        "{}",
-        &text[..200]
-    );
+    assert!(text.contains("characters truncated] ..."), "{}", &text[..200]);
     assert!(text.chars().count() < 10_200);
 }
 
@@ -130,15 +104,8 @@ async fn timeout_stops_the_whole_process_group_even_ignoring_sigterm() {
     let stubborn = numbers_after(&text, "stubborn:")[0];
     let plain = numbers_after(&text, "plain:")[0];
     let shell = numbers_after(&text, "shell:")[0];
-    assert!(
-        eventually(|| !alive(stubborn) && !alive(plain) && !alive(shell)),
-        "a process survived the timeout"
-    );
-    assert!(
-        eventually(|| group_members(shell).is_empty()),
-        "group {shell} still has {:?}",
-        group_members(shell)
-    );
+    assert!(eventually(|| !alive(stubborn) && !alive(plain) && !alive(shell)), "a process survived the timeout");
+    assert!(eventually(|| group_members(shell).is_empty()), "group {shell} still has {:?}", group_members(shell));
 }
 
 #[tokio::test]
@@ -148,14 +115,9 @@ async fn processes_left_behind_by_a_finished_command_are_stopped() {
     let r = h.run("sleep 1000 & echo \"left:$!\"").await;
     assert!(!r.is_error, "{r:?}");
     let left = numbers_after(&r.text(), "left:")[0];
-    assert!(
-        eventually(|| !alive(left)),
-        "the background sleep outlived its command"
-    );
+    assert!(eventually(|| !alive(left)), "the background sleep outlived its command");
     // One that closed its output is stopped too.
-    let r = h
-        .run("sleep 1000 >/dev/null 2>&1 & echo \"quiet:$!\"")
-        .await;
+    let r = h.run("sleep 1000 >/dev/null 2>&1 & echo \"quiet:$!\"").await;
     let quiet = numbers_after(&r.text(), "quiet:")[0];
     assert!(eventually(|| !alive(quiet)));
 }
@@ -168,10 +130,7 @@ async fn abort_mid_output_returns_the_partial_output() {
     });
     let h = Harness::with_progress(Some(sink));
     let turn = Turn::new();
-    let call = h.call_in(
-        json!({ "command": "echo \"shell:$$\"; echo started; sleep 1000; echo never" }),
-        &turn,
-    );
+    let call = h.call_in(json!({ "command": "echo \"shell:$$\"; echo started; sleep 1000; echo never" }), &turn);
     tokio::pin!(call);
     // Abort once a progress event shows the first output line arrived.
     let result = loop {
@@ -192,10 +151,7 @@ async fn abort_mid_output_returns_the_partial_output() {
     assert!(text.ends_with(ABORTED_MESSAGE), "{text}");
     assert!(!text.contains("never"));
     let shell = numbers_after(&text, "shell:")[0];
-    assert!(
-        eventually(|| group_members(shell).is_empty()),
-        "processes survived the abort"
-    );
+    assert!(eventually(|| group_members(shell).is_empty()), "processes survived the abort");
 }
 
 #[tokio::test]
@@ -225,20 +181,14 @@ async fn working_directory_persists_and_resets_outside_the_working_dirs() {
     let r = h.run("cd sub/deeper").await;
     assert_eq!(r.text(), "(Bash completed with no output)");
     assert_eq!(h.session.cwd(), project.join("sub/deeper"));
-    assert_eq!(
-        h.run("pwd").await.text(),
-        project.join("sub/deeper").display().to_string()
-    );
+    assert_eq!(h.run("pwd").await.text(), project.join("sub/deeper").display().to_string());
     // Environment variables do not persist.
     h.run("export HANDS_TEST_VAR=1").await;
     assert_eq!(h.run("echo \"[$HANDS_TEST_VAR]\"").await.text(), "[]");
     // Leaving the working directories moves the shell back to the project.
     let r = h.run("cd / && echo moved").await;
     assert!(!r.is_error);
-    assert_eq!(
-        r.text(),
-        format!("moved\nShell cwd was reset to {}", project.display())
-    );
+    assert_eq!(r.text(), format!("moved\nShell cwd was reset to {}", project.display()));
     assert_eq!(h.session.cwd(), project);
     // A failing command still carries its directory over.
     let r = h.run("cd sub; exit 4").await;
@@ -248,30 +198,16 @@ async fn working_directory_persists_and_resets_outside_the_working_dirs() {
     h.run("cd deeper").await;
     std::fs::remove_dir_all(project.join("sub")).unwrap();
     let r = h.run("pwd").await;
-    assert_eq!(
-        r.text(),
-        format!(
-            "{}\nShell cwd was reset to {}",
-            project.display(),
-            project.display()
-        )
-    );
+    assert_eq!(r.text(), format!("{}\nShell cwd was reset to {}", project.display(), project.display()));
     assert_eq!(h.session.cwd(), project);
 }
 
 #[tokio::test]
 async fn timeout_of_a_command_that_prints_keeps_the_output() {
     let h = Harness::new();
-    let r = h
-        .call(json!({ "command": "echo before; sleep 1000", "timeout": "200" }))
-        .await;
+    let r = h.call(json!({ "command": "echo before; sleep 1000", "timeout": "200" })).await;
     assert!(r.is_error);
-    assert!(
-        r.text()
-            .starts_with("before\n<error>Command timed out after 200ms"),
-        "{}",
-        r.text()
-    );
+    assert!(r.text().starts_with("before\n<error>Command timed out after 200ms"), "{}", r.text());
 }
 
 #[tokio::test]
@@ -288,10 +224,7 @@ async fn flags_and_rule_subjects_come_from_the_classifier() {
     assert!(!tool.is_concurrency_safe(&input("cd src && ls")));
     match tool.rule_subject(&input("ls && git push origin main"), &h.session) {
         hands_core::permissions::RuleSubject::Commands(subs) => {
-            let got: Vec<(&str, bool)> = subs
-                .iter()
-                .map(|s| (s.text.as_str(), s.read_only))
-                .collect();
+            let got: Vec<(&str, bool)> = subs.iter().map(|s| (s.text.as_str(), s.read_only)).collect();
             assert_eq!(got, vec![("ls", true), ("git push origin main", false)]);
         }
         other => panic!("unexpected subject {other:?}"),

@@ -46,6 +46,9 @@ pub struct EditInput {
     pub replace_all: bool,
 }
 
+/// Plans larger than this are not kept between validation and the call.
+const PLAN_CACHE_MAX_BYTES: usize = 256 * 1024 * 1024;
+
 /// The plan `validate_input` computed, handed to `call` of the same tool use so a large file is
 /// not read, decoded and searched twice. Holds at most one plan per session; `call` takes it only
 /// for the same `tool_use_id` and an identical input (a PreToolUse hook may have rewritten it),
@@ -58,9 +61,12 @@ impl PlanCache {
         session.extension(PlanCache::default)
     }
 
+    /// Keep `write` for `call`, unless it is so large that holding it through a permission prompt
+    /// (or after a denial) would cost more memory than reading the file again costs time.
     fn keep(&self, tool_use_id: &str, input: &EditInput, write: PlannedWrite) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((tool_use_id.to_string(), input.clone(), write));
+        let kept = (write.bytes.len() <= PLAN_CACHE_MAX_BYTES)
+            .then(|| (tool_use_id.to_string(), input.clone(), write));
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = kept;
     }
 
     fn take(&self, tool_use_id: &str, input: &EditInput) -> Option<PlannedWrite> {
@@ -156,7 +162,6 @@ impl TypedTool for EditTool {
         match edit::commit(
             session,
             &planned.check.path,
-            &planned.check.path,
             planned.before.as_ref(),
             &planned.bytes,
         ) {
@@ -173,7 +178,7 @@ impl TypedTool for EditTool {
         }
         let data = json!({
             "filePath": input.file_path,
-            "oldString": planned.actual_old.len().le(&MAX_RESULT_SIZE_CHARS).then_some(&planned.actual_old),
+            "oldString": planned.actual_old,
             "newString": input.new_string,
             "replaceAll": input.replace_all,
             "replacements": planned.replacements,

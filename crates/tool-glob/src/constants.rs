@@ -22,5 +22,4 @@ pub const NO_IGNORE_ENV: &str = "CLAUDE_CODE_GLOB_NO_IGNORE";
 pub const HIDDEN_ENV: &str = "CLAUDE_CODE_GLOB_HIDDEN";
 
 /// The last line of a list that was cut at [`MAX_RESULTS`].
-pub const TRUNCATED_NOTICE: &str =
-    "(Results are truncated. Consider using a more specific path or pattern.)";
+pub const TRUNCATED_NOTICE: &str = "(Results are truncated. Consider using a more specific path or pattern.)";

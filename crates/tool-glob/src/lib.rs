@@ -22,8 +22,7 @@ use std::time::{Duration, Instant};
 use hands_core::messages::tool_use_error;
 use hands_core::permissions::RuleSubject;
 use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
-    TypedTool, ValidationError,
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
 use hands_search::display::display_path;
 use hands_search::order::sort_newest_first;
@@ -81,10 +80,7 @@ impl GlobTool {
     /// Whether ignore files are respected and hidden files listed, instead of the environment's
     /// settings.
     pub fn with_visibility(mut self, respect_ignore_files: bool, include_hidden: bool) -> Self {
-        self.visibility = Some(Visibility {
-            respect_ignore_files,
-            include_hidden,
-        });
+        self.visibility = Some(Visibility { respect_ignore_files, include_hidden });
         self
     }
 
@@ -146,23 +142,13 @@ impl TypedTool for GlobTool {
         true
     }
 
-    async fn validate_input(
-        &self,
-        input: &GlobInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
+    async fn validate_input(&self, input: &GlobInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         if input.pattern.trim().is_empty() {
-            return Err(ValidationError::new(
-                "The glob pattern is empty. Give a pattern such as \"**/*.rs\".",
-            ));
+            return Err(ValidationError::new("The glob pattern is empty. Give a pattern such as \"**/*.rs\"."));
         }
         if input.path.as_deref().is_some_and(|p| !p.is_empty()) {
             let code = |m: &String| {
-                if m.starts_with("Path is not a directory") {
-                    2
-                } else {
-                    1
-                }
+                if m.starts_with("Path is not a directory") { 2 } else { 1 }
             };
             directory_root(ctx.session(), input.path.as_deref())
                 .map_err(|m| ValidationError::with_code(m.clone(), code(&m)))?;
@@ -191,13 +177,7 @@ impl TypedTool for GlobTool {
             dir = base;
         }
         let threads = self.threads.unwrap_or_else(settings::threads);
-        let search = match GlobSearch::new(
-            dir,
-            &split.glob,
-            self.visibility(),
-            session.read_filter(),
-            threads,
-        ) {
+        let search = match GlobSearch::new(dir, &split.glob, self.visibility(), session.read_filter(), threads) {
             Ok(search) => search,
             Err(message) => return Ok(ToolOutput::error(tool_use_error(&message))),
         };
@@ -221,11 +201,7 @@ impl TypedTool for GlobTool {
             )));
         }
         let truncated = files.len() > MAX_RESULTS;
-        let names: Vec<String> = files
-            .iter()
-            .take(MAX_RESULTS)
-            .map(|f| display_path(&cwd, &f.path))
-            .collect();
+        let names: Vec<String> = files.iter().take(MAX_RESULTS).map(|f| display_path(&cwd, &f.path)).collect();
         let mut text = format_files(&names, truncated);
         if timed_out {
             text.push_str(&format!(
@@ -263,9 +239,6 @@ mod tests {
     fn list_texts() {
         assert_eq!(format_files(&[], false), "No files found");
         assert_eq!(format_files(&["a".into(), "b".into()], false), "a\nb");
-        assert_eq!(
-            format_files(&["a".into()], true),
-            format!("a\n{TRUNCATED_NOTICE}")
-        );
+        assert_eq!(format_files(&["a".into()], true), format!("a\n{TRUNCATED_NOTICE}"));
     }
 }

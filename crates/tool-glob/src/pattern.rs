@@ -20,35 +20,20 @@ pub struct SplitPattern {
 pub fn split_pattern(pattern: &str) -> SplitPattern {
     if !Path::new(pattern).is_absolute() {
         let glob = pattern.strip_prefix("./").unwrap_or(pattern);
-        return SplitPattern {
-            base: None,
-            glob: glob.to_string(),
-        };
+        return SplitPattern { base: None, glob: glob.to_string() };
     }
     let Some(first_wild) = pattern.find(['*', '?', '[', '{']) else {
         // A literal path: search its folder for its name.
         let path = Path::new(pattern);
         let base = path.parent().map(Path::to_path_buf);
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         return SplitPattern { base, glob: name };
     };
     let prefix = &pattern[..first_wild];
     match prefix.rfind('/') {
-        None => SplitPattern {
-            base: None,
-            glob: pattern.to_string(),
-        },
-        Some(0) => SplitPattern {
-            base: Some(PathBuf::from("/")),
-            glob: pattern[1..].to_string(),
-        },
-        Some(sep) => SplitPattern {
-            base: Some(PathBuf::from(&pattern[..sep])),
-            glob: pattern[sep + 1..].to_string(),
-        },
+        None => SplitPattern { base: None, glob: pattern.to_string() },
+        Some(0) => SplitPattern { base: Some(PathBuf::from("/")), glob: pattern[1..].to_string() },
+        Some(sep) => SplitPattern { base: Some(PathBuf::from(&pattern[..sep])), glob: pattern[sep + 1..].to_string() },
     }
 }
 

@@ -10,11 +10,7 @@ use crate::constants::TRUNCATED_NOTICE;
 /// `Glob("pattern")` or `Glob("pattern", path)`.
 pub fn render_use(input: &GlobInput) -> String {
     match input.path.as_deref().filter(|p| !p.is_empty()) {
-        Some(path) => format!(
-            "Glob(\"{}\", {})",
-            truncate_chars(&input.pattern, 60),
-            truncate_chars(path, 60)
-        ),
+        Some(path) => format!("Glob(\"{}\", {})", truncate_chars(&input.pattern, 60), truncate_chars(path, 60)),
         None => format!("Glob(\"{}\")", truncate_chars(&input.pattern, 60)),
     }
 }
@@ -23,21 +19,14 @@ pub fn render_use(input: &GlobInput) -> String {
 pub fn render_result(result: &ToolResult) -> String {
     let text = result.text();
     if result.is_error {
-        return format!(
-            "error: {}",
-            truncate_chars(text.lines().next().unwrap_or(""), 100)
-        );
+        return format!("error: {}", truncate_chars(text.lines().next().unwrap_or(""), 100));
     }
     if text == "No files found" {
         return text;
     }
     let truncated = text.ends_with(TRUNCATED_NOTICE);
     let files = text.lines().count() - usize::from(truncated);
-    format!(
-        "{files} file{}{}",
-        if files == 1 { "" } else { "s" },
-        if truncated { ", truncated" } else { "" }
-    )
+    format!("{files} file{}{}", if files == 1 { "" } else { "s" }, if truncated { ", truncated" } else { "" })
 }
 
 #[cfg(test)]
@@ -46,17 +35,11 @@ mod tests {
 
     #[test]
     fn lines() {
-        let input = GlobInput {
-            pattern: "**/*.rs".into(),
-            path: Some("src".into()),
-        };
+        let input = GlobInput { pattern: "**/*.rs".into(), path: Some("src".into()) };
         assert_eq!(render_use(&input), "Glob(\"**/*.rs\", src)");
         let r = |t: &str| ToolResult::new("t", vec![hands_core::ContentBlock::text(t)], false);
         assert_eq!(render_result(&r("a\nb")), "2 files");
-        assert_eq!(
-            render_result(&r(&format!("a\n{TRUNCATED_NOTICE}"))),
-            "1 file, truncated"
-        );
+        assert_eq!(render_result(&r(&format!("a\n{TRUNCATED_NOTICE}"))), "1 file, truncated");
         assert_eq!(render_result(&r("No files found")), "No files found");
     }
 }

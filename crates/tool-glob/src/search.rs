@@ -40,24 +40,12 @@ impl GlobSearch {
         threads: usize,
     ) -> Result<GlobSearch, String> {
         let mut overrides = OverrideBuilder::new(&dir);
-        overrides
-            .add(glob)
-            .map_err(|e| format!("Invalid glob pattern \"{glob}\": {e}"))?;
-        let overrides = overrides
-            .build()
-            .map_err(|e| format!("Invalid glob pattern \"{glob}\": {e}"))?;
+        overrides.add(glob).map_err(|e| format!("Invalid glob pattern \"{glob}\": {e}"))?;
+        let overrides = overrides.build().map_err(|e| format!("Invalid glob pattern \"{glob}\": {e}"))?;
         let mut walk = walk_builder(&dir, threads, deny, true);
-        walk.standard_filters(false)
-            .hidden(!visibility.include_hidden)
-            .follow_links(false)
-            .overrides(overrides);
+        walk.standard_filters(false).hidden(!visibility.include_hidden).follow_links(false).overrides(overrides);
         if visibility.respect_ignore_files {
-            walk.parents(true)
-                .ignore(true)
-                .git_ignore(true)
-                .git_global(true)
-                .git_exclude(true)
-                .require_git(true);
+            walk.parents(true).ignore(true).git_ignore(true).git_global(true).git_exclude(true).require_git(true);
             walk.add_custom_ignore_filename(".rgignore");
         }
         Ok(GlobSearch { walk, threads })
@@ -66,22 +54,13 @@ impl GlobSearch {
     /// Every matching regular file with its modification time, unordered. Stops early when
     /// `stop` is raised.
     pub fn run(&self, stop: &StopFlag) -> Vec<DatedPath> {
-        walk_collect(
-            &self.walk,
-            self.threads,
-            stop,
-            Vec::new,
-            |found: &mut Vec<DatedPath>, entry| {
-                if entry.file_type().is_some_and(|t| t.is_file()) {
-                    let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
-                    found.push(DatedPath {
-                        path: entry.into_path(),
-                        modified,
-                    });
-                }
-                true
-            },
-        )
+        walk_collect(&self.walk, self.threads, stop, Vec::new, |found: &mut Vec<DatedPath>, entry| {
+            if entry.file_type().is_some_and(|t| t.is_file()) {
+                let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
+                found.push(DatedPath { path: entry.into_path(), modified });
+            }
+            true
+        })
         .into_iter()
         .flatten()
         .collect()

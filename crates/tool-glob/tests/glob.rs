@@ -8,9 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use hands_core::session::PathFilter;
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_glob::{GlobTool, TRUNCATED_NOTICE};
 use serde_json::{Value, json};
 
@@ -43,18 +41,9 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(
-            vec![hands_core::tool::typed_arc(tool)],
-            PoolConfig::default(),
-        ));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(tool)], PoolConfig::default()));
         let engine = Engine::builder(pool, session.clone()).build();
-        Fixture {
-            _dir: dir,
-            _state: state,
-            root,
-            session,
-            engine,
-        }
+        Fixture { _dir: dir, _state: state, root, session, engine }
     }
 
     /// Create `rel` modified `age_secs` seconds before a fixed reference time.
@@ -64,15 +53,12 @@ impl Fixture {
         std::fs::write(&path, rel).unwrap();
         let reference = SystemTime::UNIX_EPOCH + Duration::from_secs(1_735_689_600);
         let file = std::fs::File::options().write(true).open(&path).unwrap();
-        file.set_modified(reference - Duration::from_secs(age_secs))
-            .unwrap();
+        file.set_modified(reference - Duration::from_secs(age_secs)).unwrap();
         path
     }
 
     async fn call(&self, input: Value) -> ToolResult {
-        self.engine
-            .run_one(ToolCall::new("toolu_1", "Glob", input), &Turn::new())
-            .await
+        self.engine.run_one(ToolCall::new("toolu_1", "Glob", input), &Turn::new()).await
     }
 
     async fn glob(&self, input: Value) -> String {
@@ -94,33 +80,14 @@ async fn matches_newest_first_with_ties_by_path() {
     f.file("src/a.rs", 100);
     f.file("src/deep/new.rs", 1);
     f.file("notes.md", 0);
-    assert_eq!(
-        f.glob(json!({"pattern": "**/*.rs"})).await,
-        "src/deep/new.rs\nsrc/a.rs\nsrc/b.rs\nold.rs"
-    );
+    assert_eq!(f.glob(json!({"pattern": "**/*.rs"})).await, "src/deep/new.rs\nsrc/a.rs\nsrc/b.rs\nold.rs");
     // A pattern without `/` matches file names at any depth, as ripgrep's --glob does.
-    assert_eq!(
-        f.glob(json!({"pattern": "*.rs"})).await,
-        "src/deep/new.rs\nsrc/a.rs\nsrc/b.rs\nold.rs"
-    );
+    assert_eq!(f.glob(json!({"pattern": "*.rs"})).await, "src/deep/new.rs\nsrc/a.rs\nsrc/b.rs\nold.rs");
     // A pattern with `/` is anchored at the searched folder.
-    assert_eq!(
-        f.glob(json!({"pattern": "src/*.rs"})).await,
-        "src/a.rs\nsrc/b.rs"
-    );
-    assert_eq!(
-        f.glob(json!({"pattern": "./src/*.rs"})).await,
-        "src/a.rs\nsrc/b.rs"
-    );
-    assert_eq!(
-        f.glob(json!({"pattern": "*.{md,rs}", "path": "src/deep"}))
-            .await,
-        "src/deep/new.rs"
-    );
-    assert_eq!(
-        f.glob(json!({"pattern": "**/*.py"})).await,
-        "No files found"
-    );
+    assert_eq!(f.glob(json!({"pattern": "src/*.rs"})).await, "src/a.rs\nsrc/b.rs");
+    assert_eq!(f.glob(json!({"pattern": "./src/*.rs"})).await, "src/a.rs\nsrc/b.rs");
+    assert_eq!(f.glob(json!({"pattern": "*.{md,rs}", "path": "src/deep"})).await, "src/deep/new.rs");
+    assert_eq!(f.glob(json!({"pattern": "**/*.py"})).await, "No files found");
 }
 
 #[tokio::test]
@@ -135,19 +102,12 @@ async fn at_most_100_files_keeping_the_newest() {
     assert_eq!(lines[0], "f000.txt");
     assert_eq!(lines[99], "f099.txt");
     assert_eq!(lines[100], TRUNCATED_NOTICE);
-    assert_eq!(
-        TRUNCATED_NOTICE,
-        "(Results are truncated. Consider using a more specific path or pattern.)"
-    );
+    assert_eq!(TRUNCATED_NOTICE, "(Results are truncated. Consider using a more specific path or pattern.)");
     for i in 100..130 {
         std::fs::remove_file(f.root.join(format!("f{i:03}.txt"))).unwrap();
     }
     let exactly = f.glob(json!({"pattern": "*.txt"})).await;
-    assert_eq!(
-        exactly.lines().count(),
-        100,
-        "exactly 100 files are not truncated"
-    );
+    assert_eq!(exactly.lines().count(), 100, "exactly 100 files are not truncated");
 }
 
 #[tokio::test]
@@ -161,24 +121,15 @@ async fn hidden_files_listed_ignore_files_skipped_vcs_left_out() {
     f.file("target/debug.toml", 3);
     f.file(".cargo/config.toml", 2);
     f.file("Cargo.toml", 1);
-    assert_eq!(
-        f.glob(json!({"pattern": "**/*.toml"})).await,
-        "Cargo.toml\n.cargo/config.toml\ntarget/debug.toml"
-    );
+    assert_eq!(f.glob(json!({"pattern": "**/*.toml"})).await, "Cargo.toml\n.cargo/config.toml\ntarget/debug.toml");
     // The settings' other side: ignore files respected, hidden files left out.
-    let strict = Fixture::in_dir(
-        tempfile::tempdir().unwrap(),
-        GlobTool::new().with_visibility(true, false),
-    );
+    let strict = Fixture::in_dir(tempfile::tempdir().unwrap(), GlobTool::new().with_visibility(true, false));
     std::fs::create_dir_all(strict.root.join(".git")).unwrap();
     std::fs::write(strict.root.join(".gitignore"), "target/\n").unwrap();
     strict.file("target/debug.toml", 3);
     strict.file(".cargo/config.toml", 2);
     strict.file("Cargo.toml", 1);
-    assert_eq!(
-        strict.glob(json!({"pattern": "**/*.toml"})).await,
-        "Cargo.toml"
-    );
+    assert_eq!(strict.glob(json!({"pattern": "**/*.toml"})).await, "Cargo.toml");
 }
 
 #[tokio::test]
@@ -189,24 +140,17 @@ async fn absolute_patterns_and_paths() {
     f.file("other/x.ts", 0);
     let pattern = format!("{}/src/app/**/*.ts", f.root.display());
     assert_eq!(f.glob(json!({"pattern": pattern})).await, "src/app/main.ts");
-    let with_path = f
-        .glob(json!({"pattern": "*.ts*", "path": f.root.join("src").to_str().unwrap()}))
-        .await;
+    let with_path = f.glob(json!({"pattern": "*.ts*", "path": f.root.join("src").to_str().unwrap()})).await;
     assert_eq!(with_path, "src/app/view.tsx\nsrc/app/main.ts");
     let literal = format!("{}/other/x.ts", f.root.display());
     assert_eq!(f.glob(json!({"pattern": literal})).await, "other/x.ts");
     let missing_base = format!("{}/nowhere/*.ts", f.root.display());
-    assert_eq!(
-        f.glob(json!({"pattern": missing_base})).await,
-        "No files found"
-    );
+    assert_eq!(f.glob(json!({"pattern": missing_base})).await, "No files found");
     // Outside the working directory paths stay absolute.
     let outside = tempfile::tempdir().unwrap();
     let outside_root = std::fs::canonicalize(outside.path()).unwrap();
     std::fs::write(outside_root.join("far.ts"), "").unwrap();
-    let far = f
-        .glob(json!({"pattern": "*.ts", "path": outside_root.to_str().unwrap()}))
-        .await;
+    let far = f.glob(json!({"pattern": "*.ts", "path": outside_root.to_str().unwrap()})).await;
     assert_eq!(far, outside_root.join("far.ts").display().to_string());
 }
 
@@ -226,34 +170,18 @@ async fn error_messages() {
     );
     // The "dropped repository folder" mistake gets a suggestion.
     let dropped = f.root.parent().unwrap().join("src");
-    let suggested = f
-        .call(json!({"pattern": "*", "path": dropped.to_str().unwrap()}))
-        .await;
+    let suggested = f.call(json!({"pattern": "*", "path": dropped.to_str().unwrap()})).await;
     assert!(
-        suggested.text().ends_with(&format!(
-            " Did you mean {}?</tool_use_error>",
-            f.root.join("src").display()
-        )),
+        suggested.text().ends_with(&format!(" Did you mean {}?</tool_use_error>", f.root.join("src").display())),
         "{}",
         suggested.text()
     );
     let not_dir = f.call(json!({"pattern": "*", "path": "file.txt"})).await;
-    assert_eq!(
-        not_dir.text(),
-        "<tool_use_error>Path is not a directory: file.txt</tool_use_error>"
-    );
+    assert_eq!(not_dir.text(), "<tool_use_error>Path is not a directory: file.txt</tool_use_error>");
     let bad = f.call(json!({"pattern": "a[b"})).await;
-    assert!(
-        bad.is_error && bad.text().contains("Invalid glob pattern \"a[b\""),
-        "{}",
-        bad.text()
-    );
+    assert!(bad.is_error && bad.text().contains("Invalid glob pattern \"a[b\""), "{}", bad.text());
     let empty = f.call(json!({"pattern": " "})).await;
-    assert!(
-        empty.is_error && empty.text().contains("empty"),
-        "{}",
-        empty.text()
-    );
+    assert!(empty.is_error && empty.text().contains("empty"), "{}", empty.text());
 }
 
 #[tokio::test]
@@ -272,17 +200,9 @@ async fn unreadable_folders_are_skipped_without_failing() {
     let f = fixture();
     f.file("open/a.txt", 1);
     f.file("closed/b.txt", 0);
-    std::fs::set_permissions(
-        f.root.join("closed"),
-        std::fs::Permissions::from_mode(0o000),
-    )
-    .unwrap();
+    std::fs::set_permissions(f.root.join("closed"), std::fs::Permissions::from_mode(0o000)).unwrap();
     let text = f.glob(json!({"pattern": "**/*.txt"})).await;
-    std::fs::set_permissions(
-        f.root.join("closed"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    std::fs::set_permissions(f.root.join("closed"), std::fs::Permissions::from_mode(0o755)).unwrap();
     if is_root() {
         // Root reads any folder.
         assert_eq!(text, "closed/b.txt\nopen/a.txt");
@@ -294,11 +214,7 @@ async fn unreadable_folders_are_skipped_without_failing() {
 fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .map(|l| l.split_whitespace().nth(2) == Some("0"))
-        })
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
         .unwrap_or(false)
 }
 
@@ -307,14 +223,8 @@ async fn unicode_names() {
     let f = fixture();
     f.file("données/école.md", 1);
     f.file("日本/テスト.md", 0);
-    assert_eq!(
-        f.glob(json!({"pattern": "**/*.md"})).await,
-        "日本/テスト.md\ndonnées/école.md"
-    );
-    assert_eq!(
-        f.glob(json!({"pattern": "**/é*"})).await,
-        "données/école.md"
-    );
+    assert_eq!(f.glob(json!({"pattern": "**/*.md"})).await, "日本/テスト.md\ndonnées/école.md");
+    assert_eq!(f.glob(json!({"pattern": "**/é*"})).await, "données/école.md");
 }
 
 struct DenyByName(&'static str);
@@ -330,27 +240,24 @@ async fn denied_paths_are_not_listed() {
     let f = fixture();
     f.file("secrets/key.pem", 0);
     f.file("public.pem", 1);
-    f.session
-        .set_read_filter(Some(Arc::new(DenyByName("secrets"))));
+    f.session.set_read_filter(Some(Arc::new(DenyByName("secrets"))));
     assert_eq!(f.glob(json!({"pattern": "**/*.pem"})).await, "public.pem");
 }
 
 #[tokio::test]
-async fn a_timeout_reports_partial_results_or_a_clear_error() {
+async fn a_timeout_with_nothing_found_is_a_clear_error() {
     let f = Fixture::new(GlobTool::new().with_threads(1).with_timeout(Duration::ZERO));
     for i in 0..50 {
         f.file(&format!("f{i}.txt"), 0);
     }
     let result = f.call(json!({"pattern": "*.txt"})).await;
-    let text = result.text();
-    if result.is_error {
-        assert!(
-            text.contains("Search timed out after 0 seconds. The search may have matched files"),
-            "{text}"
-        );
-    } else {
-        assert!(text.ends_with("(Search timed out after 0 seconds; these results are partial. Try searching a more specific path or pattern.)"), "{text}");
-    }
+    // With no time at all the search never starts, so nothing was found: a clear error, not
+    // an empty list the model would read as "no matches".
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "<tool_use_error>Error calling tool (Glob): Search timed out after 0 seconds. The search may have matched files but did not complete in time. Try searching a more specific path or pattern.</tool_use_error>"
+    );
 }
 
 #[test]
@@ -359,26 +266,15 @@ fn schema_flags_and_render() {
     let schema = tool.input_schema();
     assert_eq!(schema["required"], json!(["pattern"]));
     assert_eq!(schema["additionalProperties"], json!(false));
-    let names: Vec<&str> = schema["properties"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let names: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(names, ["pattern", "path"]);
-    assert_eq!(
-        schema["properties"]["pattern"]["description"],
-        "The glob pattern to match files against"
-    );
+    assert_eq!(schema["properties"]["pattern"]["description"], "The glob pattern to match files against");
     let input = hands_core::ToolInput::new(json!({"pattern": "**/*.rs", "path": "src"}));
     assert!(tool.is_read_only(&input) && tool.is_concurrency_safe(&input));
     assert_eq!(tool.render_use(&input), "Glob(\"**/*.rs\", src)");
     let session = Session::new(SessionConfig::default()).unwrap();
     assert!(tool.prompt(&session).contains("hands-tool-marker:Glob"));
-    assert_eq!(
-        tool.max_result_size_chars(),
-        hands_core::ResultLimit::Chars(100_000)
-    );
+    assert_eq!(tool.max_result_size_chars(), hands_core::ResultLimit::Chars(100_000));
 }
 
 #[tokio::test]
@@ -387,14 +283,8 @@ async fn permissions_are_judged_on_the_folder_searched() {
     let f = fixture();
     let tool = hands_core::tool::typed_arc(GlobTool::new());
     let subject = |input: Value| tool.rule_subject(&hands_core::ToolInput::new(input), &f.session);
-    assert_eq!(
-        subject(json!({"pattern": "*.rs"})),
-        RuleSubject::ReadPath(f.root.clone())
-    );
-    assert_eq!(
-        subject(json!({"pattern": "*.rs", "path": "src"})),
-        RuleSubject::ReadPath(f.root.join("src"))
-    );
+    assert_eq!(subject(json!({"pattern": "*.rs"})), RuleSubject::ReadPath(f.root.clone()));
+    assert_eq!(subject(json!({"pattern": "*.rs", "path": "src"})), RuleSubject::ReadPath(f.root.join("src")));
     assert_eq!(
         subject(json!({"pattern": "/etc/**/*.conf", "path": "src"})),
         RuleSubject::ReadPath(PathBuf::from("/etc"))

@@ -45,56 +45,29 @@ fn limit_info(applied: Option<usize>, offset: usize) -> String {
 }
 
 fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        word.to_string()
-    } else {
-        format!("{word}s")
-    }
+    if n == 1 { word.to_string() } else { format!("{word}s") }
 }
 
 /// Order, page and word `found` for `options.mode`. `single_file`: the search root was one file
 /// (count lines then carry no path, as ripgrep prints them).
-pub fn format(
-    mut found: Found,
-    options: &GrepOptions,
-    cwd: &std::path::Path,
-    single_file: bool,
-) -> Formatted {
+pub fn format(mut found: Found, options: &GrepOptions, cwd: &std::path::Path, single_file: bool) -> Formatted {
     match options.mode {
         OutputMode::FilesWithMatches => {
             sort_newest_first(&mut found.files);
-            let names: Vec<String> = found
-                .files
-                .iter()
-                .map(|f| display_path(cwd, &f.path))
-                .collect();
+            let names: Vec<String> = found.files.iter().map(|f| display_path(cwd, &f.path)).collect();
             files_with_matches(&names, options.head_limit, options.offset)
         }
         OutputMode::Content => {
             found.content.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             let separate_files = options.before > 0 || options.after > 0;
-            content(
-                &found.content,
-                separate_files,
-                options.head_limit,
-                options.offset,
-            )
+            content(&found.content, separate_files, options.head_limit, options.offset)
         }
         OutputMode::Count => {
             found.counts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             let entries: Vec<(String, u64)> = found
                 .counts
                 .iter()
-                .map(|(path, n)| {
-                    (
-                        if single_file {
-                            String::new()
-                        } else {
-                            display_path(cwd, path)
-                        },
-                        *n,
-                    )
-                })
+                .map(|(path, n)| (if single_file { String::new() } else { display_path(cwd, path) }, *n))
                 .collect();
             count(&entries, options.head_limit, options.offset)
         }
@@ -108,17 +81,8 @@ pub fn files_with_matches(names: &[String], limit: HeadLimit, offset: usize) -> 
     let text = if page.is_empty() {
         "No files found".to_string()
     } else {
-        let info = if info.is_empty() {
-            String::new()
-        } else {
-            format!(" {info}")
-        };
-        format!(
-            "Found {} {}{info}\n{}",
-            page.len(),
-            plural(page.len(), "file"),
-            page.join("\n")
-        )
+        let info = if info.is_empty() { String::new() } else { format!(" {info}") };
+        format!("Found {} {}{info}\n{}", page.len(), plural(page.len(), "file"), page.join("\n"))
     };
     let mut data = json!({"mode": "files_with_matches", "numFiles": page.len(), "filenames": page});
     add_paging(&mut data, applied, offset);
@@ -127,12 +91,7 @@ pub fn files_with_matches(names: &[String], limit: HeadLimit, offset: usize) -> 
 
 /// The output lines, `--` between files when context is shown, paged by line; `No matches
 /// found` when there are none; the pagination notice when something was cut.
-pub fn content(
-    chunks: &[(PathBuf, Vec<u8>)],
-    separate_files: bool,
-    limit: HeadLimit,
-    offset: usize,
-) -> Formatted {
+pub fn content(chunks: &[(PathBuf, Vec<u8>)], separate_files: bool, limit: HeadLimit, offset: usize) -> Formatted {
     let mut joined = Vec::with_capacity(chunks.iter().map(|(_, c)| c.len() + 3).sum());
     for (i, (_, chunk)) in chunks.iter().enumerate() {
         if i > 0 && separate_files {
@@ -144,17 +103,10 @@ pub fn content(
     let lines: Vec<&str> = all.lines().collect();
     let (page, applied) = paginate(&lines, limit, offset);
     let info = limit_info(applied, offset);
-    let body = if page.is_empty() {
-        "No matches found".to_string()
-    } else {
-        page.join("\n")
-    };
-    let text = if info.is_empty() {
-        body
-    } else {
-        format!("{body}\n\n[Showing results with pagination = {info}]")
-    };
-    let mut data = json!({"mode": "content", "numFiles": 0, "filenames": [], "content": page.join("\n"), "numLines": page.len()});
+    let body = if page.is_empty() { "No matches found".to_string() } else { page.join("\n") };
+    let text = if info.is_empty() { body } else { format!("{body}\n\n[Showing results with pagination = {info}]") };
+    let mut data =
+        json!({"mode": "content", "numFiles": 0, "filenames": [], "content": page.join("\n"), "numLines": page.len()});
     add_paging(&mut data, applied, offset);
     Formatted { text, data }
 }
@@ -164,35 +116,15 @@ pub fn content(
 pub fn count(entries: &[(String, u64)], limit: HeadLimit, offset: usize) -> Formatted {
     let (page, applied) = paginate(entries, limit, offset);
     let info = limit_info(applied, offset);
-    let lines: Vec<String> = page
-        .iter()
-        .map(|(path, n)| {
-            if path.is_empty() {
-                n.to_string()
-            } else {
-                format!("{path}:{n}")
-            }
-        })
-        .collect();
+    let lines: Vec<String> =
+        page.iter().map(|(path, n)| if path.is_empty() { n.to_string() } else { format!("{path}:{n}") }).collect();
     let matches: u64 = page.iter().map(|(_, n)| n).sum();
     let files = page.len();
-    let body = if lines.is_empty() {
-        "No matches found".to_string()
-    } else {
-        lines.join("\n")
-    };
-    let paging = if info.is_empty() {
-        String::new()
-    } else {
-        format!(" with pagination = {info}")
-    };
+    let body = if lines.is_empty() { "No matches found".to_string() } else { lines.join("\n") };
+    let paging = if info.is_empty() { String::new() } else { format!(" with pagination = {info}") };
     let text = format!(
         "{body}\n\nFound {matches} total {} across {files} {}.{paging}",
-        if matches == 1 {
-            "occurrence"
-        } else {
-            "occurrences"
-        },
+        if matches == 1 { "occurrence" } else { "occurrences" },
         plural(files, "file"),
     );
     let mut data = json!({"mode": "count", "numFiles": files, "filenames": [], "content": lines.join("\n"), "numMatches": matches});
@@ -216,54 +148,28 @@ mod tests {
     #[test]
     fn paging_edges() {
         let items: Vec<u32> = (0..10).collect();
-        assert_eq!(
-            paginate(&items, HeadLimit::At(3), 0),
-            (&items[..3], Some(3))
-        );
+        assert_eq!(paginate(&items, HeadLimit::At(3), 0), (&items[..3], Some(3)));
         assert_eq!(paginate(&items, HeadLimit::At(3), 8), (&items[8..], None));
         assert_eq!(paginate(&items, HeadLimit::At(10), 0), (&items[..], None));
-        assert_eq!(
-            paginate(&items, HeadLimit::Unlimited, 4),
-            (&items[4..], None)
-        );
+        assert_eq!(paginate(&items, HeadLimit::Unlimited, 4), (&items[4..], None));
         assert_eq!(paginate(&items, HeadLimit::At(3), 50), (&items[..0], None));
     }
 
     #[test]
     fn files_texts() {
         let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
-        assert_eq!(
-            files_with_matches(&names, HeadLimit::At(250), 0).text,
-            "Found 3 files\na\nb\nc"
-        );
-        assert_eq!(
-            files_with_matches(&names, HeadLimit::At(1), 0).text,
-            "Found 1 file limit: 1\na"
-        );
-        assert_eq!(
-            files_with_matches(&names, HeadLimit::At(1), 1).text,
-            "Found 1 file limit: 1, offset: 1\nb"
-        );
-        assert_eq!(
-            files_with_matches(&names, HeadLimit::At(5), 2).text,
-            "Found 1 file offset: 2\nc"
-        );
-        assert_eq!(
-            files_with_matches(&names, HeadLimit::At(5), 9).text,
-            "No files found"
-        );
+        assert_eq!(files_with_matches(&names, HeadLimit::At(250), 0).text, "Found 3 files\na\nb\nc");
+        assert_eq!(files_with_matches(&names, HeadLimit::At(1), 0).text, "Found 1 file limit: 1\na");
+        assert_eq!(files_with_matches(&names, HeadLimit::At(1), 1).text, "Found 1 file limit: 1, offset: 1\nb");
+        assert_eq!(files_with_matches(&names, HeadLimit::At(5), 2).text, "Found 1 file offset: 2\nc");
+        assert_eq!(files_with_matches(&names, HeadLimit::At(5), 9).text, "No files found");
     }
 
     #[test]
     fn content_texts() {
-        let chunks = vec![
-            (PathBuf::from("/a"), b"a:1:x\na-2-y\n".to_vec()),
-            (PathBuf::from("/b"), b"b:3:x\n".to_vec()),
-        ];
-        assert_eq!(
-            content(&chunks, true, HeadLimit::At(250), 0).text,
-            "a:1:x\na-2-y\n--\nb:3:x"
-        );
+        let chunks =
+            vec![(PathBuf::from("/a"), b"a:1:x\na-2-y\n".to_vec()), (PathBuf::from("/b"), b"b:3:x\n".to_vec())];
+        assert_eq!(content(&chunks, true, HeadLimit::At(250), 0).text, "a:1:x\na-2-y\n--\nb:3:x");
         assert_eq!(
             content(&chunks, false, HeadLimit::At(2), 0).text,
             "a:1:x\na-2-y\n\n[Showing results with pagination = limit: 2]"
@@ -272,10 +178,7 @@ mod tests {
             content(&chunks, false, HeadLimit::At(2), 5).text,
             "No matches found\n\n[Showing results with pagination = offset: 5]"
         );
-        assert_eq!(
-            content(&[], false, HeadLimit::At(2), 0).text,
-            "No matches found"
-        );
+        assert_eq!(content(&[], false, HeadLimit::At(2), 0).text, "No matches found");
     }
 
     #[test]

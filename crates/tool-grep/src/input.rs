@@ -142,12 +142,8 @@ impl GrepInput {
 fn count_field(name: &str, value: Option<f64>) -> Result<Option<usize>, ValidationError> {
     match value {
         None => Ok(None),
-        Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= usize::MAX as f64 => {
-            Ok(Some(v as usize))
-        }
-        Some(v) => Err(ValidationError::new(format!(
-            "`{name}` must be a whole number of zero or more, got {v}"
-        ))),
+        Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= usize::MAX as f64 => Ok(Some(v as usize)),
+        Some(v) => Err(ValidationError::new(format!("`{name}` must be a whole number of zero or more, got {v}"))),
     }
 }
 
@@ -159,12 +155,7 @@ pub fn split_globs(glob: &str) -> Vec<String> {
         if piece.contains('{') && piece.contains('}') {
             globs.push(piece.to_string());
         } else {
-            globs.extend(
-                piece
-                    .split(',')
-                    .filter(|g| !g.is_empty())
-                    .map(str::to_string),
-            );
+            globs.extend(piece.split(',').filter(|g| !g.is_empty()).map(str::to_string));
         }
     }
     globs
@@ -182,87 +173,43 @@ mod tests {
     fn globs_split_like_claude_code() {
         assert_eq!(split_globs("*.js"), ["*.js"]);
         assert_eq!(split_globs("*.ts,*.tsx  *.md"), ["*.ts", "*.tsx", "*.md"]);
-        assert_eq!(
-            split_globs("*.{ts,tsx} !vendor/**"),
-            ["*.{ts,tsx}", "!vendor/**"]
-        );
+        assert_eq!(split_globs("*.{ts,tsx} !vendor/**"), ["*.{ts,tsx}", "!vendor/**"]);
         assert_eq!(split_globs(" ,a,, b "), ["a", "b"]);
         assert!(split_globs("   ").is_empty());
     }
 
     #[test]
     fn defaults() {
-        let o = input(serde_json::json!({"pattern": "x"}))
-            .options()
-            .unwrap();
+        let o = input(serde_json::json!({"pattern": "x"})).options().unwrap();
         assert_eq!(o.mode, OutputMode::FilesWithMatches);
         assert_eq!(o.head_limit, HeadLimit::At(250));
         assert_eq!((o.before, o.after, o.offset), (0, 0, 0));
-        assert!(
-            !o.line_numbers,
-            "line numbers only mean something in content mode"
-        );
-        let c = input(serde_json::json!({"pattern": "x", "output_mode": "content"}))
-            .options()
-            .unwrap();
+        assert!(!o.line_numbers, "line numbers only mean something in content mode");
+        let c = input(serde_json::json!({"pattern": "x", "output_mode": "content"})).options().unwrap();
         assert!(c.line_numbers);
     }
 
     #[test]
     fn context_precedence() {
-        let all = serde_json::json!({"pattern": "x", "output_mode": "content", "-B": 1, "-A": 2, "-C": 3, "context": 4});
-        assert_eq!(
-            input(all.clone())
-                .options()
-                .map(|o| (o.before, o.after))
-                .unwrap(),
-            (4, 4)
-        );
+        let all =
+            serde_json::json!({"pattern": "x", "output_mode": "content", "-B": 1, "-A": 2, "-C": 3, "context": 4});
+        assert_eq!(input(all.clone()).options().map(|o| (o.before, o.after)).unwrap(), (4, 4));
         let mut no_context = all.clone();
         no_context.as_object_mut().unwrap().remove("context");
-        assert_eq!(
-            input(no_context.clone())
-                .options()
-                .map(|o| (o.before, o.after))
-                .unwrap(),
-            (3, 3)
-        );
+        assert_eq!(input(no_context.clone()).options().map(|o| (o.before, o.after)).unwrap(), (3, 3));
         no_context.as_object_mut().unwrap().remove("-C");
-        assert_eq!(
-            input(no_context)
-                .options()
-                .map(|o| (o.before, o.after))
-                .unwrap(),
-            (1, 2)
-        );
+        assert_eq!(input(no_context).options().map(|o| (o.before, o.after)).unwrap(), (1, 2));
         let mut files_mode = all;
         files_mode["output_mode"] = "count".into();
-        assert_eq!(
-            input(files_mode)
-                .options()
-                .map(|o| (o.before, o.after))
-                .unwrap(),
-            (0, 0)
-        );
+        assert_eq!(input(files_mode).options().map(|o| (o.before, o.after)).unwrap(), (0, 0));
     }
 
     #[test]
     fn head_limit_zero_is_unlimited_and_bad_numbers_are_refused() {
-        let o = input(serde_json::json!({"pattern": "x", "head_limit": 0, "offset": 3}))
-            .options()
-            .unwrap();
+        let o = input(serde_json::json!({"pattern": "x", "head_limit": 0, "offset": 3})).options().unwrap();
         assert_eq!((o.head_limit, o.offset), (HeadLimit::Unlimited, 3));
-        let e = input(serde_json::json!({"pattern": "x", "-A": -1}))
-            .options()
-            .unwrap_err();
-        assert_eq!(
-            e.message,
-            "`-A` must be a whole number of zero or more, got -1"
-        );
-        assert!(
-            input(serde_json::json!({"pattern": "x", "offset": 1.5}))
-                .options()
-                .is_err()
-        );
+        let e = input(serde_json::json!({"pattern": "x", "-A": -1})).options().unwrap_err();
+        assert_eq!(e.message, "`-A` must be a whole number of zero or more, got -1");
+        assert!(input(serde_json::json!({"pattern": "x", "offset": 1.5})).options().is_err());
     }
 }

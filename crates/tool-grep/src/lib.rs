@@ -24,8 +24,7 @@ use std::time::Duration;
 use hands_core::messages::tool_use_error;
 use hands_core::permissions::RuleSubject;
 use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
-    TypedTool, ValidationError,
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
 use hands_search::root::{check_root, file_or_directory_root};
 use hands_search::settings::{self, describe_duration};
@@ -92,14 +91,9 @@ impl TypedTool for GrepTool {
         true
     }
 
-    async fn validate_input(
-        &self,
-        input: &GrepInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
+    async fn validate_input(&self, input: &GrepInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         input.options()?;
-        file_or_directory_root(ctx.session(), input.path.as_deref())
-            .map_err(|m| ValidationError::with_code(m, 1))?;
+        file_or_directory_root(ctx.session(), input.path.as_deref()).map_err(|m| ValidationError::with_code(m, 1))?;
         Ok(())
     }
 
@@ -114,8 +108,7 @@ impl TypedTool for GrepTool {
     async fn call(&self, input: &GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let options = input.options().map_err(|e| ToolError::msg(e.message))?;
         let session = ctx.session();
-        let root =
-            file_or_directory_root(session, input.path.as_deref()).map_err(ToolError::msg)?;
+        let root = file_or_directory_root(session, input.path.as_deref()).map_err(ToolError::msg)?;
         let spec = SearchSpec {
             root,
             cwd: session.cwd(),
@@ -133,11 +126,7 @@ impl TypedTool for GrepTool {
             let found = plan.run(&stop);
             let stopped = stop.reason();
             let empty = found.is_empty();
-            (
-                format::format(found, plan.options(), plan.cwd(), plan.is_single_file()),
-                stopped,
-                empty,
-            )
+            (format::format(found, plan.options(), plan.cwd(), plan.is_single_file()), stopped, empty)
         })
         .await
         .map_err(|e| ToolError::msg(e.to_string()))?;

@@ -26,28 +26,16 @@ pub fn render_use(input: &GrepInput) -> String {
 pub fn render_result(result: &ToolResult) -> String {
     let text = result.text();
     if result.is_error {
-        return format!(
-            "error: {}",
-            truncate_chars(text.lines().next().unwrap_or(""), 100)
-        );
+        return format!("error: {}", truncate_chars(text.lines().next().unwrap_or(""), 100));
     }
-    if let Some(total) = text
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("Found ") && l.contains(" total "))
-    {
+    if let Some(total) = text.lines().rev().find(|l| l.starts_with("Found ") && l.contains(" total ")) {
         return total.to_string();
     }
     let first = text.lines().next().unwrap_or("");
     if first.starts_with("Found ") || first.starts_with("No ") {
         return first.to_string();
     }
-    let lines = text
-        .split("\n\n[Showing results")
-        .next()
-        .unwrap_or("")
-        .lines()
-        .count();
+    let lines = text.split("\n\n[Showing results").next().unwrap_or("").lines().count();
     format!("{lines} {}", if lines == 1 { "line" } else { "lines" })
 }
 
@@ -57,17 +45,9 @@ mod tests {
 
     #[test]
     fn use_line() {
-        let input = GrepInput {
-            pattern: "fn main".into(),
-            path: Some("src/".into()),
-            ..Default::default()
-        };
+        let input = GrepInput { pattern: "fn main".into(), path: Some("src/".into()), ..Default::default() };
         assert_eq!(render_use(&input), "Grep(\"fn main\", src/)");
-        let input = GrepInput {
-            pattern: "x".into(),
-            glob: Some("*.rs".into()),
-            ..Default::default()
-        };
+        let input = GrepInput { pattern: "x".into(), glob: Some("*.rs".into()), ..Default::default() };
         assert_eq!(render_use(&input), "Grep(\"x\", glob: *.rs)");
     }
 
@@ -79,11 +59,6 @@ mod tests {
             render_result(&r("a:1\n\nFound 1 total occurrence across 1 file.")),
             "Found 1 total occurrence across 1 file."
         );
-        assert_eq!(
-            render_result(&r(
-                "a:1:x\na:2:y\n\n[Showing results with pagination = limit: 2]"
-            )),
-            "2 lines"
-        );
+        assert_eq!(render_result(&r("a:1:x\na:2:y\n\n[Showing results with pagination = limit: 2]")), "2 lines");
     }
 }

@@ -107,12 +107,7 @@ impl Plan {
             RootKind::File => None,
             RootKind::Directory => Some(build_walk(&spec)?),
         };
-        Ok(Plan {
-            spec,
-            matcher,
-            searcher,
-            walk,
-        })
+        Ok(Plan { spec, matcher, searcher, walk })
     }
 
     /// Run the search, stopping early when `stop` is raised (cancellation, timeout) or when
@@ -122,11 +117,7 @@ impl Plan {
         let Some(walk) = &self.walk else {
             let mut worker = Worker::new(self);
             let path = self.spec.root.path.clone();
-            let denied = self
-                .spec
-                .deny
-                .as_ref()
-                .is_some_and(|d| d.is_read_denied(&path));
+            let denied = self.spec.deny.as_ref().is_some_and(|d| d.is_read_denied(&path));
             if !denied {
                 worker.search(&path, stop, &collected);
             }
@@ -175,17 +166,11 @@ impl Plan {
 /// newlines too (`--multiline-dotall`).
 fn build_matcher(pattern: &str, options: &GrepOptions) -> Result<RegexMatcher, String> {
     let mut builder = RegexMatcherBuilder::new();
-    builder
-        .multi_line(true)
-        .unicode(true)
-        .octal(false)
-        .case_insensitive(options.case_insensitive);
+    builder.multi_line(true).unicode(true).octal(false).case_insensitive(options.case_insensitive);
     if options.multiline {
         builder.dot_matches_new_line(true);
     } else {
-        builder
-            .line_terminator(Some(b'\n'))
-            .dot_matches_new_line(false);
+        builder.line_terminator(Some(b'\n')).dot_matches_new_line(false);
     }
     builder.ban_byte(Some(b'\x00'));
     builder.build(pattern).map_err(|err| {
@@ -208,18 +193,12 @@ fn build_walk(spec: &SearchSpec) -> Result<WalkBuilder, String> {
     let options = &spec.options;
     let mut overrides = OverrideBuilder::new(&spec.cwd);
     for vcs in VCS_DIRECTORIES {
-        overrides
-            .add(&format!("!{vcs}"))
-            .map_err(|e| format!("Invalid glob pattern: {e}"))?;
+        overrides.add(&format!("!{vcs}")).map_err(|e| format!("Invalid glob pattern: {e}"))?;
     }
     for glob in &options.globs {
-        overrides
-            .add(glob)
-            .map_err(|e| format!("Invalid glob pattern \"{glob}\": {e}"))?;
+        overrides.add(glob).map_err(|e| format!("Invalid glob pattern \"{glob}\": {e}"))?;
     }
-    let overrides = overrides
-        .build()
-        .map_err(|e| format!("Invalid glob pattern: {e}"))?;
+    let overrides = overrides.build().map_err(|e| format!("Invalid glob pattern: {e}"))?;
     let mut builder = walk_builder(&spec.root.path, spec.threads, spec.deny.clone(), false);
     builder
         .hidden(false)
@@ -267,11 +246,9 @@ struct Worker<'p> {
 impl<'p> Worker<'p> {
     fn new(plan: &'p Plan) -> Self {
         let printer = match plan.spec.options.mode {
-            OutputMode::FilesWithMatches => Printer::Files(
-                SummaryBuilder::new()
-                    .kind(SummaryKind::QuietWithMatch)
-                    .build_no_color(io::sink()),
-            ),
+            OutputMode::FilesWithMatches => {
+                Printer::Files(SummaryBuilder::new().kind(SummaryKind::QuietWithMatch).build_no_color(io::sink()))
+            }
             OutputMode::Count => Printer::Count(
                 SummaryBuilder::new()
                     .kind(SummaryKind::Count)
@@ -287,12 +264,7 @@ impl<'p> Worker<'p> {
                     .build_no_color(Vec::new()),
             ),
         };
-        Worker {
-            plan,
-            searcher: plan.searcher.build(),
-            printer,
-            found: Found::default(),
-        }
+        Worker { plan, searcher: plan.searcher.build(), printer, found: Found::default() }
     }
 
     /// Search one file; a file that cannot be opened or read is skipped. The modification time
@@ -304,29 +276,16 @@ impl<'p> Worker<'p> {
         match &mut self.printer {
             Printer::Files(summary) => {
                 let mut sink = summary.sink(matcher);
-                if self
-                    .searcher
-                    .search_reader(matcher, reader, &mut sink)
-                    .is_ok()
-                    && sink.has_match()
-                {
+                if self.searcher.search_reader(matcher, reader, &mut sink).is_ok() && sink.has_match() {
                     let modified = file.metadata().and_then(|m| m.modified()).ok();
-                    self.found.files.push(DatedPath {
-                        path: path.to_path_buf(),
-                        modified,
-                    });
+                    self.found.files.push(DatedPath { path: path.to_path_buf(), modified });
                 }
             }
             Printer::Count(summary) => {
                 let mut sink = summary.sink(matcher);
-                let ok = self
-                    .searcher
-                    .search_reader(matcher, reader, &mut sink)
-                    .is_ok();
+                let ok = self.searcher.search_reader(matcher, reader, &mut sink).is_ok();
                 let written = std::mem::take(summary.get_mut().get_mut());
-                let count = std::str::from_utf8(&written)
-                    .ok()
-                    .and_then(|s| s.trim().parse::<u64>().ok());
+                let count = std::str::from_utf8(&written).ok().and_then(|s| s.trim().parse::<u64>().ok());
                 if let (true, Some(count)) = (ok, count) {
                     self.found.counts.push((path.to_path_buf(), count));
                 }
@@ -334,16 +293,11 @@ impl<'p> Worker<'p> {
             Printer::Content(standard) => {
                 let shown = display_path(&self.plan.spec.cwd, path);
                 let mut sink = standard.sink_with_path(matcher, &shown);
-                let ok = self
-                    .searcher
-                    .search_reader(matcher, reader, &mut sink)
-                    .is_ok();
+                let ok = self.searcher.search_reader(matcher, reader, &mut sink).is_ok();
                 let matched = sink.has_match();
                 let written = std::mem::take(standard.get_mut().get_mut());
                 if ok && matched {
-                    if collected.fetch_add(written.len(), Ordering::Relaxed) + written.len()
-                        > MAX_CONTENT_BYTES
-                    {
+                    if collected.fetch_add(written.len(), Ordering::Relaxed) + written.len() > MAX_CONTENT_BYTES {
                         stop.raise(StopReason::Full);
                     }
                     self.found.content.push((path.to_path_buf(), written));

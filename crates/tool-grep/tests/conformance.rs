@@ -18,12 +18,7 @@ use serde_json::{Value, json};
 const VCS: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
 
 fn rg_available() -> bool {
-    Command::new("rg")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+    Command::new("rg").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
 /// The tree: a git work tree with ignore files of every kind, hidden files, several languages,
@@ -34,103 +29,41 @@ fn build_tree(f: &Fixture) {
     f.file(".gitignore", "build/\n*.log\n!keep.log\n", 0);
     f.file(".ignore", "vendor/generated.rs\n", 0);
     f.file(".rgignore", "secret_notes.md\n", 0);
-    f.file(
-        "README.md",
-        "# Demo\n\nTODO: write docs\nSee `fn main` in src.\n",
-        0,
-    );
+    f.file("README.md", "# Demo\n\nTODO: write docs\nSee `fn main` in src.\n", 0);
     f.file("secret_notes.md", "TODO hidden by rgignore\n", 0);
-    f.file("src/main.rs", "use std::io;\n\nfn main() {\n    // TODO: handle errors\n    let x = 1;\n    println!(\"{}\", x);\n}\n", 0);
+    f.file(
+        "src/main.rs",
+        "use std::io;\n\nfn main() {\n    // TODO: handle errors\n    let x = 1;\n    println!(\"{}\", x);\n}\n",
+        0,
+    );
     f.file("src/lib.rs", "pub struct Config {\n    pub name: String,\n    pub verbose: bool,\n}\n\nimpl Config {\n    pub fn new() -> Self { todo!() }\n}\n", 0);
-    f.file(
-        "src/util/mod.rs",
-        "pub fn helper() -> u8 {\n    42\n}\n// FIXME: unused\n",
-        0,
-    );
-    f.file(
-        "vendor/generated.rs",
-        "fn main() { /* TODO generated */ }\n",
-        0,
-    );
+    f.file("src/util/mod.rs", "pub fn helper() -> u8 {\n    42\n}\n// FIXME: unused\n", 0);
+    f.file("vendor/generated.rs", "fn main() { /* TODO generated */ }\n", 0);
     f.file("vendor/kept.rs", "// TODO vendored\nfn vendored() {}\n", 0);
     f.file("build/output.txt", "TODO in build output\n", 0);
     f.file("debug.log", "TODO in a log\n", 0);
     f.file("keep.log", "TODO kept log\n", 0);
-    f.file(
-        "web/app.js",
-        "function main() {\n  console.log('TODO');\n}\nmodule.exports = main;\n",
-        0,
-    );
-    f.file(
-        "web/app.ts",
-        "export function main(): void {\n  // todo lowercase\n}\n",
-        0,
-    );
-    f.file(
-        "web/view.tsx",
-        "export const View = () => <div>TODO</div>;\n",
-        0,
-    );
-    f.file(
-        "scripts/run.py",
-        "def main():\n    print('TODO')\n\nif __name__ == '__main__':\n    main()\n",
-        0,
-    );
-    f.file(
-        "data/config.json",
-        "{\n  \"name\": \"demo\",\n  \"todo\": [1, 2, 3]\n}\n",
-        0,
-    );
-    f.file(
-        ".config/settings.toml",
-        "# TODO hidden config\nname = \"x\"\n",
-        0,
-    );
+    f.file("web/app.js", "function main() {\n  console.log('TODO');\n}\nmodule.exports = main;\n", 0);
+    f.file("web/app.ts", "export function main(): void {\n  // todo lowercase\n}\n", 0);
+    f.file("web/view.tsx", "export const View = () => <div>TODO</div>;\n", 0);
+    f.file("scripts/run.py", "def main():\n    print('TODO')\n\nif __name__ == '__main__':\n    main()\n", 0);
+    f.file("data/config.json", "{\n  \"name\": \"demo\",\n  \"todo\": [1, 2, 3]\n}\n", 0);
+    f.file(".config/settings.toml", "# TODO hidden config\nname = \"x\"\n", 0);
     f.file(".env", "SECRET=1\nTODO=2\n", 0);
     f.file("crlf.txt", "first line\r\nTODO crlf\r\nlast\r\n", 0);
     f.file("no_newline.txt", "TODO at end without newline", 0);
     f.file("empty.txt", "", 0);
     f.file("blob.bin", b"TODO\n\x00\x01\x02\x03binary tail TODO\n", 0);
-    f.file(
-        "late_binary.dat",
-        format!("{}TODO\n\x00tail\n", "x\n".repeat(20_000)),
-        0,
-    );
-    f.file(
-        "long.min.js",
-        format!(
-            "var a='{}TODO{}';\nshort TODO\n",
-            "x".repeat(600),
-            "y".repeat(100)
-        ),
-        0,
-    );
-    f.file(
-        "unicode/naïve.txt",
-        "Ünïcödé TODO ñ\nstraße STRASSE\n日本語 テキスト\n",
-        0,
-    );
-    f.file(
-        "c/main.c",
-        "#include <stdio.h>\nint main(void) {\n    return 0; /* TODO */\n}\n",
-        0,
-    );
-    f.file(
-        "c/main.h",
-        "#ifndef MAIN_H\n#define MAIN_H\nint helper(void);\n#endif\n",
-        0,
-    );
+    f.file("late_binary.dat", format!("{}TODO\n\x00tail\n", "x\n".repeat(20_000)), 0);
+    f.file("long.min.js", format!("var a='{}TODO{}';\nshort TODO\n", "x".repeat(600), "y".repeat(100)), 0);
+    f.file("unicode/naïve.txt", "Ünïcödé TODO ñ\nstraße STRASSE\n日本語 テキスト\n", 0);
+    f.file("c/main.c", "#include <stdio.h>\nint main(void) {\n    return 0; /* TODO */\n}\n", 0);
+    f.file("c/main.h", "#ifndef MAIN_H\n#define MAIN_H\nint helper(void);\n#endif\n", 0);
     f.file("-dash.txt", "--flag value\n-x\n", 0);
     f.file(
         "context.txt",
         (1..=30)
-            .map(|i| {
-                if i % 7 == 0 {
-                    format!("line {i} MATCH\n")
-                } else {
-                    format!("line {i}\n")
-                }
-            })
+            .map(|i| if i % 7 == 0 { format!("line {i} MATCH\n") } else { format!("line {i}\n") })
             .collect::<String>(),
         0,
     );
@@ -151,10 +84,7 @@ fn rg_args(input: &Value) -> Vec<String> {
     if flag("-i") == Some(true) {
         args.push("-i".into());
     }
-    let mode = input
-        .get("output_mode")
-        .and_then(Value::as_str)
-        .unwrap_or("files_with_matches");
+    let mode = input.get("output_mode").and_then(Value::as_str).unwrap_or("files_with_matches");
     match mode {
         "files_with_matches" => args.push("-l".into()),
         "count" => args.push("-c".into()),
@@ -218,10 +148,7 @@ fn run_rg(f: &Fixture, input: &Value) -> Vec<String> {
         "rg failed for {input}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(normalise_rg)
-        .collect()
+    String::from_utf8_lossy(&out.stdout).lines().map(normalise_rg).collect()
 }
 
 /// The entries of a hands result, in the shape ripgrep prints them.
@@ -231,11 +158,7 @@ fn hands_entries(text: &str, mode: &str) -> Vec<String> {
         "files_with_matches" => text.lines().skip(1).map(str::to_string).collect(),
         "count" => {
             let body = text.rsplit_once("\n\nFound ").map_or(text, |(b, _)| b);
-            if body == "No matches found" {
-                Vec::new()
-            } else {
-                body.lines().map(str::to_string).collect()
-            }
+            if body == "No matches found" { Vec::new() } else { body.lines().map(str::to_string).collect() }
         }
         _ if text == "No matches found" => Vec::new(),
         _ => text.lines().map(str::to_string).collect(),
@@ -298,10 +221,7 @@ async fn grep_agrees_with_ripgrep() {
     assert!(queries.len() >= 30);
     let mut failures = Vec::new();
     for query in &queries {
-        let mode = query
-            .get("output_mode")
-            .and_then(Value::as_str)
-            .unwrap_or("files_with_matches");
+        let mode = query.get("output_mode").and_then(Value::as_str).unwrap_or("files_with_matches");
         let mut input = query.clone();
         input["head_limit"] = json!(0);
         let result = f.call("Grep", input).await;
@@ -316,11 +236,5 @@ async fn grep_agrees_with_ripgrep() {
             failures.push(format!("{query}\n  hands: {ours:?}\n  rg:    {theirs:?}"));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} queries differ:\n{}",
-        failures.len(),
-        queries.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {} queries differ:\n{}", failures.len(), queries.len(), failures.join("\n"));
 }

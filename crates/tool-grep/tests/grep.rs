@@ -29,9 +29,7 @@ async fn files_with_matches_lists_newest_first_with_ties_by_path() {
     f.file("none.rs", "nothing\n", 0);
     let text = f.grep(json!({"pattern": "fn main"})).await;
     assert_eq!(text, "Found 4 files\nnew.rs\nsrc/a.rs\nsrc/b.rs\nold.rs");
-    let one = f
-        .grep(json!({"pattern": "fn main", "path": "src/a.rs"}))
-        .await;
+    let one = f.grep(json!({"pattern": "fn main", "path": "src/a.rs"})).await;
     assert_eq!(one, "Found 1 file\nsrc/a.rs");
     assert_eq!(f.grep(json!({"pattern": "absent"})).await, "No files found");
 }
@@ -42,11 +40,9 @@ async fn paths_outside_the_working_directory_stay_absolute() {
     let outside = tempfile::tempdir().unwrap();
     let outside_root = std::fs::canonicalize(outside.path()).unwrap();
     std::fs::write(outside_root.join("x.txt"), "needle\n").unwrap();
-    let text = f.grep(json!({"pattern": "needle", "path": outside_root.to_str().unwrap(), "output_mode": "content"})).await;
-    assert_eq!(
-        text,
-        format!("{}:1:needle", outside_root.join("x.txt").display())
-    );
+    let text =
+        f.grep(json!({"pattern": "needle", "path": outside_root.to_str().unwrap(), "output_mode": "content"})).await;
+    assert_eq!(text, format!("{}:1:needle", outside_root.join("x.txt").display()));
 }
 
 #[tokio::test]
@@ -54,31 +50,22 @@ async fn content_mode_lines_numbers_and_context() {
     let f = fixture();
     f.file("a.txt", "one\ntwo\nthree\nfour\nfive\nsix\nseven\n", 0);
     f.file("b.txt", "zero\nthree\n", 0);
-    let plain = f
-        .grep(json!({"pattern": "three", "output_mode": "content"}))
-        .await;
+    let plain = f.grep(json!({"pattern": "three", "output_mode": "content"})).await;
     assert_eq!(plain, "a.txt:3:three\nb.txt:2:three");
-    let no_numbers = f
-        .grep(json!({"pattern": "three", "output_mode": "content", "-n": false}))
-        .await;
+    let no_numbers = f.grep(json!({"pattern": "three", "output_mode": "content", "-n": false})).await;
     assert_eq!(no_numbers, "a.txt:three\nb.txt:three");
-    let around = f.grep(json!({"pattern": "three|six", "output_mode": "content", "-B": 1, "-A": 0, "path": "a.txt"})).await;
+    let around =
+        f.grep(json!({"pattern": "three|six", "output_mode": "content", "-B": 1, "-A": 0, "path": "a.txt"})).await;
     assert_eq!(around, "2-two\n3:three\n--\n5-five\n6:six");
-    let both = f
-        .grep(json!({"pattern": "three", "output_mode": "content", "-C": 1}))
-        .await;
-    assert_eq!(
-        both,
-        "a.txt-2-two\na.txt:3:three\na.txt-4-four\n--\nb.txt-1-zero\nb.txt:2:three"
-    );
+    let both = f.grep(json!({"pattern": "three", "output_mode": "content", "-C": 1})).await;
+    assert_eq!(both, "a.txt-2-two\na.txt:3:three\na.txt-4-four\n--\nb.txt-1-zero\nb.txt:2:three");
     // `context` wins over `-C`, which wins over `-A`/`-B`.
-    let precedence = f.grep(json!({"pattern": "four", "output_mode": "content", "path": "a.txt", "context": 0, "-C": 2, "-A": 3})).await;
-    assert_eq!(precedence, "4:four");
-    let c_over_a = f
-        .grep(
-            json!({"pattern": "four", "output_mode": "content", "path": "a.txt", "-C": 1, "-A": 3}),
-        )
+    let precedence = f
+        .grep(json!({"pattern": "four", "output_mode": "content", "path": "a.txt", "context": 0, "-C": 2, "-A": 3}))
         .await;
+    assert_eq!(precedence, "4:four");
+    let c_over_a =
+        f.grep(json!({"pattern": "four", "output_mode": "content", "path": "a.txt", "-C": 1, "-A": 3})).await;
     assert_eq!(c_over_a, "3-three\n4:four\n5-five");
     // Context is ignored outside content mode.
     let files = f.grep(json!({"pattern": "four", "-C": 5})).await;
@@ -91,24 +78,12 @@ async fn count_mode_lines_and_totals() {
     f.file("a.txt", "x\nx x\ny\n", 0);
     f.file("sub/b.txt", "x\n", 0);
     f.file("c.txt", "none\n", 0);
-    let text = f
-        .grep(json!({"pattern": "x", "output_mode": "count"}))
-        .await;
-    assert_eq!(
-        text,
-        "a.txt:2\nsub/b.txt:1\n\nFound 3 total occurrences across 2 files."
-    );
-    let single = f
-        .grep(json!({"pattern": "x", "output_mode": "count", "path": "a.txt"}))
-        .await;
+    let text = f.grep(json!({"pattern": "x", "output_mode": "count"})).await;
+    assert_eq!(text, "a.txt:2\nsub/b.txt:1\n\nFound 3 total occurrences across 2 files.");
+    let single = f.grep(json!({"pattern": "x", "output_mode": "count", "path": "a.txt"})).await;
     assert_eq!(single, "2\n\nFound 2 total occurrences across 1 file.");
-    let none = f
-        .grep(json!({"pattern": "zzz", "output_mode": "count"}))
-        .await;
-    assert_eq!(
-        none,
-        "No matches found\n\nFound 0 total occurrences across 0 files."
-    );
+    let none = f.grep(json!({"pattern": "zzz", "output_mode": "count"})).await;
+    assert_eq!(none, "No matches found\n\nFound 0 total occurrences across 0 files.");
 }
 
 #[tokio::test]
@@ -119,60 +94,24 @@ async fn case_multiline_type_glob_and_dash_patterns() {
     f.file("web/app.ts", "const config = 1;\n", 0);
     f.file("web/app.tsx", "const config = 2;\n", 0);
     f.file("flags.txt", "--verbose\n", 0);
-    let insensitive = f
-        .grep(json!({"pattern": "config", "-i": true, "output_mode": "count"}))
-        .await;
-    assert!(
-        insensitive.starts_with("app.py:1\nlib.rs:1\nweb/app.ts:1\nweb/app.tsx:1\n"),
-        "{insensitive}"
-    );
-    let sensitive = f
-        .grep(json!({"pattern": "config", "output_mode": "count"}))
-        .await;
-    assert!(
-        sensitive.starts_with("web/app.ts:1\nweb/app.tsx:1\n"),
-        "{sensitive}"
-    );
-    let across = f
-        .grep(json!({"pattern": "Config \\{.*field", "multiline": true, "output_mode": "content"}))
-        .await;
+    let insensitive = f.grep(json!({"pattern": "config", "-i": true, "output_mode": "count"})).await;
+    assert!(insensitive.starts_with("app.py:1\nlib.rs:1\nweb/app.ts:1\nweb/app.tsx:1\n"), "{insensitive}");
+    let sensitive = f.grep(json!({"pattern": "config", "output_mode": "count"})).await;
+    assert!(sensitive.starts_with("web/app.ts:1\nweb/app.tsx:1\n"), "{sensitive}");
+    let across = f.grep(json!({"pattern": "Config \\{.*field", "multiline": true, "output_mode": "content"})).await;
     assert_eq!(across, "lib.rs:1:struct Config {\nlib.rs:2:    field: u8,");
-    let single_line = f
-        .call(
-            "Grep",
-            json!({"pattern": "Config \\{\\n", "output_mode": "content"}),
-        )
-        .await;
-    assert!(
-        single_line.is_error && single_line.text().contains("multiline: true"),
-        "{}",
-        single_line.text()
-    );
-    let typed = f
-        .grep(json!({"pattern": "onfig", "-i": true, "type": "rust"}))
-        .await;
+    let single_line = f.call("Grep", json!({"pattern": "Config \\{\\n", "output_mode": "content"})).await;
+    assert!(single_line.is_error && single_line.text().contains("multiline: true"), "{}", single_line.text());
+    let typed = f.grep(json!({"pattern": "onfig", "-i": true, "type": "rust"})).await;
     assert_eq!(typed, "Found 1 file\nlib.rs");
-    let braces = f
-        .grep(json!({"pattern": "config", "glob": "*.{ts,tsx}", "output_mode": "count"}))
-        .await;
-    assert!(
-        braces.starts_with("web/app.ts:1\nweb/app.tsx:1\n"),
-        "{braces}"
-    );
-    let comma_and_space = f
-        .grep(json!({"pattern": "(?i)config", "glob": "*.py,*.rs *.tsx", "output_mode": "count"}))
-        .await;
-    assert!(
-        comma_and_space.starts_with("app.py:1\nlib.rs:1\nweb/app.tsx:1\n"),
-        "{comma_and_space}"
-    );
-    let negated = f
-        .grep(json!({"pattern": "config", "glob": "!*.tsx", "output_mode": "count"}))
-        .await;
+    let braces = f.grep(json!({"pattern": "config", "glob": "*.{ts,tsx}", "output_mode": "count"})).await;
+    assert!(braces.starts_with("web/app.ts:1\nweb/app.tsx:1\n"), "{braces}");
+    let comma_and_space =
+        f.grep(json!({"pattern": "(?i)config", "glob": "*.py,*.rs *.tsx", "output_mode": "count"})).await;
+    assert!(comma_and_space.starts_with("app.py:1\nlib.rs:1\nweb/app.tsx:1\n"), "{comma_and_space}");
+    let negated = f.grep(json!({"pattern": "config", "glob": "!*.tsx", "output_mode": "count"})).await;
     assert!(negated.starts_with("web/app.ts:1\n\n"), "{negated}");
-    let dash = f
-        .grep(json!({"pattern": "--verbose", "output_mode": "content"}))
-        .await;
+    let dash = f.grep(json!({"pattern": "--verbose", "output_mode": "content"})).await;
     assert_eq!(dash, "flags.txt:1:--verbose");
 }
 
@@ -192,17 +131,10 @@ async fn ignore_files_hidden_files_and_vcs_folders() {
     f.file(".hidden/secret.txt", "needle\n", 0);
     f.file(".env", "needle\n", 0);
     f.file("kept.txt", "needle\n", 0);
-    let text = f
-        .grep(json!({"pattern": "needle", "output_mode": "count"}))
-        .await;
-    assert_eq!(
-        text,
-        ".env:1\n.hidden/secret.txt:1\nkept.txt:1\n\nFound 3 total occurrences across 3 files."
-    );
+    let text = f.grep(json!({"pattern": "needle", "output_mode": "count"})).await;
+    assert_eq!(text, ".env:1\n.hidden/secret.txt:1\nkept.txt:1\n\nFound 3 total occurrences across 3 files.");
     // An ignored file named explicitly is searched, as ripgrep searches it.
-    let explicit = f
-        .grep(json!({"pattern": "needle", "path": "build/out.txt"}))
-        .await;
+    let explicit = f.grep(json!({"pattern": "needle", "path": "build/out.txt"})).await;
     assert_eq!(explicit, "Found 1 file\nbuild/out.txt");
 }
 
@@ -211,10 +143,7 @@ async fn gitignore_applies_only_inside_a_git_repository() {
     let f = fixture();
     f.file(".gitignore", "skipped.txt\n", 0);
     f.file("skipped.txt", "needle\n", 0);
-    assert_eq!(
-        f.grep(json!({"pattern": "needle"})).await,
-        "Found 1 file\nskipped.txt"
-    );
+    assert_eq!(f.grep(json!({"pattern": "needle"})).await, "Found 1 file\nskipped.txt");
 }
 
 #[tokio::test]
@@ -222,17 +151,9 @@ async fn binary_files_as_ripgrep_handles_them() {
     let f = fixture();
     f.file("text.txt", "needle\n", 0);
     f.file("blob.bin", b"needle\n\x00\x01\x02binary", 0);
-    assert_eq!(
-        f.grep(json!({"pattern": "needle"})).await,
-        "Found 1 file\ntext.txt"
-    );
-    let explicit = f
-        .grep(json!({"pattern": "needle", "path": "blob.bin", "output_mode": "content"}))
-        .await;
-    assert_eq!(
-        explicit,
-        "binary file matches (found \"\\0\" byte around offset 7)"
-    );
+    assert_eq!(f.grep(json!({"pattern": "needle"})).await, "Found 1 file\ntext.txt");
+    let explicit = f.grep(json!({"pattern": "needle", "path": "blob.bin", "output_mode": "content"})).await;
+    assert_eq!(explicit, "binary file matches (found \"\\0\" byte around offset 7)");
 }
 
 #[tokio::test]
@@ -240,24 +161,15 @@ async fn long_lines_are_replaced_like_max_columns_500() {
     let f = fixture();
     let long = format!("{}needle{}\n", "a".repeat(300), "b".repeat(300));
     f.file("min.js", format!("short needle\n{long}"), 0);
-    let text = f
-        .grep(json!({"pattern": "needle", "output_mode": "content"}))
-        .await;
-    assert_eq!(
-        text,
-        "min.js:1:short needle\nmin.js:2:[Omitted long matching line]"
-    );
+    let text = f.grep(json!({"pattern": "needle", "output_mode": "content"})).await;
+    assert_eq!(text, "min.js:1:short needle\nmin.js:2:[Omitted long matching line]");
     // ripgrep counts the line terminator: 499 bytes and a newline are shown, 500 are not.
     let fits = format!("{}needle\n", "c".repeat(493));
     f.file("fits.txt", &fits, 0);
-    let shown = f
-        .grep(json!({"pattern": "needle", "output_mode": "content", "path": "fits.txt"}))
-        .await;
+    let shown = f.grep(json!({"pattern": "needle", "output_mode": "content", "path": "fits.txt"})).await;
     assert_eq!(shown, format!("1:{}", fits.trim_end()));
     f.file("over.txt", format!("{}needle\n", "c".repeat(494)), 0);
-    let omitted = f
-        .grep(json!({"pattern": "needle", "output_mode": "content", "path": "over.txt"}))
-        .await;
+    let omitted = f.grep(json!({"pattern": "needle", "output_mode": "content", "path": "over.txt"})).await;
     assert_eq!(omitted, "1:[Omitted long matching line]");
 }
 
@@ -266,13 +178,9 @@ async fn unicode_paths_and_content() {
     let f = fixture();
     f.file("données/école.txt", "Élève à l'ÉCOLE\n", 0);
     f.file("日本/テスト.md", "検索 needle 終わり\n", 0);
-    let text = f
-        .grep(json!({"pattern": "école", "-i": true, "output_mode": "content"}))
-        .await;
+    let text = f.grep(json!({"pattern": "école", "-i": true, "output_mode": "content"})).await;
     assert_eq!(text, "données/école.txt:1:Élève à l'ÉCOLE");
-    let cjk = f
-        .grep(json!({"pattern": "検索\\s+\\w+", "output_mode": "content"}))
-        .await;
+    let cjk = f.grep(json!({"pattern": "検索\\s+\\w+", "output_mode": "content"})).await;
     assert_eq!(cjk, "日本/テスト.md:1:検索 needle 終わり");
 }
 
@@ -283,13 +191,12 @@ async fn symlink_loops_do_not_hang() {
     std::os::unix::fs::symlink(f.root.join("dir"), f.root.join("dir/loop")).unwrap();
     std::os::unix::fs::symlink(f.root.clone(), f.root.join("dir/up")).unwrap();
     std::os::unix::fs::symlink(f.root.join("dir/real.txt"), f.root.join("alias.txt")).unwrap();
-    let text = f
-        .grep(json!({"pattern": "needle", "output_mode": "count"}))
-        .await;
-    assert_eq!(
-        text,
-        "dir/real.txt:1\n\nFound 1 total occurrence across 1 file."
-    );
+    let text = f.grep(json!({"pattern": "needle", "output_mode": "count"})).await;
+    assert_eq!(text, "dir/real.txt:1\n\nFound 1 total occurrence across 1 file.");
+    // A symlink given as the path is followed, with the path printed as given.
+    std::os::unix::fs::symlink(f.root.join("dir"), f.root.join("dirlink")).unwrap();
+    let through = f.grep(json!({"pattern": "needle", "path": "dirlink", "output_mode": "content"})).await;
+    assert_eq!(through, "dirlink/real.txt:1:needle");
 }
 
 #[tokio::test]
@@ -298,28 +205,15 @@ async fn unreadable_folders_are_skipped_without_failing() {
     let f = fixture();
     f.file("open/a.txt", "needle\n", 0);
     f.file("closed/b.txt", "needle\n", 0);
-    std::fs::set_permissions(
-        f.root.join("closed"),
-        std::fs::Permissions::from_mode(0o000),
-    )
-    .unwrap();
-    let text = f
-        .grep(json!({"pattern": "needle", "output_mode": "count"}))
-        .await;
-    std::fs::set_permissions(
-        f.root.join("closed"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    std::fs::set_permissions(f.root.join("closed"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    let text = f.grep(json!({"pattern": "needle", "output_mode": "count"})).await;
+    std::fs::set_permissions(f.root.join("closed"), std::fs::Permissions::from_mode(0o755)).unwrap();
     // Root reads any folder; everyone else must see the closed one skipped.
     let root_user = is_root();
     if root_user {
         assert!(text.starts_with("closed/b.txt:1\nopen/a.txt:1\n"), "{text}");
     } else {
-        assert_eq!(
-            text,
-            "open/a.txt:1\n\nFound 1 total occurrence across 1 file."
-        );
+        assert_eq!(text, "open/a.txt:1\n\nFound 1 total occurrence across 1 file.");
     }
 }
 
@@ -327,11 +221,7 @@ async fn unreadable_folders_are_skipped_without_failing() {
 fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .map(|l| l.split_whitespace().nth(2) == Some("0"))
-        })
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
         .unwrap_or(false)
 }
 
@@ -340,63 +230,35 @@ async fn paging_edges() {
     let f = fixture();
     let many: String = (0..300).map(|i| format!("hit {i}\n")).collect();
     f.file("many.txt", &many, 0);
-    let default = f
-        .grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt"}))
-        .await;
+    let default = f.grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt"})).await;
     assert_eq!(default.lines().count(), 250 + 2);
-    assert!(
-        default.ends_with("250:hit 249\n\n[Showing results with pagination = limit: 250]"),
-        "{default}"
-    );
-    let unlimited = f.grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "head_limit": 0})).await;
+    assert!(default.ends_with("250:hit 249\n\n[Showing results with pagination = limit: 250]"), "{default}");
+    let unlimited =
+        f.grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "head_limit": 0})).await;
     assert_eq!(unlimited.lines().count(), 300);
     assert!(unlimited.ends_with("300:hit 299"));
-    let page = f.grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "head_limit": 2, "offset": 10})).await;
-    assert_eq!(
-        page,
-        "11:hit 10\n12:hit 11\n\n[Showing results with pagination = limit: 2, offset: 10]"
-    );
-    let tail = f
-        .grep(
-            json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "offset": 298}),
-        )
+    let page = f
+        .grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "head_limit": 2, "offset": 10}))
         .await;
-    assert_eq!(
-        tail,
-        "299:hit 298\n300:hit 299\n\n[Showing results with pagination = offset: 298]"
-    );
-    let past = f
-        .grep(
-            json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "offset": 1000}),
-        )
-        .await;
-    assert_eq!(
-        past,
-        "No matches found\n\n[Showing results with pagination = offset: 1000]"
-    );
+    assert_eq!(page, "11:hit 10\n12:hit 11\n\n[Showing results with pagination = limit: 2, offset: 10]");
+    let tail = f.grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "offset": 298})).await;
+    assert_eq!(tail, "299:hit 298\n300:hit 299\n\n[Showing results with pagination = offset: 298]");
+    let past = f.grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "offset": 1000})).await;
+    assert_eq!(past, "No matches found\n\n[Showing results with pagination = offset: 1000]");
     let past_files = f.grep(json!({"pattern": "hit", "offset": 5})).await;
     assert_eq!(past_files, "No files found");
-    let past_count = f
-        .grep(json!({"pattern": "hit", "output_mode": "count", "offset": 5}))
-        .await;
-    assert_eq!(
-        past_count,
-        "No matches found\n\nFound 0 total occurrences across 0 files. with pagination = offset: 5"
-    );
-    let exact = f.grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "head_limit": 300})).await;
-    assert!(
-        !exact.contains("[Showing results"),
-        "nothing was cut, so no notice"
-    );
+    let past_count = f.grep(json!({"pattern": "hit", "output_mode": "count", "offset": 5})).await;
+    assert_eq!(past_count, "No matches found\n\nFound 0 total occurrences across 0 files. with pagination = offset: 5");
+    let exact =
+        f.grep(json!({"pattern": "hit", "output_mode": "content", "path": "many.txt", "head_limit": 300})).await;
+    assert!(!exact.contains("[Showing results"), "nothing was cut, so no notice");
 }
 
 #[tokio::test]
 async fn strings_for_numbers_and_booleans_are_accepted() {
     let f = fixture();
     f.file("a.txt", "A\nb\n", 0);
-    let text = f
-        .grep(json!({"pattern": "a", "-i": "true", "output_mode": "content", "-A": "1"}))
-        .await;
+    let text = f.grep(json!({"pattern": "a", "-i": "true", "output_mode": "content", "-A": "1"})).await;
     assert_eq!(text, "a.txt:1:A\na.txt-2-b");
 }
 
@@ -404,9 +266,7 @@ async fn strings_for_numbers_and_booleans_are_accepted() {
 async fn errors_are_clear() {
     let f = fixture();
     f.file("a.txt", "x\n", 0);
-    let missing = f
-        .call("Grep", json!({"pattern": "x", "path": "nope"}))
-        .await;
+    let missing = f.call("Grep", json!({"pattern": "x", "path": "nope"})).await;
     assert!(missing.is_error);
     assert_eq!(
         missing.text(),
@@ -415,61 +275,26 @@ async fn errors_are_clear() {
             f.root.display()
         )
     );
-    let regex = f
-        .call("Grep", json!({"pattern": "foo(", "output_mode": "content"}))
-        .await;
+    let regex = f.call("Grep", json!({"pattern": "foo(", "output_mode": "content"})).await;
+    assert!(regex.is_error && regex.text().starts_with("<tool_use_error>Invalid regex pattern: "), "{}", regex.text());
+    let file_type = f.call("Grep", json!({"pattern": "x", "type": "nosuchtype"})).await;
     assert!(
-        regex.is_error
-            && regex
-                .text()
-                .starts_with("<tool_use_error>Invalid regex pattern: "),
-        "{}",
-        regex.text()
-    );
-    let file_type = f
-        .call("Grep", json!({"pattern": "x", "type": "nosuchtype"}))
-        .await;
-    assert!(
-        file_type.is_error
-            && file_type
-                .text()
-                .contains("Unknown file type \"nosuchtype\""),
+        file_type.is_error && file_type.text().contains("Unknown file type \"nosuchtype\""),
         "{}",
         file_type.text()
     );
     let glob = f.call("Grep", json!({"pattern": "x", "glob": "a[b"})).await;
+    assert!(glob.is_error && glob.text().contains("Invalid glob pattern \"a[b\""), "{}", glob.text());
+    let negative = f.call("Grep", json!({"pattern": "x", "head_limit": -3})).await;
     assert!(
-        glob.is_error && glob.text().contains("Invalid glob pattern \"a[b\""),
-        "{}",
-        glob.text()
-    );
-    let negative = f
-        .call("Grep", json!({"pattern": "x", "head_limit": -3}))
-        .await;
-    assert!(
-        negative.is_error
-            && negative
-                .text()
-                .contains("`head_limit` must be a whole number"),
+        negative.is_error && negative.text().contains("`head_limit` must be a whole number"),
         "{}",
         negative.text()
     );
-    let unknown_field = f
-        .call("Grep", json!({"pattern": "x", "include": "*.rs"}))
-        .await;
-    assert!(
-        unknown_field.is_error && unknown_field.text().contains("include"),
-        "{}",
-        unknown_field.text()
-    );
-    let device = f
-        .call("Grep", json!({"pattern": "x", "path": "/dev/zero"}))
-        .await;
-    assert!(
-        device.is_error && device.text().contains("/dev/zero"),
-        "{}",
-        device.text()
-    );
+    let unknown_field = f.call("Grep", json!({"pattern": "x", "include": "*.rs"})).await;
+    assert!(unknown_field.is_error && unknown_field.text().contains("include"), "{}", unknown_field.text());
+    let device = f.call("Grep", json!({"pattern": "x", "path": "/dev/zero"})).await;
+    assert!(device.is_error && device.text().contains("/dev/zero"), "{}", device.text());
 }
 
 struct DenyByName(&'static str);
@@ -486,19 +311,10 @@ async fn paths_denied_for_reading_are_never_searched() {
     f.file("secrets/key.txt", "needle\n", 0);
     f.file("secret.txt", "needle\n", 0);
     f.file("public.txt", "needle\n", 0);
-    f.session
-        .set_read_filter(Some(Arc::new(DenyByName("secrets"))));
-    assert_eq!(
-        f.grep(json!({"pattern": "needle"})).await,
-        "Found 2 files\npublic.txt\nsecret.txt"
-    );
-    f.session
-        .set_read_filter(Some(Arc::new(DenyByName("secret.txt"))));
-    assert_eq!(
-        f.grep(json!({"pattern": "needle", "path": "secret.txt"}))
-            .await,
-        "No files found"
-    );
+    f.session.set_read_filter(Some(Arc::new(DenyByName("secrets"))));
+    assert_eq!(f.grep(json!({"pattern": "needle"})).await, "Found 2 files\npublic.txt\nsecret.txt");
+    f.session.set_read_filter(Some(Arc::new(DenyByName("secret.txt"))));
+    assert_eq!(f.grep(json!({"pattern": "needle", "path": "secret.txt"})).await, "No files found");
 }
 
 /// Cancels the turn at the first entry it is asked about, then holds the walk until released,
@@ -532,19 +348,9 @@ async fn cancellation_stops_the_walk_at_once() {
     }
     let turn = Turn::new();
     let (release, wait) = mpsc::channel();
-    let filter = Arc::new(CancelOnFirstEntry {
-        turn: turn.clone(),
-        release: Mutex::new(wait),
-        asked: Mutex::new(0),
-    });
+    let filter = Arc::new(CancelOnFirstEntry { turn: turn.clone(), release: Mutex::new(wait), asked: Mutex::new(0) });
     f.session.set_read_filter(Some(filter.clone()));
-    let result = f
-        .engine
-        .run_one(
-            ToolCall::new("toolu_1", "Grep", json!({"pattern": "needle"})),
-            &turn,
-        )
-        .await;
+    let result = f.engine.run_one(ToolCall::new("toolu_1", "Grep", json!({"pattern": "needle"})), &turn).await;
     assert!(result.is_error);
     assert_eq!(result.text(), hands_core::messages::INTERRUPTED_MESSAGE);
     let asked_when_cancelled = *filter.asked.lock().unwrap();
@@ -557,48 +363,33 @@ async fn cancellation_stops_the_walk_at_once() {
     }
     let asked_after = *filter.asked.lock().unwrap();
     assert_eq!(asked_when_cancelled, 1);
-    assert!(
-        asked_after <= 2,
-        "the walk went on after cancellation: {asked_after} entries"
-    );
+    assert!(asked_after <= 2, "the walk went on after cancellation: {asked_after} entries");
 }
 
 #[tokio::test]
-async fn a_timeout_reports_partial_results_or_a_clear_error() {
+async fn a_timeout_with_nothing_found_is_a_clear_error() {
     let f = Fixture::new(GrepTool::new().with_threads(1).with_timeout(Duration::ZERO));
     for i in 0..50 {
         f.file(&format!("f{i}.txt"), "needle\n", 0);
     }
     let result = f.call("Grep", json!({"pattern": "needle"})).await;
-    let text = result.text();
-    if result.is_error {
-        assert!(
-            text.contains("Search timed out after 0 seconds. The search may have matched files"),
-            "{text}"
-        );
-    } else {
-        assert!(text.ends_with("(Search timed out after 0 seconds; these results are partial. Try searching a more specific path or pattern.)"), "{text}");
-    }
+    // With no time at all the search never starts, so nothing was found: a clear error, not
+    // an empty list the model would read as "no matches".
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "<tool_use_error>Error calling tool (Grep): Search timed out after 0 seconds. The search may have matched files but did not complete in time. Try searching a more specific path or pattern.</tool_use_error>"
+    );
 }
 
 #[tokio::test]
 async fn large_results_are_persisted_past_20000_chars() {
     let f = fixture();
-    let lines: String = (0..2000)
-        .map(|i| format!("needle line number {i}\n"))
-        .collect();
+    let lines: String = (0..2000).map(|i| format!("needle line number {i}\n")).collect();
     f.file("big.txt", &lines, 0);
-    let text = f
-        .grep(json!({"pattern": "needle", "output_mode": "content", "head_limit": 0}))
-        .await;
-    assert!(
-        text.starts_with("<persisted-output>\nOutput too large"),
-        "{}",
-        &text[..100.min(text.len())]
-    );
-    let small = f
-        .grep(json!({"pattern": "needle", "output_mode": "content", "head_limit": 10}))
-        .await;
+    let text = f.grep(json!({"pattern": "needle", "output_mode": "content", "head_limit": 0})).await;
+    assert!(text.starts_with("<persisted-output>\nOutput too large"), "{}", &text[..100.min(text.len())]);
+    let small = f.grep(json!({"pattern": "needle", "output_mode": "content", "head_limit": 10})).await;
     assert!(small.starts_with("big.txt:1:needle line number 0"));
 }
 
@@ -635,19 +426,14 @@ fn schema_matches_claude_code() {
     for boolean in ["-n", "-i", "multiline"] {
         assert_eq!(props[boolean]["type"], "boolean", "{boolean}");
     }
-    assert_eq!(
-        props["output_mode"]["enum"],
-        json!(["content", "files_with_matches", "count"])
-    );
+    assert_eq!(props["output_mode"]["enum"], json!(["content", "files_with_matches", "count"]));
     assert_eq!(props["-C"]["description"], "Alias for context.");
     let session = hands_core::Session::new(hands_core::SessionConfig::default()).unwrap();
     assert!(tool.prompt(&session).contains("hands-tool-marker:Grep"));
     assert!(tool.is_read_only(&hands_core::ToolInput::new(json!({"pattern": "x"}))));
     assert!(tool.is_concurrency_safe(&hands_core::ToolInput::new(json!({"pattern": "x"}))));
     assert_eq!(
-        tool.render_use(&hands_core::ToolInput::new(
-            json!({"pattern": "fn main", "path": "src/"})
-        )),
+        tool.render_use(&hands_core::ToolInput::new(json!({"pattern": "fn main", "path": "src/"}))),
         "Grep(\"fn main\", src/)"
     );
 }

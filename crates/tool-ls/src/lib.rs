@@ -84,18 +84,22 @@ impl TypedTool for LsTool {
 
     async fn call(&self, input: &LsInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let root = ctx.session().resolve(&input.path);
-        let ignore = IgnoreSet::new(input.ignore.as_deref().unwrap_or_default()).map_err(|e| ToolError::msg(e.to_string()))?;
+        let ignore =
+            IgnoreSet::new(input.ignore.as_deref().unwrap_or_default()).map_err(|e| ToolError::msg(e.to_string()))?;
         let session = std::sync::Arc::clone(ctx.session());
         let token = ctx.cancel_token().clone();
         let walk_root = root.clone();
         let listing = tokio::task::spawn_blocking(move || {
             let read_filter = session.read_filter();
-            let is_denied = move |p: &std::path::Path| read_filter.as_ref().is_some_and(|f| f.is_read_denied(p));
+            let is_denied = |p: &std::path::Path| read_filter.as_ref().is_some_and(|f| f.is_read_denied(p));
             let is_cancelled = move || token.is_cancelled();
-            walk::list(
-                &walk_root,
-                &WalkOptions { ignore: &ignore, max_entries: MAX_ENTRIES, is_denied: &is_denied, is_cancelled: &is_cancelled },
-            )
+            let options = WalkOptions {
+                ignore: &ignore,
+                max_entries: MAX_ENTRIES,
+                is_denied: read_filter.is_some().then_some(&is_denied as &(dyn Fn(&std::path::Path) -> bool + Sync)),
+                is_cancelled: &is_cancelled,
+            };
+            walk::list(&walk_root, &options)
         })
         .await
         .map_err(|e| ToolError::msg(format!("the directory walk failed: {e}")))?;
@@ -107,7 +111,8 @@ impl TypedTool for LsTool {
         };
         let tree = walk::render_tree(&root, &listing.entries);
         let text = if listing.truncated { format!("{}{tree}", prompt::truncated_notice(MAX_ENTRIES)) } else { tree };
-        Ok(ToolOutput::text(text).with_data(json!({ "entries": listing.entries.len(), "truncated": listing.truncated })))
+        Ok(ToolOutput::text(text)
+            .with_data(json!({ "entries": listing.entries.len(), "truncated": listing.truncated })))
     }
 
     fn render_use(&self, input: &LsInput) -> Option<String> {

@@ -60,7 +60,7 @@ impl IgnoreSet {
     }
 
     fn matches(&self, name: &str, relative: &Path) -> bool {
-        self.0.is_match(name) || self.0.is_match(relative)
+        !self.0.is_empty() && (self.0.is_match(name) || self.0.is_match(relative))
     }
 }
 
@@ -88,8 +88,8 @@ pub struct WalkOptions<'a> {
     pub ignore: &'a IgnoreSet,
     /// Most entries to return.
     pub max_entries: usize,
-    /// Paths the permission rules forbid reading (absolute path in).
-    pub is_denied: &'a (dyn Fn(&Path) -> bool + Sync),
+    /// Paths the permission rules forbid reading (absolute path in), when any rule forbids some.
+    pub is_denied: Option<&'a (dyn Fn(&Path) -> bool + Sync)>,
     /// Polled between directories.
     pub is_cancelled: &'a (dyn Fn() -> bool + Sync),
 }
@@ -128,7 +128,8 @@ pub fn list(root: &Path, options: &WalkOptions<'_>) -> Result<Listing, WalkError
         children.sort();
         for (name, is_dir) in children {
             let relative = dir.join(&name);
-            if skipped_name(&name) || options.ignore.matches(&name, &relative) || (options.is_denied)(&root.join(&relative)) {
+            let denied = || options.is_denied.is_some_and(|is_denied| is_denied(&root.join(&relative)));
+            if skipped_name(&name) || options.ignore.matches(&name, &relative) || denied() {
                 continue;
             }
             if listing.entries.len() == options.max_entries {

@@ -53,7 +53,8 @@ async fn lists_a_tree_skipping_hidden_and_dependency_dirs() {
     touch(&h.root.join("a.md"));
     let result = ls(&h, json!({ "path": h.root })).await;
     assert!(!result.is_error, "{}", result.text());
-    let expected = format!("- {}/\n  - a.md\n  - b.txt\n  - src/\n    - main.rs\n    - util/\n      - mod.rs\n", h.root.display());
+    let expected =
+        format!("- {}/\n  - a.md\n  - b.txt\n  - src/\n    - main.rs\n    - util/\n      - mod.rs\n", h.root.display());
     assert_eq!(result.text(), expected);
 }
 

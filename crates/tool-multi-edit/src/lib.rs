@@ -279,7 +279,6 @@ impl TypedTool for MultiEditTool {
         match edit::commit(
             session,
             &planned.check.path,
-            &planned.check.path,
             planned.before.as_ref(),
             &planned.bytes,
         ) {

@@ -237,7 +237,6 @@ impl TypedTool for NotebookEditTool {
         match edit::commit(
             session,
             &planned.check.path,
-            &planned.check.path,
             Some(&planned.before),
             &planned.bytes,
         ) {

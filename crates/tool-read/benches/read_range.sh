@@ -6,7 +6,7 @@
 #   bash crates/tool-read/benches/read_range.sh        (from the workspace root)
 #
 # The file is generated once at $HANDS_BENCH_FILE (default /tmp/hands-bench-1g.txt) and reused.
-set -euo pipefail
+set -eu  # no pipefail: head closing the pipe early is the point
 FILE=${HANDS_BENCH_FILE:-/tmp/hands-bench-1g.txt}
 RUNS=${RUNS:-11}
 cargo build -q --release -p hands-tool-read --example read_range

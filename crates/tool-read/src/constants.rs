@@ -28,6 +28,9 @@ pub const CHARS_PER_TOKEN: usize = 4;
 /// scanned as a stream so a range read never loads them.
 pub const IN_MEMORY_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
+/// Largest UTF-16 file Read decodes (UTF-16 is decoded whole, not streamed).
+pub const MAX_UTF16_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The size of one read from disk while scanning a large file.
 pub const SCAN_CHUNK_BYTES: usize = 1024 * 1024;
 

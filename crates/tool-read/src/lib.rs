@@ -267,6 +267,10 @@ fn read_text(
             extension(path).as_deref(),
         )));
     }
+    if utf16 && meta.len() > MAX_UTF16_BYTES {
+        let size = format_size(meta.len() as usize);
+        return Ok(ToolOutput::error(prompt::utf16_too_large(&size)));
+    }
     // The file's line count, when it is cheap to know (files read whole).
     let file_lines;
     let (selection, content_hash) = if meta.len() <= IN_MEMORY_MAX_BYTES || utf16 {

@@ -88,6 +88,13 @@ pub fn partial_view(
     }
 }
 
+/// A UTF-16 file too large to decode whole.
+pub fn utf16_too_large(size: &str) -> String {
+    format!(
+        "This UTF-16 file ({size}) is too large to read. Convert it to UTF-8 with Bash (e.g. iconv -f UTF-16 -t UTF-8 FILE > /tmp/FILE.utf8) and read the copy, or search it for specific content."
+    )
+}
+
 /// A binary file Read will not show.
 pub fn binary_file(extension: Option<&str>) -> String {
     match extension {

@@ -19,7 +19,9 @@ pub mod render;
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use hands_core::{InterruptBehavior, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError};
+use hands_core::{
+    InterruptBehavior, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -65,10 +65,7 @@ pub struct TodoWriteTool;
 
 /// The session's current list (empty when none was written or the last one was all completed).
 pub fn current_todos(session: &Session) -> Vec<TodoItem> {
-    session
-        .data(SESSION_KEY)
-        .and_then(|value| serde_json::from_value(value).ok())
-        .unwrap_or_default()
+    session.data(SESSION_KEY).and_then(|value| serde_json::from_value(value).ok()).unwrap_or_default()
 }
 
 /// The first item whose text is blank, as a model-actionable message.

@@ -39,7 +39,11 @@ mod tests {
 
     #[test]
     fn summarises_counts_and_checklist() {
-        let todos = [item("Build", TodoStatus::Completed), item("Test", TodoStatus::InProgress), item("Ship", TodoStatus::Pending)];
+        let todos = [
+            item("Build", TodoStatus::Completed),
+            item("Test", TodoStatus::InProgress),
+            item("Ship", TodoStatus::Pending),
+        ];
         assert_eq!(render_use(&todos), "TodoWrite(3 todos: 1 completed, 1 in progress, 1 pending)");
         assert_eq!(render_list(&todos), "[x] Build\n[~] Testing\n[ ] Ship");
         assert_eq!(render_use(&todos[..1]), "TodoWrite(1 todo: 1 completed, 0 in progress, 0 pending)");

@@ -85,7 +85,9 @@ async fn invalid_items_are_refused_and_the_list_is_kept() {
     let empty = write(&h.engine, json!([{ "content": "", "status": "pending", "activeForm": "x" }])).await;
     assert!(empty.is_error, "{}", empty.text());
 
-    let blank = write(&h.engine, json!([todo("ok", "pending"), { "content": "x", "status": "pending", "activeForm": "  " }])).await;
+    let blank =
+        write(&h.engine, json!([todo("ok", "pending"), { "content": "x", "status": "pending", "activeForm": "  " }]))
+            .await;
     assert!(blank.is_error);
     assert!(blank.text().contains("todos[1].activeForm is blank"), "{}", blank.text());
 

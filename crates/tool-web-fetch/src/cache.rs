@@ -99,7 +99,13 @@ mod tests {
     use super::*;
 
     fn page(markdown: &str) -> CachedPage {
-        CachedPage { final_url: "u".into(), status: 200, content_type: "text/plain".into(), bytes: markdown.len(), markdown: markdown.into() }
+        CachedPage {
+            final_url: "u".into(),
+            status: 200,
+            content_type: "text/plain".into(),
+            bytes: markdown.len(),
+            markdown: markdown.into(),
+        }
     }
 
     #[test]

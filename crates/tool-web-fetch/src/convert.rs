@@ -32,14 +32,22 @@ fn is_text(content_type: &str) -> bool {
     content_type.starts_with("text/")
         || content_type.ends_with("+json")
         || content_type.ends_with("+xml")
-        || matches!(content_type, "application/json" | "application/xml" | "application/javascript" | "application/x-yaml" | "application/yaml")
+        || matches!(
+            content_type,
+            "application/json"
+                | "application/xml"
+                | "application/javascript"
+                | "application/x-yaml"
+                | "application/yaml"
+        )
 }
 
 /// The body as Markdown (HTML) or text.
 pub fn to_markdown(content_type: &str, body: &[u8]) -> Result<String, ConvertError> {
     if is_html(content_type, body) {
         let html = String::from_utf8_lossy(body);
-        let converter = htmd::HtmlToMarkdown::builder().skip_tags(vec!["script", "style", "noscript", "template"]).build();
+        let converter =
+            htmd::HtmlToMarkdown::builder().skip_tags(vec!["script", "style", "noscript", "template"]).build();
         return converter.convert(&html).map_err(|e| ConvertError::Html(e.to_string()));
     }
     if is_text(content_type) {
@@ -47,7 +55,11 @@ pub fn to_markdown(content_type: &str, body: &[u8]) -> Result<String, ConvertErr
     }
     match std::str::from_utf8(body) {
         Ok(text) if !text.contains('\0') => Ok(text.to_string()),
-        _ => Err(ConvertError::Binary(if content_type.is_empty() { "unknown type".into() } else { content_type.to_string() })),
+        _ => Err(ConvertError::Binary(if content_type.is_empty() {
+            "unknown type".into()
+        } else {
+            content_type.to_string()
+        })),
     }
 }
 
@@ -76,7 +88,9 @@ mod tests {
     #[test]
     fn text_passes_and_binary_is_refused() {
         assert_eq!(to_markdown("application/json", b"{\"a\":1}").unwrap(), "{\"a\":1}");
-        assert!(matches!(to_markdown("image/png", &[0x89, b'P', b'N', b'G', 0, 0xff]), Err(ConvertError::Binary(t)) if t == "image/png"));
+        assert!(
+            matches!(to_markdown("image/png", &[0x89, b'P', b'N', b'G', 0, 0xff]), Err(ConvertError::Binary(t)) if t == "image/png")
+        );
     }
 
     #[test]

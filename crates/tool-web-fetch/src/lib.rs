@@ -138,14 +138,10 @@ impl TypedTool for WebFetchTool {
             () = ctx.cancelled() => return Err(ToolError::Cancelled),
         };
         match fetched.map_err(|e| ToolError::msg(e.to_string()))? {
-            Fetched::Redirect { from, to, status } => Ok(ToolOutput::text(prompt::redirect_detected(
-                &from,
-                &to,
-                status,
-                status_text(status),
-                &input.prompt,
-            ))
-            .with_data(json!({ "url": from, "redirectUrl": to, "code": status }))),
+            Fetched::Redirect { from, to, status } => {
+                Ok(ToolOutput::text(prompt::redirect_detected(&from, &to, status, status_text(status), &input.prompt))
+                    .with_data(json!({ "url": from, "redirectUrl": to, "code": status })))
+            }
             Fetched::Page(page) => {
                 let markdown = match convert::to_markdown(&page.content_type, &page.body) {
                     Ok(markdown) => markdown,

@@ -44,7 +44,13 @@ pub fn result_header(prompt: &str, url: &str, status: u16, content_type: &str, b
 }
 
 /// The answer to a redirect to another host, which is not followed (Claude Code's shape).
-pub fn redirect_detected(original_url: &str, redirect_url: &str, status: u16, status_text: &str, prompt: &str) -> String {
+pub fn redirect_detected(
+    original_url: &str,
+    redirect_url: &str,
+    status: u16,
+    status_text: &str,
+    prompt: &str,
+) -> String {
     format!(
         "REDIRECT DETECTED: The URL redirects to a different host.
 

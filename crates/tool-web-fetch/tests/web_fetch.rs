@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hands_core::permissions::RuleSubject;
 use hands_core::tool::typed_arc;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolInput, ToolResult, Turn};
+use hands_core::{
+    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolInput, ToolResult, Turn,
+};
 use hands_tool_web_fetch::WebFetchTool;
 use serde_json::json;
 
@@ -57,7 +59,11 @@ impl Server {
                 counter.fetch_add(1, Ordering::SeqCst);
                 let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
                 let reply = route(&path, port);
-                let mut head = format!("HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n", reply.status, reply.body.len());
+                let mut head = format!(
+                    "HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+                    reply.status,
+                    reply.body.len()
+                );
                 for (name, value) in &reply.headers {
                     head.push_str(&format!("{name}: {value}\r\n"));
                 }
@@ -107,7 +113,8 @@ async fn html_comes_back_as_markdown_under_the_prompt_and_is_cached() {
     let first = fetch(&engine, &url, "How do I install it?").await;
     assert!(!first.is_error, "{}", first.text());
     let text = first.text();
-    let header = format!("Prompt: How do I install it?\nURL: {url}\nStatus: 200, text/html, {} B\n\n---\n\n", PAGE.len());
+    let header =
+        format!("Prompt: How do I install it?\nURL: {url}\nStatus: 200, text/html, {} B\n\n---\n\n", PAGE.len());
     assert!(text.starts_with(&header), "{text}");
     let body = &text[header.len()..];
     assert!(body.contains("# Install"), "{body}");

@@ -29,8 +29,11 @@ fn minimal_value(schema: &Value) -> Value {
     };
     match kind.as_str() {
         Some("object") => {
-            let required: Vec<&str> =
-                schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
             let mut object = Map::new();
             if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
                 for name in required {

@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use hands_core::permissions::engine::PermissionEngine;
-use hands_mcp::{ClientOptions, EngineFactory, EngineSeed, HttpOptions, McpClients, McpConfig, McpServer, ServerOptions};
+use hands_mcp::{
+    ClientOptions, EngineFactory, EngineSeed, HttpOptions, McpClients, McpConfig, McpServer, ServerOptions,
+};
 
 use crate::Outcome;
 use crate::setup::RunOptions;
@@ -83,7 +85,11 @@ pub async fn mount(configs: &[String]) -> anyhow::Result<Option<Arc<McpClients>>
 
 /// One engine per MCP session: a fresh session from the options, this build's tools and the
 /// mounted MCP tools under the settings' policy, and the connection's asker and progress sink.
-fn engine_factory(options: RunOptions, permissions: PermissionEngine, clients: Option<Arc<McpClients>>) -> EngineFactory {
+fn engine_factory(
+    options: RunOptions,
+    permissions: PermissionEngine,
+    clients: Option<Arc<McpClients>>,
+) -> EngineFactory {
     Arc::new(move |seed: EngineSeed| {
         let session = match seed.session {
             Some(session) => session,

@@ -153,14 +153,13 @@ pub enum CommitError {
     Io(#[from] io::Error),
 }
 
-/// Write `bytes` to `path` atomically and record the result in the session's file state under
-/// `key`. `before` is the snapshot of what the edit was computed from, or `None` when the file
+/// Write `bytes` to `path` atomically and record the result in the session's file state (keyed
+/// by `path`, as the path policy normalizes it). `before` is the snapshot of what the edit was computed from, or `None` when the file
 /// did not exist (then missing parent directories are created, and the write is refused if the
 /// file appeared meanwhile). The check runs after the new content is on disk, right before the
 /// rename; a change found there abandons the write with [`CommitError::Modified`].
 pub fn commit(
     session: &Session,
-    key: &Path,
     path: &Path,
     before: Option<&FileSnapshot>,
     bytes: &[u8],
@@ -191,7 +190,7 @@ pub fn commit(
     let meta = fs::metadata(path)?;
     session
         .file_state()
-        .record(key, FileState::full(bytes, &meta));
+        .record(path, FileState::full(bytes, &meta));
     Ok(())
 }
 
@@ -262,20 +261,20 @@ mod tests {
         })
         .unwrap();
         let path = dir.path().join("sub/new.txt");
-        commit(&session, &path, &path, None, b"created\n").unwrap();
+        commit(&session, &path, None, b"created\n").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"created\n");
         let state = session.file_state().get(&path).unwrap();
         assert_eq!(state.content_hash, hash_bytes(b"created\n"));
 
         // Appeared meanwhile: a create must not overwrite it.
         assert!(matches!(
-            commit(&session, &path, &path, None, b"x"),
+            commit(&session, &path, None, b"x"),
             Err(CommitError::Modified)
         ));
 
         let (_, snap) = read_with_snapshot(&path).unwrap();
         fs::write(&path, "someone else\n").unwrap();
-        let err = commit(&session, &path, &path, Some(&snap), b"mine\n").unwrap_err();
+        let err = commit(&session, &path, Some(&snap), b"mine\n").unwrap_err();
         assert_eq!(err.to_string(), FILE_UNEXPECTEDLY_MODIFIED);
         assert_eq!(fs::read(&path).unwrap(), b"someone else\n");
         assert_eq!(

@@ -692,9 +692,10 @@ fn plan_denial(asked: Decision, tool: &str) -> Decision {
 
 fn deny_by_rule(rule: &CompiledRule, tool: &str, matched: Option<&str>) -> Decision {
     let what = matched.map(|m| format!(", which matches `{m}`")).unwrap_or_default();
+    let subject = matched.map_or_else(|| "this call".to_string(), |m| format!("`{m}`"));
     Decision::deny(
         rule.source(),
-        format!("the deny rule `{}` in {} matches this call", rule.rule, rule.origin),
+        format!("the deny rule `{}` in {} matches {subject}", rule.rule, rule.origin),
         format!(
             "Permission to use {tool} has been denied. Denied by the rule `{}` in {}{what}.",
             rule.rule, rule.origin

@@ -10,8 +10,7 @@ use std::time::Duration;
 
 use hands_core::{ToolContext, ToolError, ToolOutput};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
-    JsonObject,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation, JsonObject,
 };
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -52,14 +51,7 @@ impl ClientOptions {
     /// The defaults, overridden by `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT` (milliseconds) and
     /// `MAX_MCP_OUTPUT_TOKENS`, as in Claude Code.
     pub fn from_env() -> Self {
-        let number = |name: &str| {
-            std::env::var(name)
-                .ok()?
-                .trim()
-                .parse::<u64>()
-                .ok()
-                .filter(|n| *n > 0)
-        };
+        let number = |name: &str| std::env::var(name).ok()?.trim().parse::<u64>().ok().filter(|n| *n > 0);
         let mut options = Self::default();
         if let Some(ms) = number("MCP_TIMEOUT") {
             options.connect_timeout = Duration::from_millis(ms);
@@ -83,10 +75,7 @@ pub(crate) struct ToolTable {
 
 impl ToolTable {
     pub(crate) fn new(changed: watch::Sender<u64>) -> Arc<Self> {
-        Arc::new(Self {
-            tools: RwLock::new(Vec::new()),
-            changed,
-        })
+        Arc::new(Self { tools: RwLock::new(Vec::new()), changed })
     }
 
     pub(crate) fn tools(&self) -> Vec<rmcp::model::Tool> {
@@ -102,11 +91,7 @@ impl ToolTable {
     }
 
     fn find(&self, name: &str) -> bool {
-        self.tools
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .any(|t| t.name == name)
+        self.tools.read().unwrap_or_else(|e| e.into_inner()).iter().any(|t| t.name == name)
     }
 }
 
@@ -118,10 +103,7 @@ struct ClientSide {
 
 impl ClientHandler for ClientSide {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("hands", env!("CARGO_PKG_VERSION")),
-        )
+        ClientConfig::new(ClientCapabilities::default(), Implementation::new("hands", env!("CARGO_PKG_VERSION")))
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -150,9 +132,7 @@ pub struct ServerConnection {
 
 impl std::fmt::Debug for ServerConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerConnection")
-            .field("name", &self.config.name)
-            .finish_non_exhaustive()
+        f.debug_struct("ServerConnection").field("name", &self.config.name).finish_non_exhaustive()
     }
 }
 
@@ -192,8 +172,7 @@ impl ServerConnection {
 
     /// Start the server, complete the handshake and list its tools.
     async fn start(&self) -> Result<Live, String> {
-        let started =
-            tokio::time::timeout(self.options.connect_timeout, self.spawn_and_list()).await;
+        let started = tokio::time::timeout(self.options.connect_timeout, self.spawn_and_list()).await;
         match started {
             Ok(result) => result,
             Err(_) => Err(format!(
@@ -205,9 +184,7 @@ impl ServerConnection {
     }
 
     async fn spawn_and_list(&self) -> Result<Live, String> {
-        let handler = ClientSide {
-            table: Arc::clone(&self.table),
-        };
+        let handler = ClientSide { table: Arc::clone(&self.table) };
         let live = match &self.config.spec {
             ServerSpec::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
@@ -220,24 +197,14 @@ impl ServerConnection {
                     self.drain_stderr(stderr);
                 }
                 *self.pid.lock().unwrap_or_else(|e| e.into_inner()) = transport.id();
-                handler
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("handshake failed: {e}{}", self.stderr_hint()))?
+                handler.serve(transport).await.map_err(|e| format!("handshake failed: {e}{}", self.stderr_hint()))?
             }
             ServerSpec::Http { url, headers } => {
                 let transport = http_transport(url, headers)?;
-                handler
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("handshake with {url} failed: {e}"))?
+                handler.serve(transport).await.map_err(|e| format!("handshake with {url} failed: {e}"))?
             }
         };
-        let tools = live
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let tools = live.peer().list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
         self.table.replace(tools);
         Ok(live)
     }
@@ -263,10 +230,7 @@ impl ServerConnection {
         if tail.is_empty() {
             String::new()
         } else {
-            format!(
-                "; its stderr ended with:\n{}",
-                Vec::from(tail.clone()).join("\n")
-            )
+            format!("; its stderr ended with:\n{}", Vec::from(tail.clone()).join("\n"))
         }
     }
 
@@ -301,11 +265,7 @@ impl ServerConnection {
 
     /// Whether the connection is up right now.
     pub async fn is_connected(&self) -> bool {
-        self.live
-            .lock()
-            .await
-            .as_ref()
-            .is_some_and(|l| !l.is_closed())
+        self.live.lock().await.as_ref().is_some_and(|l| !l.is_closed())
     }
 
     /// Call `tool` with `arguments`; the result is capped for the model.
@@ -317,14 +277,10 @@ impl ServerConnection {
     ) -> Result<ToolOutput, ToolError> {
         let server = &self.config.name;
         if !self.table.find(tool) {
-            return Err(ToolError::msg(format!(
-                "MCP server `{server}` no longer offers the tool `{tool}`"
-            )));
+            return Err(ToolError::msg(format!("MCP server `{server}` no longer offers the tool `{tool}`")));
         }
-        let peer = self
-            .peer()
-            .await
-            .map_err(|e| ToolError::msg(format!("MCP server `{server}` is not available: {e}")))?;
+        let peer =
+            self.peer().await.map_err(|e| ToolError::msg(format!("MCP server `{server}` is not available: {e}")))?;
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = Some(arguments);
         let timeout = self.options.call_timeout;
@@ -339,16 +295,11 @@ impl ServerConnection {
             }
         };
         match response {
-            Ok(CallToolResponse::Complete(result)) => {
-                Ok(to_tool_output(result, self.options.max_output_tokens))
+            Ok(CallToolResponse::Complete(result)) => Ok(to_tool_output(result, self.options.max_output_tokens)),
+            Ok(_) => {
+                Err(ToolError::msg(format!("MCP server `{server}` answered with a result kind hands does not support")))
             }
-            Ok(_) => Err(ToolError::msg(format!(
-                "MCP server `{server}` answered with a result kind hands does not support"
-            ))),
-            Err(ServiceError::McpError(e)) => Err(ToolError::msg(format!(
-                "MCP error {}: {}",
-                e.code.0, e.message
-            ))),
+            Err(ServiceError::McpError(e)) => Err(ToolError::msg(format!("MCP error {}: {}", e.code.0, e.message))),
             Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
                 let hint = self.stderr_hint();
                 self.forget().await;
@@ -372,9 +323,7 @@ fn http_transport(
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
     // One process-wide TLS provider; a second install attempt is harmless.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::builder()
-        .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+    let client = reqwest::Client::builder().build().map_err(|e| format!("cannot build an HTTP client: {e}"))?;
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     let mut custom = HashMap::new();
     for (name, value) in headers {
@@ -384,14 +333,10 @@ fn http_transport(
                 continue;
             }
         }
-        let name = http::HeaderName::from_bytes(name.as_bytes())
-            .map_err(|e| format!("bad header name `{name}`: {e}"))?;
-        let value = http::HeaderValue::from_str(value)
-            .map_err(|e| format!("bad value for header `{name}`: {e}"))?;
+        let name =
+            http::HeaderName::from_bytes(name.as_bytes()).map_err(|e| format!("bad header name `{name}`: {e}"))?;
+        let value = http::HeaderValue::from_str(value).map_err(|e| format!("bad value for header `{name}`: {e}"))?;
         custom.insert(name, value);
     }
-    Ok(StreamableHttpClientTransport::with_client(
-        client,
-        config.custom_headers(custom),
-    ))
+    Ok(StreamableHttpClientTransport::with_client(client, config.custom_headers(custom)))
 }

@@ -31,11 +31,7 @@ pub struct MountFailure {
 
 impl std::fmt::Display for MountFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "MCP server `{}` failed to start: {}",
-            self.server, self.error
-        )
+        write!(f, "MCP server `{}` failed to start: {}", self.server, self.error)
     }
 }
 
@@ -48,10 +44,7 @@ pub struct McpClients {
 
 impl std::fmt::Debug for McpClients {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpClients")
-            .field("servers", &self.servers)
-            .field("failures", &self.failures)
-            .finish()
+        f.debug_struct("McpClients").field("servers", &self.servers).field("failures", &self.failures).finish()
     }
 }
 
@@ -67,10 +60,7 @@ impl McpClients {
                 let name = server.name.clone();
                 ServerConnection::connect(server, options, changed)
                     .await
-                    .map_err(|error| MountFailure {
-                        server: name,
-                        error,
-                    })
+                    .map_err(|error| MountFailure { server: name, error })
             }
         });
         let mut servers = Vec::new();
@@ -84,11 +74,7 @@ impl McpClients {
                 }
             }
         }
-        Self {
-            servers,
-            failures,
-            changed,
-        }
+        Self { servers, failures, changed }
     }
 
     /// The tools of every connected server, as they are now.

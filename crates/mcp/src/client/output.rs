@@ -28,46 +28,27 @@ pub fn to_tool_output(result: CallToolResult, max_tokens: usize) -> ToolOutput {
         }
     }
     let blocks = cap_tokens(blocks, max_tokens);
-    ToolOutput {
-        content: blocks,
-        is_error: result.is_error.unwrap_or(false),
-        ..ToolOutput::default()
-    }
+    ToolOutput { content: blocks, is_error: result.is_error.unwrap_or(false), ..ToolOutput::default() }
 }
 
 fn to_block(content: McpContent) -> ContentBlock {
     match content {
         McpContent::Text(t) => ContentBlock::text(t.text),
         McpContent::Image(i) => ContentBlock::image(i.mime_type, i.data),
-        McpContent::Audio(a) => {
-            ContentBlock::text(format!("[audio content ({}) not shown]", a.mime_type))
-        }
+        McpContent::Audio(a) => ContentBlock::text(format!("[audio content ({}) not shown]", a.mime_type)),
         McpContent::Resource(r) => match r.resource {
             ResourceContents::TextResourceContents { text, .. } => ContentBlock::text(text),
-            ResourceContents::BlobResourceContents {
-                uri,
-                mime_type,
-                blob,
-                ..
-            } => match mime_type {
+            ResourceContents::BlobResourceContents { uri, mime_type, blob, .. } => match mime_type {
                 Some(mime) if mime.starts_with("image/") => ContentBlock::image(mime, blob),
                 mime => ContentBlock::text(format!(
                     "[binary resource {uri} ({}) not shown]",
                     mime.as_deref().unwrap_or("unknown type")
                 )),
             },
-            other => ContentBlock::text(format!(
-                "[resource of an unknown kind not shown: {}]",
-                json_of(&other)
-            )),
+            other => ContentBlock::text(format!("[resource of an unknown kind not shown: {}]", json_of(&other))),
         },
-        McpContent::ResourceLink(link) => {
-            ContentBlock::text(format!("[Resource link: {}] {}", link.name, link.uri))
-        }
-        other => ContentBlock::text(format!(
-            "[content of an unknown kind not shown: {}]",
-            json_of(&other)
-        )),
+        McpContent::ResourceLink(link) => ContentBlock::text(format!("[Resource link: {}] {}", link.name, link.uri)),
+        other => ContentBlock::text(format!("[content of an unknown kind not shown: {}]", json_of(&other))),
     }
 }
 
@@ -138,36 +119,21 @@ mod tests {
         assert!(out.is_error);
         assert_eq!(out.content.len(), 2);
         assert_eq!(out.content[0].as_text().unwrap().len(), 400);
-        assert!(
-            out.content[1]
-                .as_text()
-                .unwrap()
-                .starts_with("[OUTPUT TRUNCATED - exceeded 100 token limit]\n\n")
-        );
+        assert!(out.content[1].as_text().unwrap().starts_with("[OUTPUT TRUNCATED - exceeded 100 token limit]\n\n"));
     }
 
     #[test]
     fn images_count_and_drop_when_over() {
-        let blocks = vec![
-            ContentBlock::text("a".repeat(40)),
-            ContentBlock::image("image/png", "AAAA"),
-        ];
+        let blocks = vec![ContentBlock::text("a".repeat(40)), ContentBlock::image("image/png", "AAAA")];
         assert_eq!(estimate_tokens(&blocks), 10 + IMAGE_TOKENS);
         let capped = cap_tokens(blocks, 100);
-        assert!(
-            capped
-                .iter()
-                .all(|b| !matches!(b, ContentBlock::Image { .. }))
-        );
+        assert!(capped.iter().all(|b| !matches!(b, ContentBlock::Image { .. })));
     }
 
     #[test]
     fn structured_only_results_become_json_text() {
         let mut result = CallToolResult::success(vec![]);
         result.structured_content = Some(serde_json::json!({"n": 1}));
-        assert_eq!(
-            to_tool_output(result, 100).content,
-            vec![ContentBlock::text(r#"{"n":1}"#)]
-        );
+        assert_eq!(to_tool_output(result, 100).content, vec![ContentBlock::text(r#"{"n":1}"#)]);
     }
 }

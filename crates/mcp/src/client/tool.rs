@@ -34,9 +34,7 @@ pub struct McpTool {
 
 impl std::fmt::Debug for McpTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpTool")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
+        f.debug_struct("McpTool").field("name", &self.name).finish_non_exhaustive()
     }
 }
 
@@ -44,27 +42,16 @@ impl McpTool {
     /// The hands tool for `remote` as offered by `server`.
     pub fn new(server: Arc<ServerConnection>, remote: &rmcp::model::Tool) -> Self {
         let annotations = remote.annotations.clone().unwrap_or_default();
-        let meta = remote
-            .meta
-            .as_ref()
-            .and_then(|m| serde_json::to_value(m).ok())
-            .unwrap_or(Value::Null);
-        let always_load = server.config().always_load
-            || meta.get("anthropic/alwaysLoad") == Some(&Value::Bool(true));
+        let meta = remote.meta.as_ref().and_then(|m| serde_json::to_value(m).ok()).unwrap_or(Value::Null);
+        let always_load = server.config().always_load || meta.get("anthropic/alwaysLoad") == Some(&Value::Bool(true));
         let result_limit = meta
             .get("anthropic/maxResultSizeChars")
             .and_then(Value::as_u64)
-            .map_or(MCP_MAX_RESULT_SIZE_CHARS, |n| {
-                (n as usize).min(MCP_MAX_RESULT_SIZE_CHARS_CEILING)
-            });
+            .map_or(MCP_MAX_RESULT_SIZE_CHARS, |n| (n as usize).min(MCP_MAX_RESULT_SIZE_CHARS_CEILING));
         Self {
             name: mcp_tool_name(server.name(), &remote.name),
             remote_name: remote.name.to_string(),
-            description: remote
-                .description
-                .as_deref()
-                .unwrap_or_default()
-                .to_string(),
+            description: remote.description.as_deref().unwrap_or_default().to_string(),
             schema: Value::Object((*remote.input_schema).clone()),
             read_only: annotations.read_only_hint.unwrap_or(false),
             destructive: annotations.destructive_hint.unwrap_or(false),

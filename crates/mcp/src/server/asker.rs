@@ -40,14 +40,9 @@ pub fn question_text(request: &AskRequest) -> String {
 impl Asker for ElicitationAsker {
     async fn ask(&self, request: &AskRequest) -> AskAnswer {
         let Some(peer) = self.peer.get() else {
-            return AskAnswer::Unavailable {
-                why: "the MCP client has not finished connecting".into(),
-            };
+            return AskAnswer::Unavailable { why: "the MCP client has not finished connecting".into() };
         };
-        if !peer
-            .supported_elicitation_modes()
-            .contains(&ElicitationMode::Form)
-        {
+        if !peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
             return AskAnswer::Unavailable {
                 why: "the MCP client does not support elicitation, so no one can approve it".into(),
             };
@@ -63,9 +58,9 @@ impl Asker for ElicitationAsker {
                 // Decline, cancel, and whatever a newer protocol adds: not a yes.
                 _ => AskAnswer::Deny { feedback: None },
             },
-            Err(e) => AskAnswer::Unavailable {
-                why: format!("the MCP client could not answer the approval request ({e})"),
-            },
+            Err(e) => {
+                AskAnswer::Unavailable { why: format!("the MCP client could not answer the approval request ({e})") }
+            }
         }
     }
 }

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use hands_core::content::ImageSource;
 use hands_core::{ContentBlock, Session, Tool, ToolInput, ToolResult};
 use rmcp::model::{
-    CallToolResult, ContentBlock as McpContent, EmbeddedResource, JsonObject, ResourceContents,
-    ToolAnnotations,
+    CallToolResult, ContentBlock as McpContent, EmbeddedResource, JsonObject, ResourceContents, ToolAnnotations,
 };
 use serde_json::Value;
 
@@ -38,44 +37,24 @@ impl StaticFlags {
         let ask = |f: &dyn Fn() -> bool, fallback: bool| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
         };
-        let probes: Vec<ToolInput> = PROBE_WORDS
-            .iter()
-            .map(|word| ToolInput::new(minimal_input(tool.input_schema(), word)))
-            .collect();
-        let read_only = probes
-            .iter()
-            .all(|input| ask(&|| tool.is_read_only(input), false));
-        let destructive = !read_only
-            && probes
-                .iter()
-                .any(|input| ask(&|| tool.is_destructive(input), true));
+        let probes: Vec<ToolInput> =
+            PROBE_WORDS.iter().map(|word| ToolInput::new(minimal_input(tool.input_schema(), word))).collect();
+        let read_only = probes.iter().all(|input| ask(&|| tool.is_read_only(input), false));
+        let destructive = !read_only && probes.iter().any(|input| ask(&|| tool.is_destructive(input), true));
         let open_world = ask(&|| tool.is_open_world(), true);
-        Self {
-            read_only,
-            destructive,
-            idempotent: read_only,
-            open_world,
-        }
+        Self { read_only, destructive, idempotent: read_only, open_world }
     }
 }
 
 /// The smallest value `schema` accepts, as far as a simple reading of it goes: required
 /// properties only, strings set to `word`, numbers 0, the first `enum` value.
 pub fn minimal_input(schema: &Value, word: &str) -> Value {
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
         return first.clone();
     }
     let kind = match schema.get("type") {
         Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(types)) => types
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("null"),
+        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("null"),
         _ => "object",
     };
     match kind {
@@ -86,17 +65,9 @@ pub fn minimal_input(schema: &Value, word: &str) -> Value {
         "null" => Value::Null,
         _ => {
             let mut object = serde_json::Map::new();
-            let required = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+            let required = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
             for name in required.iter().filter_map(Value::as_str) {
-                let property = schema
-                    .get("properties")
-                    .and_then(|p| p.get(name))
-                    .cloned()
-                    .unwrap_or(Value::Null);
+                let property = schema.get("properties").and_then(|p| p.get(name)).cloned().unwrap_or(Value::Null);
                 object.insert(name.to_string(), minimal_input(&property, word));
             }
             Value::Object(object)
@@ -120,12 +91,8 @@ pub fn mcp_tool(tool: &dyn Tool, session: &Session) -> rmcp::model::Tool {
         Some(flags.idempotent),
         Some(flags.open_world),
     );
-    rmcp::model::Tool::new(
-        tool.name().to_string(),
-        tool.prompt(session),
-        Arc::new(schema),
-    )
-    .with_annotations(annotations)
+    rmcp::model::Tool::new(tool.name().to_string(), tool.prompt(session), Arc::new(schema))
+        .with_annotations(annotations)
 }
 
 /// A hands `tool_result` (and the extra messages the tool appended) as an MCP result.
@@ -134,29 +101,21 @@ pub fn call_result(result: ToolResult, extra_messages: &[Value]) -> CallToolResu
     for message in extra_messages {
         content.extend(message_blocks(message).iter().map(mcp_content));
     }
-    if result.is_error {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    }
+    if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }
 }
 
 fn mcp_content(block: &ContentBlock) -> McpContent {
     match block {
         ContentBlock::Text { text } => McpContent::text(text.clone()),
-        ContentBlock::Image { source } => {
-            McpContent::image(source.data.clone(), source.media_type.clone())
-        }
+        ContentBlock::Image { source } => McpContent::image(source.data.clone(), source.media_type.clone()),
         ContentBlock::Document { source } => document(source),
-        ContentBlock::ToolReference { tool_name } => {
-            McpContent::text(format!("Tool loaded: {tool_name}"))
-        }
+        ContentBlock::ToolReference { tool_name } => McpContent::text(format!("Tool loaded: {tool_name}")),
     }
 }
 
 fn document(source: &ImageSource) -> McpContent {
-    let resource = ResourceContents::blob(source.data.clone(), "hands://document")
-        .with_mime_type(source.media_type.clone());
+    let resource =
+        ResourceContents::blob(source.data.clone(), "hands://document").with_mime_type(source.media_type.clone());
     McpContent::Resource(EmbeddedResource::new(resource))
 }
 
@@ -165,10 +124,9 @@ fn document(source: &ImageSource) -> McpContent {
 fn message_blocks(message: &Value) -> Vec<ContentBlock> {
     match message.get("content") {
         Some(Value::String(text)) => vec![ContentBlock::text(text.clone())],
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| serde_json::from_value::<ContentBlock>(b.clone()).ok())
-            .collect(),
+        Some(Value::Array(blocks)) => {
+            blocks.iter().filter_map(|b| serde_json::from_value::<ContentBlock>(b.clone()).ok()).collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -179,22 +137,12 @@ mod tests {
 
     #[test]
     fn results_keep_text_images_and_error_flag() {
-        let result = ToolResult::new(
-            "t",
-            vec![
-                ContentBlock::text("hello"),
-                ContentBlock::image("image/png", "iVBOR"),
-            ],
-            true,
-        );
-        let extra =
-            [serde_json::json!({"role": "user", "content": [{"type": "text", "text": "note"}]})];
+        let result =
+            ToolResult::new("t", vec![ContentBlock::text("hello"), ContentBlock::image("image/png", "iVBOR")], true);
+        let extra = [serde_json::json!({"role": "user", "content": [{"type": "text", "text": "note"}]})];
         let mcp = serde_json::to_value(call_result(result, &extra)).unwrap();
         assert_eq!(mcp["isError"], true);
-        assert_eq!(
-            mcp["content"][0],
-            serde_json::json!({"type": "text", "text": "hello"})
-        );
+        assert_eq!(mcp["content"][0], serde_json::json!({"type": "text", "text": "hello"}));
         assert_eq!(mcp["content"][1]["type"], "image");
         assert_eq!(mcp["content"][1]["mimeType"], "image/png");
         assert_eq!(mcp["content"][1]["data"], "iVBOR");

@@ -23,9 +23,8 @@ use hands_core::permissions::Asker;
 use hands_core::progress::ProgressSink;
 use hands_core::{Engine, Session, ToolCall, ToolInput, Turn};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -117,13 +116,7 @@ impl McpServer {
 
     /// A server with explicit options.
     pub fn with_options(factory: EngineFactory, options: ServerOptions) -> Self {
-        Self {
-            inner: Arc::new(ServerShared {
-                factory,
-                options,
-                connections: Mutex::new(Vec::new()),
-            }),
-        }
+        Self { inner: Arc::new(ServerShared { factory, options, connections: Mutex::new(Vec::new()) }) }
     }
 
     /// A new connection with a fresh hands session.
@@ -146,11 +139,7 @@ impl McpServer {
             next_call: AtomicU64::new(1),
             options: self.inner.options.clone(),
         });
-        let mut live = self
-            .inner
-            .connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut live = self.inner.connections.lock().unwrap_or_else(|e| e.into_inner());
         live.retain(|w| w.strong_count() > 0);
         live.push(Arc::downgrade(&state));
         Ok(Connection { state })
@@ -158,13 +147,7 @@ impl McpServer {
 
     /// Number of connections still open.
     pub fn live_connections(&self) -> usize {
-        self.inner
-            .connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .filter(|w| w.strong_count() > 0)
-            .count()
+        self.inner.connections.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|w| w.strong_count() > 0).count()
     }
 
     /// The pool changed (settings reloaded, an MCP server's tools changed): rebuild every live
@@ -172,11 +155,7 @@ impl McpServer {
     /// to each client. Returns how many clients were notified.
     pub async fn tools_changed(&self) -> usize {
         let live: Vec<Arc<ConnectionState>> = {
-            let list = self
-                .inner
-                .connections
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let list = self.inner.connections.lock().unwrap_or_else(|e| e.into_inner());
             list.iter().filter_map(Weak::upgrade).collect()
         };
         let mut notified = 0;
@@ -216,21 +195,14 @@ struct ConnectionState {
 
 impl ConnectionState {
     fn engine(&self) -> Engine {
-        self.engine
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.engine.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
 impl Drop for ConnectionState {
     fn drop(&mut self) {
         // The client is gone: stop what its session started (background shells, watchers).
-        self.engine
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .session()
-            .close();
+        self.engine.read().unwrap_or_else(|e| e.into_inner()).session().close();
     }
 }
 
@@ -242,9 +214,7 @@ pub struct Connection {
 
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Connection")
-            .field("session", self.state.engine().session())
-            .finish()
+        f.debug_struct("Connection").field("session", self.state.engine().session()).finish()
     }
 }
 
@@ -265,10 +235,7 @@ impl Connection {
 
 impl ServerHandler for Connection {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .build();
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
         InitializeResult::new(capabilities)
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_server_info(Implementation::new(self.state.options.name.clone(), self.state.options.version.clone()))
@@ -280,9 +247,7 @@ impl ServerHandler for Connection {
 
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
         // Sessions (one hands session per client) need the `initialize` handshake.
-        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(
-            &ProtocolVersion::LATEST_WITH_INITIALIZE,
-        ))
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
     }
 
     async fn initialize(
@@ -318,11 +283,7 @@ impl ServerHandler for Connection {
     ) -> Result<ListToolsResult, McpError> {
         let engine = self.state.engine();
         let session = engine.session();
-        let tools = engine
-            .pool()
-            .tools()
-            .map(|t| mcp_tool(t.as_ref(), session))
-            .collect();
+        let tools = engine.pool().tools().map(|t| mcp_tool(t.as_ref(), session)).collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -334,20 +295,16 @@ impl ServerHandler for Connection {
         let engine = self.state.engine();
         let name = request.name.to_string();
         let Some(entry) = engine.pool().find(&name) else {
-            return Err(McpError::invalid_params(
-                format!("Unknown tool: {name}"),
-                None,
-            ));
+            return Err(McpError::invalid_params(format!("Unknown tool: {name}"), None));
         };
         let tool = Arc::clone(entry.tool());
         let input = Value::Object(request.arguments.unwrap_or_default());
         self.wait_for_roots().await;
 
         let probe = ToolInput::new(input.clone());
-        let concurrency_safe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            tool.is_concurrency_safe(&probe)
-        }))
-        .unwrap_or(false);
+        let concurrency_safe =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.is_concurrency_safe(&probe)))
+                .unwrap_or(false);
         let _shared;
         let _exclusive;
         if concurrency_safe {
@@ -356,15 +313,11 @@ impl ServerHandler for Connection {
             _exclusive = self.state.exclusive.write().await;
         }
 
-        let tool_use_id = format!(
-            "toolu_mcp_{}",
-            self.state.next_call.fetch_add(1, Ordering::Relaxed)
-        );
-        let _route = context.meta.get_progress_token().map(|token| {
-            self.state
-                .progress
-                .route(&tool_use_id, context.peer.clone(), token)
-        });
+        let tool_use_id = format!("toolu_mcp_{}", self.state.next_call.fetch_add(1, Ordering::Relaxed));
+        let _route = context
+            .meta
+            .get_progress_token()
+            .map(|token| self.state.progress.route(&tool_use_id, context.peer.clone(), token));
         let turn = Turn::new();
         let abort_on_cancel = {
             let turn = turn.clone();
@@ -374,9 +327,7 @@ impl ServerHandler for Connection {
                 turn.abort();
             })
         };
-        let outcome = engine
-            .call(ToolCall::new(tool_use_id, name, input), &turn)
-            .await;
+        let outcome = engine.call(ToolCall::new(tool_use_id, name, input), &turn).await;
         abort_on_cancel.abort();
         if let Some(change) = &outcome.context_change {
             change.apply(engine.session());

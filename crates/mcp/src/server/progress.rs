@@ -34,12 +34,7 @@ impl ProgressRouter {
 
     /// Send the progress of call `tool_use_id` to `peer` under `token` until the guard drops.
     /// Must be called inside a tokio runtime (it starts the forwarding task on first use).
-    pub fn route(
-        self: &Arc<Self>,
-        tool_use_id: &str,
-        peer: Peer<RoleServer>,
-        token: ProgressToken,
-    ) -> RouteGuard {
+    pub fn route(self: &Arc<Self>, tool_use_id: &str, peer: Peer<RoleServer>, token: ProgressToken) -> RouteGuard {
         self.outgoing.get_or_init(|| {
             let (tx, mut rx) = mpsc::unbounded_channel::<Outgoing>();
             tokio::spawn(async move {
@@ -51,18 +46,8 @@ impl ProgressRouter {
             });
             tx
         });
-        self.lock().insert(
-            tool_use_id.to_string(),
-            Route {
-                peer,
-                token,
-                last: 0.0,
-            },
-        );
-        RouteGuard {
-            router: Arc::clone(self),
-            tool_use_id: tool_use_id.to_string(),
-        }
+        self.lock().insert(tool_use_id.to_string(), Route { peer, token, last: 0.0 });
+        RouteGuard { router: Arc::clone(self), tool_use_id: tool_use_id.to_string() }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Route>> {
@@ -78,10 +63,7 @@ impl ProgressSink for ProgressRouter {
         };
         // MCP wants `progress` to grow with every notification; tools that do not count get one
         // step per event.
-        let progress = event
-            .progress
-            .filter(|p| *p > route.last)
-            .unwrap_or(route.last + 1.0);
+        let progress = event.progress.filter(|p| *p > route.last).unwrap_or(route.last + 1.0);
         route.last = progress;
         let mut param = ProgressNotificationParam::new(route.token.clone(), progress);
         param.total = event.total;

@@ -60,20 +60,11 @@ mod tests {
 
     #[test]
     fn decodes_file_uris() {
-        assert_eq!(
-            file_uri_to_path("file:///home/me/My%20Project"),
-            Some(PathBuf::from("/home/me/My Project"))
-        );
-        assert_eq!(
-            file_uri_to_path("file://localhost/tmp"),
-            Some(PathBuf::from("/tmp"))
-        );
+        assert_eq!(file_uri_to_path("file:///home/me/My%20Project"), Some(PathBuf::from("/home/me/My Project")));
+        assert_eq!(file_uri_to_path("file://localhost/tmp"), Some(PathBuf::from("/tmp")));
         assert_eq!(file_uri_to_path("https://example.com"), None);
         assert_eq!(file_uri_to_path("file:///bad%zz"), None);
-        assert_eq!(
-            file_uri_to_path("file:///cut%2"),
-            Some(PathBuf::from("/cut%2"))
-        );
+        assert_eq!(file_uri_to_path("file:///cut%2"), Some(PathBuf::from("/cut%2")));
     }
 
     #[test]
@@ -81,10 +72,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let session = Session::new(hands_core::SessionConfig::default()).unwrap();
-        let roots = vec![
-            Root::new(format!("file://{}", root.display())),
-            Root::new("file:///does/not/exist"),
-        ];
+        let roots = vec![Root::new(format!("file://{}", root.display())), Root::new("file:///does/not/exist")];
         apply(&session, &roots, true);
         assert!(session.working_dirs().contains(&root));
         assert_eq!(session.cwd(), root);

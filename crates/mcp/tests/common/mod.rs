@@ -10,14 +10,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use hands_core::{
-    ContentBlock, Engine, PermissionMode, Pool, PoolConfig, ResultLimit, Session, SessionConfig,
-    Tool, ToolContext, ToolError, ToolOutput, TypedTool,
+    ContentBlock, Engine, PermissionMode, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext,
+    ToolError, ToolOutput, TypedTool,
 };
 use hands_mcp::{EngineFactory, EngineSeed};
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, Implementation, ListRootsResult, ProgressNotificationParam, Root,
-    RootsCapabilities,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    Implementation, ListRootsResult, ProgressNotificationParam, Root, RootsCapabilities,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
@@ -179,10 +178,7 @@ impl TypedTool for Picture {
         true
     }
     async fn call(&self, _: &PictureInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::blocks(vec![
-            ContentBlock::text("a pixel"),
-            ContentBlock::image("image/png", PIXEL_PNG),
-        ]))
+        Ok(ToolOutput::blocks(vec![ContentBlock::text("a pixel"), ContentBlock::image("image/png", PIXEL_PNG)]))
     }
 }
 
@@ -194,10 +190,7 @@ pub struct Dirs {
 
 impl Dirs {
     pub fn new() -> Self {
-        Self {
-            work: tempfile::tempdir().unwrap(),
-            state: tempfile::tempdir().unwrap(),
-        }
+        Self { work: tempfile::tempdir().unwrap(), state: tempfile::tempdir().unwrap() }
     }
 
     /// The working directory, canonical.
@@ -218,11 +211,7 @@ pub fn fixture_tools(cancelled: mpsc::UnboundedSender<()>) -> Vec<Arc<dyn Tool>>
 }
 
 /// A factory whose pool is whatever `tools` holds when an engine is built.
-pub fn factory(
-    dirs: &Dirs,
-    mode: PermissionMode,
-    tools: Arc<Mutex<Vec<Arc<dyn Tool>>>>,
-) -> EngineFactory {
+pub fn factory(dirs: &Dirs, mode: PermissionMode, tools: Arc<Mutex<Vec<Arc<dyn Tool>>>>) -> EngineFactory {
     let cwd = dirs.work.path().to_path_buf();
     let state = dirs.state.path().to_path_buf();
     Arc::new(move |seed: EngineSeed| {
@@ -238,10 +227,7 @@ pub fn factory(
         };
         let builtins = tools.lock().unwrap().clone();
         let pool = Arc::new(Pool::assemble(builtins, PoolConfig::default()));
-        Ok(Engine::builder(pool, session)
-            .asker(seed.asker)
-            .progress(seed.progress)
-            .build())
+        Ok(Engine::builder(pool, session).asker(seed.asker).progress(seed.progress).build())
     })
 }
 
@@ -267,24 +253,10 @@ impl TestClient {
     pub fn new(
         elicit: Option<ElicitationAction>,
         roots: Vec<String>,
-    ) -> (
-        Self,
-        mpsc::UnboundedReceiver<ProgressNotificationParam>,
-        mpsc::UnboundedReceiver<()>,
-    ) {
+    ) -> (Self, mpsc::UnboundedReceiver<ProgressNotificationParam>, mpsc::UnboundedReceiver<()>) {
         let (progress, progress_rx) = mpsc::unbounded_channel();
         let (list_changed, list_rx) = mpsc::unbounded_channel();
-        (
-            Self {
-                elicit,
-                roots,
-                heard: Arc::default(),
-                progress,
-                list_changed,
-            },
-            progress_rx,
-            list_rx,
-        )
+        (Self { elicit, roots, heard: Arc::default(), progress, list_changed }, progress_rx, list_rx)
     }
 }
 
@@ -308,25 +280,14 @@ impl ClientHandler for TestClient {
         if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
             self.heard.elicitations.lock().unwrap().push(message);
         }
-        Ok(ElicitResult::new(
-            self.elicit.clone().unwrap_or(ElicitationAction::Decline),
-        ))
+        Ok(ElicitResult::new(self.elicit.clone().unwrap_or(ElicitationAction::Decline)))
     }
 
-    async fn list_roots(
-        &self,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ListRootsResult, McpError> {
-        Ok(ListRootsResult::new(
-            self.roots.iter().map(Root::new).collect(),
-        ))
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, McpError> {
+        Ok(ListRootsResult::new(self.roots.iter().map(Root::new).collect()))
     }
 
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let _ = self.progress.send(params);
     }
 

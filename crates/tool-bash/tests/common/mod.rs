@@ -8,9 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hands_core::progress::ProgressSink;
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_bash::BashTool;
 use serde_json::Value;
 
@@ -36,20 +34,12 @@ impl Harness {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(
-            vec![hands_core::tool::typed_arc(BashTool)],
-            PoolConfig::default(),
-        ));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
         let mut builder = Engine::builder(pool, Arc::clone(&session));
         if let Some(p) = progress {
             builder = builder.progress(p);
         }
-        Self {
-            project,
-            state,
-            session,
-            engine: builder.build(),
-        }
+        Self { project, state, session, engine: builder.build() }
     }
 
     /// The project directory as the session sees it (canonical).
@@ -62,9 +52,7 @@ impl Harness {
     }
 
     pub async fn call_in(&self, input: Value, turn: &Turn) -> ToolResult {
-        self.engine
-            .run_one(ToolCall::new("toolu_test", "Bash", input), turn)
-            .await
+        self.engine.run_one(ToolCall::new("toolu_test", "Bash", input), turn).await
     }
 
     pub async fn run(&self, command: &str) -> ToolResult {
@@ -78,9 +66,7 @@ pub fn alive(pid: i32) -> bool {
         return false;
     };
     // The state is the first field after the parenthesised command name.
-    let state = stat
-        .rsplit_once(") ")
-        .and_then(|(_, rest)| rest.chars().next());
+    let state = stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next());
     !matches!(state, None | Some('Z') | Some('X'))
 }
 
@@ -99,9 +85,7 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
         };
         let fields: Vec<&str> = rest.split_whitespace().collect();
         // rest = state ppid pgrp ...
-        if fields.get(2).and_then(|p| p.parse::<i32>().ok()) == Some(pgid)
-            && !matches!(fields[0], "Z" | "X")
-        {
+        if fields.get(2).and_then(|p| p.parse::<i32>().ok()) == Some(pgid) && !matches!(fields[0], "Z" | "X") {
             members.push(pid);
         }
     }
@@ -123,19 +107,14 @@ pub fn eventually(mut condition: impl FnMut() -> bool) -> bool {
 
 /// The integers printed on lines of `text` that start with `prefix`.
 pub fn numbers_after(text: &str, prefix: &str) -> Vec<i32> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix(prefix))
-        .filter_map(|n| n.trim().parse().ok())
-        .collect()
+    text.lines().filter_map(|l| l.strip_prefix(prefix)).filter_map(|n| n.trim().parse().ok()).collect()
 }
 
 /// Wait for a file to contain a line starting with `prefix` and return the number after it.
 pub fn wait_for_number_in(path: &Path, prefix: &str) -> Option<i32> {
     let mut found = None;
     eventually(|| {
-        found = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|t| numbers_after(&t, prefix).first().copied());
+        found = std::fs::read_to_string(path).ok().and_then(|t| numbers_after(&t, prefix).first().copied());
         found.is_some()
     });
     found

@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_grep::GrepTool;
 use serde_json::Value;
 
@@ -35,18 +33,9 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(
-            vec![hands_core::tool::typed_arc(tool)],
-            PoolConfig::default(),
-        ));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(tool)], PoolConfig::default()));
         let engine = Engine::builder(pool, session.clone()).build();
-        Fixture {
-            dir,
-            state,
-            root,
-            session,
-            engine,
-        }
+        Fixture { dir, state, root, session, engine }
     }
 
     /// Write `content` at `rel` (folders created), modified `age_secs` seconds before a fixed
@@ -61,9 +50,7 @@ impl Fixture {
 
     /// Run one call with `input` and return the result.
     pub async fn call(&self, tool: &str, input: Value) -> ToolResult {
-        self.engine
-            .run_one(ToolCall::new("toolu_1", tool, input), &Turn::new())
-            .await
+        self.engine.run_one(ToolCall::new("toolu_1", tool, input), &Turn::new()).await
     }
 
     /// Run one Grep call and return its text, failing the test on an error result.
@@ -78,6 +65,5 @@ impl Fixture {
 pub fn set_age(path: &Path, age_secs: u64) {
     let reference = SystemTime::UNIX_EPOCH + Duration::from_secs(1_735_689_600);
     let file = std::fs::File::options().write(true).open(path).unwrap();
-    file.set_modified(reference - Duration::from_secs(age_secs))
-        .unwrap();
+    file.set_modified(reference - Duration::from_secs(age_secs)).unwrap();
 }
