@@ -22,7 +22,8 @@ pub fn hands_bin() -> &'static Path {
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building the hands binary failed");
-        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace_root().join("target"));
+        let target =
+            std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace_root().join("target"));
         let target = if target.is_absolute() { target } else { workspace_root().join(target) };
         let bin = target.join("debug").join("hands");
         assert!(bin.exists(), "no binary at {}", bin.display());

@@ -74,7 +74,10 @@ fn call_validation_error_exits_one() {
     let out = p.run(&["call", "Read", r#"{"path":"x"}"#]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.starts_with("<tool_use_error>InputValidationError: Read failed due to the following issues:"), "{text}");
+    assert!(
+        text.starts_with("<tool_use_error>InputValidationError: Read failed due to the following issues:"),
+        "{text}"
+    );
     assert!(text.contains("The required parameter `file_path` is missing"));
     assert!(text.contains("An unexpected parameter `path` was provided"));
 }
@@ -86,7 +89,8 @@ fn writes_ask_and_nobody_answers_in_default_mode() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(stdout(&out).contains("denied"), "{}", stdout(&out));
     assert!(!p.dir.path().join("new.txt").exists());
-    let out = p.run(&["call", "Write", r#"{"file_path":"new.txt","content":"x"}"#, "--permission-mode", "bypassPermissions"]);
+    let out =
+        p.run(&["call", "Write", r#"{"file_path":"new.txt","content":"x"}"#, "--permission-mode", "bypassPermissions"]);
     assert!(out.status.success(), "{}", stdout(&out));
     assert_eq!(std::fs::read_to_string(p.dir.path().join("new.txt")).unwrap(), "x");
 }

@@ -199,7 +199,14 @@ pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
                 in_ms / peer_ms
             );
             println!("{row}");
-            rows.push(format!("  {}: hands call {} '{}' --cwd DIR | {} {}", case.name, case.tool, input, peer_bin, peer_args.join(" ")));
+            rows.push(format!(
+                "  {}: hands call {} '{}' --cwd DIR | {} {}",
+                case.name,
+                case.tool,
+                input,
+                peer_bin,
+                peer_args.join(" ")
+            ));
         }
     }
     println!("\ncommands (threads=1 adds HANDS_SEARCH_THREADS=1 / -j 1):");
@@ -266,7 +273,12 @@ fn rerun_in_release(dir: Option<&Path>, runs: usize) -> anyhow::Result<()> {
 }
 
 fn require(bin: &str, package: &str) -> anyhow::Result<()> {
-    let ok = Command::new(bin).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    let ok = Command::new(bin)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
     if !ok {
         bail!("`{bin}` is not on PATH: install {package} (Debian: apt-get install -y ripgrep fd-find)");
     }

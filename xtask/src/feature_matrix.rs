@@ -158,6 +158,10 @@ fn build(root: &Path, config: &Config, release: bool, scratch: &Path) -> anyhow:
     cmd.current_dir(root).args(["build", "-p", "hands", "--bin", "hands", "--message-format=json-render-diagnostics"]);
     if release {
         cmd.arg("--release");
+    } else {
+        // Only the final link of `hands` changes: every other unit keeps the workspace's debug
+        // artifacts, and the binary to link and scan shrinks by most of its size.
+        cmd.args(["--config", "profile.dev.package.hands.strip=\"debuginfo\""]);
     }
     cmd.args(&config.feature_args).stderr(Stdio::inherit()).stdout(Stdio::piped());
     let output = cmd.output().with_context(|| format!("running {cmd:?}"))?;

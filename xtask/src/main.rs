@@ -11,6 +11,7 @@ mod bench_search;
 mod docs;
 mod facade;
 mod feature_matrix;
+mod fuzz;
 mod new_tool;
 mod util;
 
@@ -60,6 +61,14 @@ enum Command {
         rounds: usize,
     },
     /// Generate docs/tools.md from the registered tools.
+    /// Run the cargo-fuzz targets in fuzz/ (all, or those named) for a while each; never in CI.
+    Fuzz {
+        /// Targets to run (default: all).
+        targets: Vec<String>,
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+    },
     Docs {
         /// Fail when the checked-in file is stale instead of writing it.
         #[arg(long)]
@@ -74,6 +83,7 @@ fn main() -> anyhow::Result<()> {
         Command::FeatureMatrix { fast } => feature_matrix::run(fast),
         Command::NewTool { name, tool_name } => new_tool::run(&name, tool_name.as_deref()),
         Command::Docs { check } => docs::run(check),
+        Command::Fuzz { targets, seconds } => fuzz::run_targets(&targets, seconds),
         Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
         Command::BenchMcp { calls, rounds } => bench_mcp::run(calls, rounds),
     }

@@ -134,7 +134,8 @@ impl RunOptions {
         let policy = permissions.policy();
         let config = PoolConfig { simple: self.simple, denied: policy.denied_tools(), external, ..Default::default() };
         let pool = Arc::new(hands_tools::builtin_pool(config));
-        let mut builder = Engine::builder(pool, Arc::clone(session)).policy(policy).hooks(permissions.hooks()).asker(asker);
+        let mut builder =
+            Engine::builder(pool, Arc::clone(session)).policy(policy).hooks(permissions.hooks()).asker(asker);
         if let Some(progress) = progress {
             builder = builder.progress(progress);
         }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use hands_core::tool::typed_arc;
 use hands_core::{
-    Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, ToolCall, ToolContext, ToolError, ToolOutput,
-    Turn, TypedTool,
+    Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, ToolCall, ToolContext, ToolError, ToolOutput, Turn,
+    TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -71,7 +71,8 @@ pub fn persisted_message(path: &Path, total_bytes: usize, text: &str) -> String 
 }
 
 fn safe_file_stem(id: &str) -> String {
-    let stem: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    let stem: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
     if stem.is_empty() { "result".into() } else { stem }
 }
 

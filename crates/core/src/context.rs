@@ -102,7 +102,13 @@ impl ToolContext {
     }
 
     /// Report progress with counts and details.
-    pub fn progress_event(&self, message: String, progress: Option<f64>, total: Option<f64>, data: Option<serde_json::Value>) {
+    pub fn progress_event(
+        &self,
+        message: String,
+        progress: Option<f64>,
+        total: Option<f64>,
+        data: Option<serde_json::Value>,
+    ) {
         self.progress.emit(ProgressEvent {
             tool_use_id: self.tool_use_id.clone(),
             tool: self.tool_name.clone(),

@@ -85,15 +85,10 @@ impl FromStr for ToolSearchMode {
     fn from_str(value: &str) -> Result<Self, Self::Err> {
         let lower = value.trim().to_ascii_lowercase();
         if lower == "auto" {
-            return Ok(ToolSearchMode::Auto {
-                percent: DEFAULT_AUTO_PERCENT,
-            });
+            return Ok(ToolSearchMode::Auto { percent: DEFAULT_AUTO_PERCENT });
         }
         if let Some(n) = lower.strip_prefix("auto:") {
-            let percent: i64 = n
-                .trim()
-                .parse()
-                .map_err(|_| ToolSearchModeError(value.to_string()))?;
+            let percent: i64 = n.trim().parse().map_err(|_| ToolSearchModeError(value.to_string()))?;
             return Ok(match percent.clamp(0, 100) {
                 0 => ToolSearchMode::On,
                 100 => ToolSearchMode::Off,
@@ -142,10 +137,7 @@ pub struct DeferralSettings {
 
 impl Default for DeferralSettings {
     fn default() -> Self {
-        Self {
-            mode: ToolSearchMode::On,
-            context_window_tokens: DEFAULT_CONTEXT_WINDOW_TOKENS,
-        }
+        Self { mode: ToolSearchMode::On, context_window_tokens: DEFAULT_CONTEXT_WINDOW_TOKENS }
     }
 }
 
@@ -169,10 +161,7 @@ impl DeferralSettings {
             .and_then(|n| usize::try_from(n).ok())
             .filter(|n| *n > 0)
             .unwrap_or(DEFAULT_CONTEXT_WINDOW_TOKENS);
-        DeferralSettings {
-            mode,
-            context_window_tokens,
-        }
+        DeferralSettings { mode, context_window_tokens }
     }
 
     /// Whether tool search is active for `pool`: the mode allows it, ToolSearch is in the pool,
@@ -185,10 +174,8 @@ impl DeferralSettings {
             ToolSearchMode::On => true,
             ToolSearchMode::Off => false,
             ToolSearchMode::Auto { percent } => {
-                let threshold_tokens =
-                    self.context_window_tokens as f64 * f64::from(percent) / 100.0;
-                let threshold_chars =
-                    (threshold_tokens.floor() * AUTO_CHARS_PER_TOKEN).floor() as usize;
+                let threshold_tokens = self.context_window_tokens as f64 * f64::from(percent) / 100.0;
+                let threshold_chars = (threshold_tokens.floor() * AUTO_CHARS_PER_TOKEN).floor() as usize;
                 deferrable_definition_chars(pool, session) >= threshold_chars
             }
         }
@@ -216,28 +203,20 @@ pub fn deferrable_definition_chars(pool: &Pool, session: &Session) -> usize {
         .map(|e| e.tool())
         .filter(|t| is_deferrable(t.as_ref()))
         .map(|t| {
-            t.name().chars().count()
-                + t.prompt(session).chars().count()
-                + t.input_schema().to_string().chars().count()
+            t.name().chars().count() + t.prompt(session).chars().count() + t.input_schema().to_string().chars().count()
         })
         .sum()
 }
 
 /// Whether the client expands `tool_reference` blocks (see [`TOOL_REFERENCE_SUPPORT_KEY`]).
 pub fn tool_reference_support(session: &Session) -> bool {
-    session
-        .data(TOOL_REFERENCE_SUPPORT_KEY)
-        .and_then(|v| v.as_bool())
-        .unwrap_or(true)
+    session.data(TOOL_REFERENCE_SUPPORT_KEY).and_then(|v| v.as_bool()).unwrap_or(true)
 }
 
 /// The names of the tools the model has loaded through ToolSearch in this session.
 pub fn discovered_tools(session: &Session) -> BTreeSet<String> {
     match session.data(DISCOVERED_TOOLS_KEY) {
-        Some(Value::Array(names)) => names
-            .iter()
-            .filter_map(|n| n.as_str().map(str::to_string))
-            .collect(),
+        Some(Value::Array(names)) => names.iter().filter_map(|n| n.as_str().map(str::to_string)).collect(),
         _ => BTreeSet::new(),
     }
 }
@@ -246,10 +225,7 @@ pub fn discovered_tools(session: &Session) -> BTreeSet<String> {
 pub fn is_discovered(session: &Session, name: &str) -> bool {
     session
         .data(DISCOVERED_TOOLS_KEY)
-        .and_then(|v| {
-            v.as_array()
-                .map(|a| a.iter().any(|n| n.as_str() == Some(name)))
-        })
+        .and_then(|v| v.as_array().map(|a| a.iter().any(|n| n.as_str() == Some(name))))
         .unwrap_or(false)
 }
 
@@ -265,10 +241,7 @@ pub fn record_discovered<'a>(session: &Session, names: impl IntoIterator<Item = 
     let before = set.len();
     set.extend(names.into_iter().map(str::to_string));
     if set.len() != before || session.data(DISCOVERED_TOOLS_KEY).is_none() {
-        session.set_data(
-            DISCOVERED_TOOLS_KEY,
-            Some(Value::Array(set.into_iter().map(Value::String).collect())),
-        );
+        session.set_data(DISCOVERED_TOOLS_KEY, Some(Value::Array(set.into_iter().map(Value::String).collect())));
     }
 }
 
@@ -292,21 +265,12 @@ mod tests {
         assert_eq!(parse("false"), Ok(ToolSearchMode::Off));
         assert_eq!(parse("off"), Ok(ToolSearchMode::Off));
         assert!(parse("auto:lots").is_err());
-        assert!(
-            parse("sometimes")
-                .unwrap_err()
-                .to_string()
-                .contains("auto:N")
-        );
+        assert!(parse("sometimes").unwrap_err().to_string().contains("auto:N"));
     }
 
     #[test]
     fn modes_print_in_the_syntax_they_parse_from() {
-        for mode in [
-            ToolSearchMode::On,
-            ToolSearchMode::Off,
-            ToolSearchMode::Auto { percent: 42 },
-        ] {
+        for mode in [ToolSearchMode::On, ToolSearchMode::Off, ToolSearchMode::Auto { percent: 42 }] {
             assert_eq!(mode.to_string().parse::<ToolSearchMode>(), Ok(mode));
         }
     }

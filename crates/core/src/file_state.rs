@@ -38,10 +38,7 @@ pub fn hash_bytes(bytes: &[u8]) -> u64 {
 
 /// Modification time of `meta` in milliseconds since the epoch (0 when unavailable).
 pub fn mtime_ms(meta: &std::fs::Metadata) -> u64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_millis() as u64)
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// How a file on disk compares with what the session recorded.
@@ -136,8 +133,13 @@ impl FileStateCache {
 
     /// Every record, sorted by path (for saving sessions).
     pub fn snapshot(&self) -> Vec<(PathBuf, FileState)> {
-        let mut all: Vec<_> =
-            self.entries.read().unwrap_or_else(|e| e.into_inner()).iter().map(|(p, s)| (p.clone(), s.clone())).collect();
+        let mut all: Vec<_> = self
+            .entries
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(p, s)| (p.clone(), s.clone()))
+            .collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
         all
     }

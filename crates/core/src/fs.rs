@@ -20,11 +20,8 @@ pub fn write_target(path: &Path) -> io::Result<PathBuf> {
         match fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 let link = fs::read_link(&current)?;
-                current = if link.is_absolute() {
-                    link
-                } else {
-                    current.parent().map(|p| p.join(&link)).unwrap_or(link)
-                };
+                current =
+                    if link.is_absolute() { link } else { current.parent().map(|p| p.join(&link)).unwrap_or(link) };
             }
             _ => return Ok(current),
         }
@@ -41,7 +38,11 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// [`atomic_write`] with a last check run after the new content is on disk and right before the
 /// rename: an error from `before_rename` abandons the write (e.g. the target changed meanwhile).
-pub fn atomic_write_checked(path: &Path, bytes: &[u8], before_rename: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
+pub fn atomic_write_checked(
+    path: &Path,
+    bytes: &[u8],
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
     let target = write_target(path)?;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

@@ -47,14 +47,10 @@ impl ToolInput {
     /// was already parsed as another type.
     pub fn typed<T: DeserializeOwned + Send + Sync + 'static>(&self) -> Result<&T, String> {
         let parsed = self.parsed.get_or_init(|| {
-            T::deserialize(&self.value)
-                .map(|t| Box::new(t) as Box<dyn Any + Send + Sync>)
-                .map_err(|e| e.to_string())
+            T::deserialize(&self.value).map(|t| Box::new(t) as Box<dyn Any + Send + Sync>).map_err(|e| e.to_string())
         });
         match parsed {
-            Ok(any) => any
-                .downcast_ref::<T>()
-                .ok_or_else(|| "input was parsed as a different type".to_string()),
+            Ok(any) => any.downcast_ref::<T>().ok_or_else(|| "input was parsed as a different type".to_string()),
             Err(e) => Err(e.clone()),
         }
     }

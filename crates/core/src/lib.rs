@@ -85,7 +85,7 @@ pub use permissions::{PermissionMode, PermissionResult};
 pub use pipeline::{CallOutcome, Engine, EngineOptions};
 pub use registry::{Pool, PoolConfig};
 pub use session::{Session, SessionConfig};
-pub use tool::{InterruptBehavior, ResultLimit, Tool, TypedTool, Typed};
+pub use tool::{InterruptBehavior, ResultLimit, Tool, Typed, TypedTool};
 
 /// Re-exports for the registration macros and for tool crates, so they need not depend on these
 /// crates directly.

@@ -109,7 +109,8 @@ impl Engine {
             }
         }
 
-        let mut outcomes: Vec<CallOutcome> = outcomes.into_iter().map(|o| o.expect("every call has an outcome")).collect();
+        let mut outcomes: Vec<CallOutcome> =
+            outcomes.into_iter().map(|o| o.expect("every call has an outcome")).collect();
         let mut items: Vec<BudgetItem<'_>> =
             outcomes.iter_mut().map(|o| BudgetItem { exempt: o.budget_exempt, result: &mut o.result }).collect();
         budget::enforce_message_budget(&session, &mut items, self.options().message_budget_chars);

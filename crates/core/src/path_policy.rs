@@ -47,10 +47,7 @@ pub enum FileKind {
 impl FileKind {
     /// Whether reading or writing it could block forever or never end (devices, FIFOs, sockets).
     pub fn is_special(self) -> bool {
-        matches!(
-            self,
-            FileKind::Device | FileKind::Fifo | FileKind::Socket | FileKind::Other
-        )
+        matches!(self, FileKind::Device | FileKind::Fifo | FileKind::Socket | FileKind::Other)
     }
 
     /// A short noun for messages: `device file`, `FIFO`, ...
@@ -142,11 +139,7 @@ pub struct PathCheck {
 
 /// Expand a leading `~` or `~/` to the home directory (`~user` is left as written).
 pub fn expand_tilde(raw: &str) -> PathBuf {
-    let home = || {
-        std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-    };
+    let home = || std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
     if raw == "~" {
         if let Some(h) = home() {
             return h;
@@ -216,11 +209,7 @@ fn kind_of(path: &Path) -> FileKind {
             }
         }
     };
-    if kind != FileKind::Directory && is_stream_path(path) {
-        FileKind::Device
-    } else {
-        kind
-    }
+    if kind != FileKind::Directory && is_stream_path(path) { FileKind::Device } else { kind }
 }
 
 fn is_stream_path(path: &Path) -> bool {
@@ -245,10 +234,7 @@ pub fn protected_component(path: &Path) -> Option<&'static str> {
     path.components().find_map(|c| match c {
         Component::Normal(name) => {
             let name = name.to_string_lossy();
-            PROTECTED_NAMES
-                .iter()
-                .copied()
-                .find(|p| name.eq_ignore_ascii_case(p))
+            PROTECTED_NAMES.iter().copied().find(|p| name.eq_ignore_ascii_case(p))
         }
         _ => None,
     })
@@ -256,11 +242,7 @@ pub fn protected_component(path: &Path) -> Option<&'static str> {
 
 /// The session's working directories with symlinks resolved.
 fn canonical_working_dirs(session: &Session) -> Vec<PathBuf> {
-    session
-        .working_dirs()
-        .into_iter()
-        .map(|d| fs::canonicalize(&d).unwrap_or(d))
-        .collect()
+    session.working_dirs().into_iter().map(|d| fs::canonicalize(&d).unwrap_or(d)).collect()
 }
 
 fn inside_any(path: &Path, dirs: &[PathBuf]) -> bool {
@@ -289,9 +271,7 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
     let dirs = canonical_working_dirs(session);
     let inside_working_dirs = inside_any(&real, &dirs);
     let symlink_escape = !inside_working_dirs && inside_any(&path, &dirs);
-    let protected = protected_component(&path)
-        .or_else(|| protected_component(&real))
-        .map(str::to_string);
+    let protected = protected_component(&path).or_else(|| protected_component(&real)).map(str::to_string);
     let kind = match kind_of(&path) {
         FileKind::Missing => kind_of(&real),
         k => k,
@@ -327,9 +307,9 @@ impl PathCheck {
             ));
         }
         match self.kind {
-            FileKind::Device => Some(format!(
-                "Cannot {verb} '{shown}': this device file would block or produce infinite output."
-            )),
+            FileKind::Device => {
+                Some(format!("Cannot {verb} '{shown}': this device file would block or produce infinite output."))
+            }
             FileKind::Fifo | FileKind::Socket | FileKind::Other => Some(format!(
                 "Cannot {verb} '{shown}': it is a {} and could block forever. Only regular files can be used.",
                 self.kind.describe()
@@ -346,10 +326,7 @@ impl PathCheck {
                 self.real.display()
             ))
         } else if !self.inside_working_dirs {
-            Some(format!(
-                "{} is outside the working directories",
-                self.path.display()
-            ))
+            Some(format!("{} is outside the working directories", self.path.display()))
         } else {
             None
         }
@@ -368,15 +345,9 @@ impl PathCheck {
             ));
         }
         if let Some(reason) = self.outside_reason() {
-            return PermissionResult::ask(
-                format!("Allow {tool} to read {}?", self.path.display()),
-                reason,
-            );
+            return PermissionResult::ask(format!("Allow {tool} to read {}?", self.path.display()), reason);
         }
-        PermissionResult::allow(format!(
-            "{} is inside the working directories",
-            self.path.display()
-        ))
+        PermissionResult::allow(format!("{} is inside the working directories", self.path.display()))
     }
 
     /// The tool's own answer for writing this path: special files and UNC paths are refused;
@@ -391,10 +362,7 @@ impl PathCheck {
         if let Some(name) = &self.protected {
             return PermissionResult::ask(
                 question(),
-                format!(
-                    "{} is a protected path ({name}): changes there always need confirmation",
-                    self.path.display()
-                ),
+                format!("{} is a protected path ({name}): changes there always need confirmation", self.path.display()),
             );
         }
         if let Some(reason) = self.outside_reason() {
@@ -402,9 +370,7 @@ impl PathCheck {
         }
         match mode {
             PermissionMode::AcceptEdits | PermissionMode::BypassPermissions => {
-                PermissionResult::allow(format!(
-                    "{mode} allows edits inside the working directories"
-                ))
+                PermissionResult::allow(format!("{mode} allows edits inside the working directories"))
             }
             _ => PermissionResult::passthrough(),
         }
@@ -417,9 +383,7 @@ pub fn similar_file(path: &Path) -> Option<PathBuf> {
     let dir = path.parent()?;
     let wanted = path.file_name()?.to_string_lossy().into_owned();
     let wanted_lower = wanted.to_lowercase();
-    let wanted_stem = Path::new(&wanted)
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_lowercase());
+    let wanted_stem = Path::new(&wanted).file_stem().map(|s| s.to_string_lossy().to_lowercase());
     let mut names: Vec<String> = fs::read_dir(dir)
         .ok()?
         .take(10_000)
@@ -434,9 +398,7 @@ pub fn similar_file(path: &Path) -> Option<PathBuf> {
         if lower == wanted_lower {
             return Some(0);
         }
-        let stem = Path::new(name)
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_lowercase());
+        let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().to_lowercase());
         if stem.is_some() && stem == wanted_stem {
             return Some(1);
         }
@@ -448,11 +410,7 @@ pub fn similar_file(path: &Path) -> Option<PathBuf> {
         }
         None
     };
-    names
-        .iter()
-        .filter_map(|n| score(n).map(|s| (s, n)))
-        .min_by_key(|(s, _)| *s)
-        .map(|(_, n)| dir.join(n))
+    names.iter().filter_map(|n| score(n).map(|s| (s, n))).min_by_key(|(s, _)| *s).map(|(_, n)| dir.join(n))
 }
 
 /// Levenshtein distance between `a` and `b`, giving up (returning `cap + 1`) once it exceeds `cap`.
@@ -466,9 +424,7 @@ fn edit_distance(a: &str, b: &str, cap: usize) -> usize {
     for (i, ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
         if cur.iter().min().is_some_and(|m| *m > cap) {
             return cap + 1;
@@ -481,10 +437,8 @@ fn edit_distance(a: &str, b: &str, cap: usize) -> usize {
 /// Claude Code's message for a missing file: `File does not exist. Note: your current working
 /// directory is <cwd>.` plus ` Did you mean <path>?` when a similar name exists next to it.
 pub fn missing_file_message(session: &Session, check: &PathCheck) -> String {
-    let mut message = format!(
-        "File does not exist. Note: your current working directory is {}.",
-        session.cwd().display()
-    );
+    let mut message =
+        format!("File does not exist. Note: your current working directory is {}.", session.cwd().display());
     if let Some(similar) = similar_file(&check.path) {
         message.push_str(&format!(" Did you mean {}?", similar.display()));
     }
@@ -498,11 +452,7 @@ mod tests {
     use std::os::unix::fs::symlink;
 
     fn session_in(dir: &Path) -> std::sync::Arc<Session> {
-        Session::new(SessionConfig {
-            cwd: Some(dir.to_path_buf()),
-            ..Default::default()
-        })
-        .unwrap()
+        Session::new(SessionConfig { cwd: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
     }
 
     #[test]
@@ -516,23 +466,14 @@ mod tests {
         assert_eq!(c.path, root.join("a.txt"));
         assert_eq!(c.kind, FileKind::Regular);
         assert!(c.inside_working_dirs && !c.symlink_escape && c.protected.is_none());
-        assert!(matches!(
-            c.read_permission("Read"),
-            PermissionResult::Allow { .. }
-        ));
+        assert!(matches!(c.read_permission("Read"), PermissionResult::Allow { .. }));
 
         let escape = check_path(&s, "../../etc/passwd");
         assert!(!escape.inside_working_dirs);
-        assert!(matches!(
-            escape.read_permission("Read"),
-            PermissionResult::Ask { .. }
-        ));
+        assert!(matches!(escape.read_permission("Read"), PermissionResult::Ask { .. }));
 
         if let Some(home) = std::env::var_os("HOME") {
-            assert_eq!(
-                check_path(&s, "~/x").path,
-                normalize_path(Path::new("/"), &Path::new(&home).join("x"))
-            );
+            assert_eq!(check_path(&s, "~/x").path, normalize_path(Path::new("/"), &Path::new(&home).join("x")));
         }
     }
 
@@ -551,16 +492,8 @@ mod tests {
 
         let c = check_path(&s, "out/new/file.rs");
         assert!(c.symlink_escape && !c.inside_working_dirs);
-        assert_eq!(
-            c.real,
-            fs::canonicalize(outside.path())
-                .unwrap()
-                .join("new/file.rs")
-        );
-        assert!(matches!(
-            c.write_permission("Write", PermissionMode::BypassPermissions),
-            PermissionResult::Ask { .. }
-        ));
+        assert_eq!(c.real, fs::canonicalize(outside.path()).unwrap().join("new/file.rs"));
+        assert!(matches!(c.write_permission("Write", PermissionMode::BypassPermissions), PermissionResult::Ask { .. }));
 
         // A dangling link pointing outside is judged by where a write would land.
         symlink(outside.path().join("later.txt"), root.join("dangling")).unwrap();
@@ -572,23 +505,11 @@ mod tests {
     fn protected_names_are_case_insensitive() {
         let work = tempfile::tempdir().unwrap();
         let s = session_in(work.path());
-        for p in [
-            ".git/config",
-            ".GIT/hooks/pre-commit",
-            "sub/.Claude/settings.json",
-            ".bashrc",
-            ".mcp.json",
-        ] {
+        for p in [".git/config", ".GIT/hooks/pre-commit", "sub/.Claude/settings.json", ".bashrc", ".mcp.json"] {
             let c = check_path(&s, p);
             assert!(c.protected.is_some(), "{p}");
-            assert!(matches!(
-                c.write_permission("Edit", PermissionMode::AcceptEdits),
-                PermissionResult::Ask { .. }
-            ));
-            assert!(matches!(
-                c.read_permission("Read"),
-                PermissionResult::Allow { .. }
-            ));
+            assert!(matches!(c.write_permission("Edit", PermissionMode::AcceptEdits), PermissionResult::Ask { .. }));
+            assert!(matches!(c.read_permission("Read"), PermissionResult::Allow { .. }));
         }
         assert!(check_path(&s, "src/.gitignore").protected.is_none());
     }
@@ -598,18 +519,9 @@ mod tests {
         let work = tempfile::tempdir().unwrap();
         let s = session_in(work.path());
         let c = check_path(&s, "src/lib.rs");
-        assert!(matches!(
-            c.write_permission("Write", PermissionMode::Default),
-            PermissionResult::Passthrough { .. }
-        ));
-        assert!(matches!(
-            c.write_permission("Write", PermissionMode::AcceptEdits),
-            PermissionResult::Allow { .. }
-        ));
-        assert!(matches!(
-            c.write_permission("Write", PermissionMode::Plan),
-            PermissionResult::Passthrough { .. }
-        ));
+        assert!(matches!(c.write_permission("Write", PermissionMode::Default), PermissionResult::Passthrough { .. }));
+        assert!(matches!(c.write_permission("Write", PermissionMode::AcceptEdits), PermissionResult::Allow { .. }));
+        assert!(matches!(c.write_permission("Write", PermissionMode::Plan), PermissionResult::Passthrough { .. }));
     }
 
     #[test]
@@ -620,37 +532,25 @@ mod tests {
         assert_eq!(zero.kind, FileKind::Device);
         assert_eq!(
             zero.read_permission("Read"),
-            PermissionResult::deny(
-                "Cannot read '/dev/zero': this device file would block or produce infinite output."
-            )
+            PermissionResult::deny("Cannot read '/dev/zero': this device file would block or produce infinite output.")
         );
         assert_eq!(check_path(&s, "/dev/stdin").kind, FileKind::Device);
         assert!(matches!(
-            check_path(&s, "/dev/null")
-                .write_permission("Write", PermissionMode::BypassPermissions),
+            check_path(&s, "/dev/null").write_permission("Write", PermissionMode::BypassPermissions),
             PermissionResult::Deny { .. }
         ));
 
         let fifo = fs::canonicalize(work.path()).unwrap().join("pipe");
-        let status = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(status.success());
         let c = check_path(&s, "pipe");
         assert_eq!(c.kind, FileKind::Fifo);
-        assert!(matches!(
-            c.read_permission("Read"),
-            PermissionResult::Deny { .. }
-        ));
+        assert!(matches!(c.read_permission("Read"), PermissionResult::Deny { .. }));
 
         for raw in ["//server/share/x", "\\\\server\\share\\x"] {
             let c = check_path(&s, raw);
             assert!(c.unc);
-            assert!(matches!(
-                c.read_permission("Read"),
-                PermissionResult::Deny { .. }
-            ));
+            assert!(matches!(c.read_permission("Read"), PermissionResult::Deny { .. }));
             assert!(matches!(
                 c.write_permission("Write", PermissionMode::BypassPermissions),
                 PermissionResult::Deny { .. }
@@ -664,18 +564,9 @@ mod tests {
         let root = fs::canonicalize(work.path()).unwrap();
         fs::write(root.join("main.rs"), "").unwrap();
         fs::write(root.join("Config.toml"), "").unwrap();
-        assert_eq!(
-            similar_file(&root.join("main.py")),
-            Some(root.join("main.rs"))
-        );
-        assert_eq!(
-            similar_file(&root.join("config.toml")),
-            Some(root.join("Config.toml"))
-        );
-        assert_eq!(
-            similar_file(&root.join("mian.rs")),
-            Some(root.join("main.rs"))
-        );
+        assert_eq!(similar_file(&root.join("main.py")), Some(root.join("main.rs")));
+        assert_eq!(similar_file(&root.join("config.toml")), Some(root.join("Config.toml")));
+        assert_eq!(similar_file(&root.join("mian.rs")), Some(root.join("main.rs")));
         assert_eq!(similar_file(&root.join("unrelated.txt")), None);
         let s = session_in(&root);
         assert_eq!(
@@ -701,14 +592,8 @@ mod tests {
         let result = s.tool_results_dir().join("toolu_1.txt");
         let c = check_path(&s, &result.to_string_lossy());
         assert!(c.session_internal && !c.inside_working_dirs);
-        assert!(matches!(
-            c.read_permission("Read"),
-            PermissionResult::Allow { .. }
-        ));
-        assert!(matches!(
-            c.write_permission("Write", PermissionMode::AcceptEdits),
-            PermissionResult::Ask { .. }
-        ));
+        assert!(matches!(c.read_permission("Read"), PermissionResult::Allow { .. }));
+        assert!(matches!(c.write_permission("Write", PermissionMode::AcceptEdits), PermissionResult::Ask { .. }));
         let other = state.path().join("other-session/tool-results/x.txt");
         assert!(!check_path(&s, &other.to_string_lossy()).session_internal);
     }

@@ -411,9 +411,12 @@ impl Engine {
             Some(Ok(Err(ToolError::Cancelled))) => {
                 (ToolResult::error(id, messages::INTERRUPTED_MESSAGE), None, Vec::new(), true)
             }
-            Some(Ok(Err(e))) => {
-                (ToolResult::error(id, messages::error_calling_tool(tool.name(), &e.to_string())), None, Vec::new(), true)
-            }
+            Some(Ok(Err(e))) => (
+                ToolResult::error(id, messages::error_calling_tool(tool.name(), &e.to_string())),
+                None,
+                Vec::new(),
+                true,
+            ),
             Some(Ok(Ok(out))) => {
                 let failed = out.is_error;
                 (ToolResult::new(id, out.content, out.is_error), out.context_change, out.new_messages, failed)
@@ -481,7 +484,9 @@ impl Engine {
             }
             AskAnswer::AllowAlways => {
                 let remembered = match self.inner.policy.remember(&suggested) {
-                    Ok(()) if !suggested.is_empty() => format!(" and added {} to the allow rules", suggested.join(", ")),
+                    Ok(()) if !suggested.is_empty() => {
+                        format!(" and added {} to the allow rules", suggested.join(", "))
+                    }
                     Ok(()) => String::new(),
                     Err(e) => {
                         tracing::warn!(tool = tool.name(), "could not remember the always-allow answer: {e}");

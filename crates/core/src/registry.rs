@@ -19,7 +19,8 @@ pub const SIMPLE_MODE_TOOLS: [&str; 3] = ["Bash", "Edit", "Read"];
 pub fn registered_tools() -> &'static [Arc<dyn Tool>] {
     static TOOLS: OnceLock<Vec<Arc<dyn Tool>>> = OnceLock::new();
     TOOLS.get_or_init(|| {
-        let mut tools: Vec<Arc<dyn Tool>> = inventory::iter::<ToolRegistration>.into_iter().map(|r| (r.make)()).collect();
+        let mut tools: Vec<Arc<dyn Tool>> =
+            inventory::iter::<ToolRegistration>.into_iter().map(|r| (r.make)()).collect();
         tools.sort_by(|a, b| a.name().cmp(b.name()));
         tools
     })

@@ -35,7 +35,21 @@ pub fn schema_for<T: JsonSchema>() -> Value {
 fn tidy(schema: &mut Value) {
     let Some(obj) = schema.as_object_mut() else { return };
     if obj.get("format").and_then(Value::as_str).is_some_and(|f| {
-        matches!(f, "uint" | "uint8" | "uint16" | "uint32" | "uint64" | "int" | "int8" | "int16" | "int32" | "int64" | "double" | "float")
+        matches!(
+            f,
+            "uint"
+                | "uint8"
+                | "uint16"
+                | "uint32"
+                | "uint64"
+                | "int"
+                | "int8"
+                | "int16"
+                | "int32"
+                | "int64"
+                | "double"
+                | "float"
+        )
     }) {
         obj.remove("format");
     }
@@ -125,11 +139,8 @@ impl Coercion {
             return Coercion::Number;
         }
         if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-            let fields: Vec<_> = props
-                .iter()
-                .map(|(k, v)| (k.clone(), Coercion::of(v)))
-                .filter(|(_, c)| *c != Coercion::None)
-                .collect();
+            let fields: Vec<_> =
+                props.iter().map(|(k, v)| (k.clone(), Coercion::of(v))).filter(|(_, c)| *c != Coercion::None).collect();
             return if fields.is_empty() { Coercion::None } else { Coercion::Object(fields) };
         }
         if let Some(items) = schema.get("items") {
@@ -229,7 +240,12 @@ fn expected_name(kind: &TypeKind) -> String {
 }
 
 fn param_path(pointer: &str) -> String {
-    pointer.trim_start_matches('/').split('/').map(|s| s.replace("~1", "/").replace("~0", "~")).collect::<Vec<_>>().join(".")
+    pointer
+        .trim_start_matches('/')
+        .split('/')
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 fn join_path(parent: &str, child: &str) -> String {

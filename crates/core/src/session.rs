@@ -206,7 +206,8 @@ impl Session {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Session::new(config),
             Err(e) => return Err(SessionError::Io { path, source: e }),
         };
-        let snap: Snapshot = serde_json::from_str(&text).map_err(|e| SessionError::Corrupt { path: path.clone(), source: e })?;
+        let snap: Snapshot =
+            serde_json::from_str(&text).map_err(|e| SessionError::Corrupt { path: path.clone(), source: e })?;
         let explicit_cwd = config.cwd.is_some();
         let mut cfg = config;
         if !explicit_cwd {
@@ -228,7 +229,8 @@ impl Session {
         if !explicit_cwd && snap.project_dir.is_dir() {
             session.project_dir = snap.project_dir;
         }
-        *session.permission_mode.get_mut().unwrap_or_else(|e| e.into_inner()) = mode_override.unwrap_or(snap.permission_mode);
+        *session.permission_mode.get_mut().unwrap_or_else(|e| e.into_inner()) =
+            mode_override.unwrap_or(snap.permission_mode);
         session.file_state.restore(snap.file_state);
         *session.data.get_mut().unwrap_or_else(|e| e.into_inner()) = snap.data;
         Ok(Arc::new(session))

@@ -171,11 +171,7 @@ impl BackgroundTask {
             if state.status.is_terminal() {
                 return false;
             }
-            state.status = if exit_code == Some(0) {
-                TaskStatus::Completed
-            } else {
-                TaskStatus::Failed
-            };
+            state.status = if exit_code == Some(0) { TaskStatus::Completed } else { TaskStatus::Failed };
             state.exit_code = exit_code;
             true
         });
@@ -192,10 +188,7 @@ impl BackgroundTask {
             was_running
         });
         if !was_running {
-            return Err(TaskError::NotRunning {
-                id: self.id.clone(),
-                status: self.status(),
-            });
+            return Err(TaskError::NotRunning { id: self.id.clone(), status: self.status() });
         }
         (self.kill)();
         Ok(())
@@ -242,10 +235,7 @@ impl Reservation {
         kill: KillHandle,
     ) -> Arc<BackgroundTask> {
         self.used = true;
-        let (state, _) = watch::channel(TaskState {
-            status: TaskStatus::Running,
-            exit_code: None,
-        });
+        let (state, _) = watch::channel(TaskState { status: TaskStatus::Running, exit_code: None });
         let task = Arc::new(BackgroundTask {
             id: self.id.clone(),
             command: command.into(),
@@ -361,17 +351,9 @@ impl TaskRegistry {
             if inner.closed {
                 return Err(ReserveError::Closed);
             }
-            let running = inner
-                .tasks
-                .values()
-                .filter(|t| t.status() == TaskStatus::Running)
-                .count()
-                + inner.reserved;
+            let running = inner.tasks.values().filter(|t| t.status() == TaskStatus::Running).count() + inner.reserved;
             if running >= self.max_running {
-                return Err(ReserveError::Task(TaskError::LimitReached {
-                    running,
-                    limit: self.max_running,
-                }));
+                return Err(ReserveError::Task(TaskError::LimitReached { running, limit: self.max_running }));
             }
             inner.reserved += 1;
         }
@@ -382,20 +364,14 @@ impl TaskRegistry {
             id,
             used: false,
         };
-        std::fs::create_dir_all(&self.output_dir).map_err(|e| ReserveError::Io {
-            path: self.output_dir.clone(),
-            source: e,
-        })?;
+        std::fs::create_dir_all(&self.output_dir)
+            .map_err(|e| ReserveError::Io { path: self.output_dir.clone(), source: e })?;
         Ok(reservation)
     }
 
     /// The task with this id.
     pub fn get(&self, id: &str) -> Result<Arc<BackgroundTask>, TaskError> {
-        self.lock()
-            .tasks
-            .get(id)
-            .cloned()
-            .ok_or_else(|| TaskError::NotFound(id.to_string()))
+        self.lock().tasks.get(id).cloned().ok_or_else(|| TaskError::NotFound(id.to_string()))
     }
 
     /// Every task, oldest first.
@@ -405,11 +381,7 @@ impl TaskRegistry {
 
     /// Tasks running now.
     pub fn running(&self) -> usize {
-        self.lock()
-            .tasks
-            .values()
-            .filter(|t| t.status() == TaskStatus::Running)
-            .count()
+        self.lock().tasks.values().filter(|t| t.status() == TaskStatus::Running).count()
     }
 
     /// Kill a running task.
@@ -461,11 +433,7 @@ mod tests {
 
     fn session() -> (tempfile::TempDir, Arc<Session>) {
         let dir = tempfile::tempdir().unwrap();
-        let s = Session::new(SessionConfig {
-            state_dir: Some(dir.path().into()),
-            ..Default::default()
-        })
-        .unwrap();
+        let s = Session::new(SessionConfig { state_dir: Some(dir.path().into()), ..Default::default() }).unwrap();
         (dir, s)
     }
 
@@ -481,10 +449,7 @@ mod tests {
         let (_dir, s) = session();
         let reg = TaskRegistry::of_with_limit(&s, 2);
         let kills = Arc::new(AtomicUsize::new(0));
-        let a = reg
-            .reserve()
-            .unwrap()
-            .start("sleep 1", None, counting_kill(&kills));
+        let a = reg.reserve().unwrap().start("sleep 1", None, counting_kill(&kills));
         let pending = reg.reserve().unwrap();
         let err = reg.reserve().unwrap_err();
         assert_eq!(
@@ -492,10 +457,7 @@ mod tests {
             "Cannot start another background task: 2 are already running in this session (limit 2). Stop one with TaskStop or wait for one to finish, then try again."
         );
         drop(pending);
-        let b = reg
-            .reserve()
-            .unwrap()
-            .start("sleep 2", None, counting_kill(&kills));
+        let b = reg.reserve().unwrap().start("sleep 2", None, counting_kill(&kills));
         a.finish(Some(0));
         assert_eq!(a.status(), TaskStatus::Completed);
         assert!(reg.reserve().is_ok(), "an ended task frees its place");
@@ -508,23 +470,14 @@ mod tests {
         let (_dir, s) = session();
         let reg = TaskRegistry::of(&s);
         let kills = Arc::new(AtomicUsize::new(0));
-        let t = reg
-            .reserve()
-            .unwrap()
-            .start("sleep 9", None, counting_kill(&kills));
+        let t = reg.reserve().unwrap().start("sleep 9", None, counting_kill(&kills));
         let id = t.id().to_string();
         reg.stop(&id).unwrap();
         assert_eq!(kills.load(Ordering::SeqCst), 1);
         t.finish(None);
         assert_eq!(t.status(), TaskStatus::Killed);
-        assert_eq!(
-            reg.stop(&id).unwrap_err().to_string(),
-            format!("Task {id} is not running (status: killed)")
-        );
-        assert_eq!(
-            reg.stop("nope").unwrap_err().to_string(),
-            "No task found with ID: nope"
-        );
+        assert_eq!(reg.stop(&id).unwrap_err().to_string(), format!("Task {id} is not running (status: killed)"));
+        assert_eq!(reg.stop("nope").unwrap_err().to_string(), "No task found with ID: nope");
     }
 
     #[test]
@@ -532,15 +485,9 @@ mod tests {
         let (_dir, s) = session();
         let reg = TaskRegistry::of(&s);
         let kills = Arc::new(AtomicUsize::new(0));
-        let done = reg
-            .reserve()
-            .unwrap()
-            .start("true", None, counting_kill(&kills));
+        let done = reg.reserve().unwrap().start("true", None, counting_kill(&kills));
         done.finish(Some(0));
-        let running = reg
-            .reserve()
-            .unwrap()
-            .start("sleep 9", None, counting_kill(&kills));
+        let running = reg.reserve().unwrap().start("sleep 9", None, counting_kill(&kills));
         s.close();
         assert_eq!(kills.load(Ordering::SeqCst), 1);
         assert_eq!(running.status(), TaskStatus::Killed);
@@ -558,13 +505,7 @@ mod tests {
         };
         t.finish(Some(3));
         let state = waiter.await.unwrap();
-        assert_eq!(
-            state,
-            TaskState {
-                status: TaskStatus::Failed,
-                exit_code: Some(3)
-            }
-        );
+        assert_eq!(state, TaskState { status: TaskStatus::Failed, exit_code: Some(3) });
         // A running task that does not end: the wait gives up with the running state.
         let r = reg.reserve().unwrap().start("y", None, Box::new(|| {}));
         assert_eq!(r.wait(Duration::ZERO).await.status, TaskStatus::Running);

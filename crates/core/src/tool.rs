@@ -346,9 +346,7 @@ impl<T: TypedTool> Tool for Typed<T> {
         self.parse(input).map_or(RuleSubject::None, |i| self.tool.rule_subject(i, session))
     }
     async fn call(&self, input: &ToolInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let typed = input
-            .typed::<T::Input>()
-            .map_err(|e| ToolError::msg(format!("input could not be read: {e}")))?;
+        let typed = input.typed::<T::Input>().map_err(|e| ToolError::msg(format!("input could not be read: {e}")))?;
         self.tool.call(typed, ctx).await
     }
     fn render_use(&self, input: &ToolInput) -> String {

@@ -166,7 +166,8 @@ async fn asks_go_to_the_asker() {
     assert!(!r.is_error);
     assert_eq!(yes.1.lock().unwrap()[0].tool, "Forgetful");
 
-    let no = Arc::new(ScriptedAsker(AskAnswer::Deny { feedback: Some("use the staging dir".into()) }, Default::default()));
+    let no =
+        Arc::new(ScriptedAsker(AskAnswer::Deny { feedback: Some("use the staging dir".into()) }, Default::default()));
     let engine = hands_core::Engine::builder(pool, Arc::clone(&fx.session)).asker(no).build();
     let outcome = engine.call(call("Forgetful", json!({})), &Turn::new()).await;
     assert!(outcome.result.is_error);
@@ -198,7 +199,11 @@ async fn large_results_are_persisted_with_a_preview() {
     let r = engine.run_one(ToolCall::new("toolu_big", "Big", json!({"chars": 300_000})), &Turn::new()).await;
     assert!(!r.is_error);
     let text = r.text();
-    assert!(text.starts_with("<persisted-output>\nOutput too large (293KB). Full output saved to: "), "{}", &text[..200]);
+    assert!(
+        text.starts_with("<persisted-output>\nOutput too large (293KB). Full output saved to: "),
+        "{}",
+        &text[..200]
+    );
     assert!(text.contains("Preview (first 2KB):\n0123456789"));
     let path = fx.session.tool_results_dir().join("toolu_big.txt");
     assert!(text.contains(&path.display().to_string()));
@@ -224,7 +229,11 @@ impl hands_core::TypedTool for ToolSearchStandIn {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    async fn call(&self, _: &NoInput, _: &hands_core::ToolContext) -> Result<hands_core::ToolOutput, hands_core::ToolError> {
+    async fn call(
+        &self,
+        _: &NoInput,
+        _: &hands_core::ToolContext,
+    ) -> Result<hands_core::ToolOutput, hands_core::ToolError> {
         Ok(hands_core::ToolOutput::text(""))
     }
 }

@@ -147,7 +147,8 @@ async fn message_budget_persists_the_largest_results() {
     let fx = Fixture::new(PermissionMode::Default);
     let engine = fx.engine(vec![t(Big(ResultLimit::Chars(100_000))), t(Big(ResultLimit::Unlimited))]);
     // Five 45 000-char results (each under the 50 000 per-tool cap) = 225 000 > 200 000.
-    let calls: Vec<ToolCall> = (0..5).map(|i| ToolCall::new(format!("b{i}"), "Big", json!({"chars": 45_000 + i}))).collect();
+    let calls: Vec<ToolCall> =
+        (0..5).map(|i| ToolCall::new(format!("b{i}"), "Big", json!({"chars": 45_000 + i}))).collect();
     let results = engine.run_batch(calls, &Turn::new()).await;
     let persisted: Vec<bool> = results.iter().map(|r| r.text().starts_with("<persisted-output>")).collect();
     assert_eq!(persisted, [false, false, false, false, true], "the largest one goes to disk");

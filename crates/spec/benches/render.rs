@@ -22,14 +22,7 @@ fn setup() -> (Fixture, Pool) {
 }
 
 fn options(format: Format, strict: bool, mode: ToolSearchMode) -> RenderOptions {
-    RenderOptions {
-        format,
-        strict,
-        deferral: Some(DeferralSettings {
-            mode,
-            ..DeferralSettings::default()
-        }),
-    }
+    RenderOptions { format, strict, deferral: Some(DeferralSettings { mode, ..DeferralSettings::default() }) }
 }
 
 #[divan::bench(args = [ToolSearchMode::Off, ToolSearchMode::On], name = "anthropic")]
@@ -51,11 +44,8 @@ fn tool_search_keywords(bencher: divan::Bencher<'_, '_>, query: &str) {
     let (fx, pool) = setup();
     let tools: Vec<_> = pool.tools().filter(|t| t.is_external()).cloned().collect();
     let prompts: Vec<String> = tools.iter().map(|t| t.prompt(&fx.session)).collect();
-    let searchable: Vec<Searchable<'_>> = tools
-        .iter()
-        .zip(&prompts)
-        .map(|(t, p)| Searchable::new(t.name(), t.search_hint(), p))
-        .collect();
+    let searchable: Vec<Searchable<'_>> =
+        tools.iter().zip(&prompts).map(|(t, p)| Searchable::new(t.name(), t.search_hint(), p)).collect();
     let names: Vec<&str> = pool.tools().map(|t| t.name()).collect();
     bencher.bench_local(|| keyword_search(query, &searchable, &names, 5));
 }

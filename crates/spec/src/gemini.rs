@@ -51,10 +51,7 @@ pub fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames) -> Value {
             decl.insert("name".into(), json!(names.wire(tool.name())));
             decl.insert("description".into(), json!(tool.prompt(session)));
             let parameters = to_openapi(tool.input_schema());
-            let empty = parameters
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_none_or(Map::is_empty);
+            let empty = parameters.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
             if !empty {
                 decl.insert("parameters".into(), parameters);
             }
@@ -80,20 +77,13 @@ pub fn to_openapi(schema: &Value) -> Value {
         }
     }
     let mut out = Map::new();
-    let mut nullable = node
-        .get("nullable")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let mut nullable = node.get("nullable").and_then(Value::as_bool).unwrap_or(false);
     let mut description_extra = None;
 
     // Types: one type (plus nullable), or a union.
     let types: Vec<String> = match node.get("type") {
         Some(Value::String(t)) => vec![t.clone()],
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).map(str::to_string).collect(),
         _ => Vec::new(),
     };
     if types.iter().any(|t| t == "null") {
@@ -132,11 +122,7 @@ pub fn to_openapi(schema: &Value) -> Value {
     }
 
     // Enumerations: strings only.
-    let mut values: Vec<Value> = node
-        .get("enum")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let mut values: Vec<Value> = node.get("enum").and_then(Value::as_array).cloned().unwrap_or_default();
     if let Some(c) = node.get("const") {
         values = vec![c.clone()];
     }
@@ -160,18 +146,12 @@ pub fn to_openapi(schema: &Value) -> Value {
     }
 
     if let Some(props) = node.get("properties").and_then(Value::as_object) {
-        let converted: Map<String, Value> = props
-            .iter()
-            .map(|(k, v)| (k.clone(), to_openapi(v)))
-            .collect();
+        let converted: Map<String, Value> = props.iter().map(|(k, v)| (k.clone(), to_openapi(v))).collect();
         out.entry("type").or_insert_with(|| json!("object"));
         out.insert("properties".into(), Value::Object(converted));
         if let Some(Value::Array(required)) = node.get("required") {
-            let required: Vec<Value> = required
-                .iter()
-                .filter(|r| r.as_str().is_some_and(|r| props.contains_key(r)))
-                .cloned()
-                .collect();
+            let required: Vec<Value> =
+                required.iter().filter(|r| r.as_str().is_some_and(|r| props.contains_key(r))).cloned().collect();
             if !required.is_empty() {
                 out.insert("required".into(), Value::Array(required));
             }
@@ -185,10 +165,9 @@ pub fn to_openapi(schema: &Value) -> Value {
             out.insert((*key).into(), v.clone());
         }
     }
-    if let (Some(ty), Some(format)) = (
-        out.get("type").and_then(Value::as_str),
-        node.get("format").and_then(Value::as_str),
-    ) {
+    if let (Some(ty), Some(format)) =
+        (out.get("type").and_then(Value::as_str), node.get("format").and_then(Value::as_str))
+    {
         if supported_format(ty, format) {
             out.insert("format".into(), json!(format));
         }

@@ -51,12 +51,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `hands tools --format` lists them.
-    pub const ALL: [Format; 4] = [
-        Format::Names,
-        Format::Anthropic,
-        Format::OpenAi,
-        Format::Gemini,
-    ];
+    pub const ALL: [Format; 4] = [Format::Names, Format::Anthropic, Format::OpenAi, Format::Gemini];
 
     /// Whether the API expands `tool_reference` blocks in tool results (only Anthropic's does).
     pub fn expands_tool_references(self) -> bool {
@@ -115,10 +110,7 @@ pub struct RenderOptions {
 impl RenderOptions {
     /// Options for `format`, everything else default.
     pub fn new(format: Format) -> Self {
-        Self {
-            format,
-            ..Self::default()
-        }
+        Self { format, ..Self::default() }
     }
 }
 
@@ -129,19 +121,9 @@ pub fn render(pool: &Pool, session: &Session, opts: &RenderOptions) -> Value {
 }
 
 /// Render an explicit plan (stats and tests measure plans that are not the session's).
-pub fn render_plan(
-    plan: &Plan<'_>,
-    session: &Session,
-    names: &ToolNames,
-    opts: &RenderOptions,
-) -> Value {
+pub fn render_plan(plan: &Plan<'_>, session: &Session, names: &ToolNames, opts: &RenderOptions) -> Value {
     match opts.format {
-        Format::Names => Value::Array(
-            plan.tools
-                .iter()
-                .map(|t| Value::String(names.wire(t.tool.name())))
-                .collect(),
-        ),
+        Format::Names => Value::Array(plan.tools.iter().map(|t| Value::String(names.wire(t.tool.name()))).collect()),
         Format::Anthropic => anthropic::tools(plan, session, names),
         Format::OpenAi => openai::tools(plan, session, names, opts.strict),
         Format::Gemini => gemini::tools(plan, session, names),
@@ -158,10 +140,7 @@ pub fn announcement(pool: &Pool, session: &Session, opts: &RenderOptions) -> Opt
 /// Tell the session which API its model talks through, so ToolSearch answers in a form that
 /// API understands (`tool_reference` blocks for Anthropic, the definitions as text otherwise).
 pub fn set_client_format(session: &Session, format: Format) {
-    session.set_data(
-        TOOL_REFERENCE_SUPPORT_KEY,
-        Some(Value::Bool(format.expands_tool_references())),
-    );
+    session.set_data(TOOL_REFERENCE_SUPPORT_KEY, Some(Value::Bool(format.expands_tool_references())));
 }
 
 /// Map a call as the model sent it back to the pool: the tool's original name, and for strict
@@ -191,12 +170,6 @@ mod tests {
             assert_eq!(format.to_string().parse::<Format>(), Ok(format));
         }
         assert_eq!("OpenAI".parse::<Format>(), Ok(Format::OpenAi));
-        assert!(
-            "bedrock"
-                .parse::<Format>()
-                .unwrap_err()
-                .to_string()
-                .contains("anthropic")
-        );
+        assert!("bedrock".parse::<Format>().unwrap_err().to_string().contains("anthropic"));
     }
 }

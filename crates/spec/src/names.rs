@@ -34,16 +34,7 @@ pub fn is_portable_name(name: &str) -> bool {
 /// `name` with every character outside `[A-Za-z0-9_-]` replaced by `_`, and a `_` in front when
 /// it does not start with a letter or `_` (the rule of reference §6, plus Gemini's first letter).
 pub fn sanitize(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         out.insert(0, '_');
     }
@@ -67,11 +58,7 @@ pub fn portable(name: &str) -> String {
         return name.to_string();
     }
     let sanitized = sanitize(name);
-    if sanitized.len() <= MAX_TOOL_NAME_LEN {
-        sanitized
-    } else {
-        hashed(name)
-    }
+    if sanitized.len() <= MAX_TOOL_NAME_LEN { sanitized } else { hashed(name) }
 }
 
 /// The two-way mapping between a pool's tool names and the names sent to a model.
@@ -92,11 +79,7 @@ impl ToolNames {
     pub fn for_names<'a>(names: impl IntoIterator<Item = &'a str>) -> ToolNames {
         let names: Vec<&str> = names.into_iter().collect();
         let mut map = ToolNames::default();
-        let mut taken: HashSet<String> = names
-            .iter()
-            .filter(|n| is_portable_name(n))
-            .map(|n| n.to_string())
-            .collect();
+        let mut taken: HashSet<String> = names.iter().filter(|n| is_portable_name(n)).map(|n| n.to_string()).collect();
         for name in &names {
             let wire = if is_portable_name(name) {
                 name.to_string()
@@ -124,10 +107,7 @@ impl ToolNames {
 
     /// The name to send for the tool called `name` (unknown names get [`portable`] treatment).
     pub fn wire(&self, name: &str) -> String {
-        self.wire_by_name
-            .get(name)
-            .cloned()
-            .unwrap_or_else(|| portable(name))
+        self.wire_by_name.get(name).cloned().unwrap_or_else(|| portable(name))
     }
 
     /// The tool name behind a name the model used; `None` when no tool of the pool has it.
@@ -147,13 +127,7 @@ mod tests {
 
     #[test]
     fn portable_names_are_kept() {
-        for name in [
-            "Bash",
-            "ToolSearch",
-            "mcp__github__create_issue",
-            "a-b_c",
-            "_x",
-        ] {
+        for name in ["Bash", "ToolSearch", "mcp__github__create_issue", "a-b_c", "_x"] {
             assert!(is_portable_name(name), "{name}");
             assert_eq!(portable(name), name);
         }
@@ -166,29 +140,21 @@ mod tests {
 
     #[test]
     fn other_characters_become_underscores() {
-        assert_eq!(
-            portable("mcp__my.server__read file"),
-            "mcp__my_server__read_file"
-        );
+        assert_eq!(portable("mcp__my.server__read file"), "mcp__my_server__read_file");
         assert_eq!(portable("9lives"), "_9lives");
         assert_eq!(portable("ünï"), "_n_");
     }
 
     #[test]
     fn long_names_get_a_stable_hash_suffix() {
-        let long = format!(
-            "mcp__{}__{}",
-            "enterprise-knowledge-base", "search_documents_by_semantic_similarity_and_metadata"
-        );
+        let long =
+            format!("mcp__{}__{}", "enterprise-knowledge-base", "search_documents_by_semantic_similarity_and_metadata");
         let short = portable(&long);
         assert_eq!(short.len(), MAX_TOOL_NAME_LEN);
         assert!(is_portable_name(&short));
         assert_eq!(&short[..55], &long[..55]);
         assert_eq!(&short[55..56], "_");
-        assert!(
-            short[56..].chars().all(|c| c.is_ascii_hexdigit()),
-            "{short}"
-        );
+        assert!(short[56..].chars().all(|c| c.is_ascii_hexdigit()), "{short}");
         assert_eq!(short, portable(&long), "same input, same name");
         let other = format!("{long}_v2");
         assert_ne!(portable(&other), short, "different names, different hashes");

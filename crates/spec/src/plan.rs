@@ -68,11 +68,7 @@ impl<'a> Plan<'a> {
                 let tool = entry.tool();
                 let external = entry.is_external() || tool.is_external();
                 let delivery = if tool.name() == TOOL_SEARCH_TOOL_NAME && !external {
-                    if active {
-                        Delivery::Full
-                    } else {
-                        Delivery::Withheld
-                    }
+                    if active { Delivery::Full } else { Delivery::Withheld }
                 } else if !active || !deferral::is_deferrable(tool.as_ref()) {
                     Delivery::Full
                 } else if discovered.contains(tool.name()) {
@@ -80,32 +76,16 @@ impl<'a> Plan<'a> {
                 } else {
                     Delivery::Announced
                 };
-                PlannedTool {
-                    tool,
-                    external,
-                    delivery,
-                }
+                PlannedTool { tool, external, delivery }
             })
             .collect();
-        Plan {
-            tools,
-            tool_search_active: active,
-        }
+        Plan { tools, tool_search_active: active }
     }
 
     /// The plan for the session's next request: its settings and its discovered tools.
-    pub fn for_session(
-        pool: &'a Pool,
-        session: &Session,
-        settings: Option<DeferralSettings>,
-    ) -> Plan<'a> {
+    pub fn for_session(pool: &'a Pool, session: &Session, settings: Option<DeferralSettings>) -> Plan<'a> {
         let settings = settings.unwrap_or_else(|| DeferralSettings::for_session(session));
-        Plan::new(
-            pool,
-            session,
-            settings,
-            &deferral::discovered_tools(session),
-        )
+        Plan::new(pool, session, settings, &deferral::discovered_tools(session))
     }
 
     /// The tools whose definitions are sent, in order.
@@ -115,9 +95,7 @@ impl<'a> Plan<'a> {
 
     /// The tools only announced by name.
     pub fn announced(&self) -> impl Iterator<Item = &PlannedTool<'a>> {
-        self.tools
-            .iter()
-            .filter(|t| t.delivery == Delivery::Announced)
+        self.tools.iter().filter(|t| t.delivery == Delivery::Announced)
     }
 }
 
@@ -145,10 +123,7 @@ pub fn announcement_text<'a>(names: impl IntoIterator<Item = &'a str>) -> Option
 
 /// The announcement for a plan, with the names the model must use (`names`).
 pub fn announcement_for(plan: &Plan<'_>, names: &ToolNames) -> Option<String> {
-    let wire: Vec<String> = plan
-        .announced()
-        .map(|t| names.wire(t.tool.name()))
-        .collect();
+    let wire: Vec<String> = plan.announced().map(|t| names.wire(t.tool.name())).collect();
     announcement_text(wire.iter().map(String::as_str))
 }
 
@@ -158,13 +133,10 @@ mod tests {
 
     #[test]
     fn announcement_lists_sorted_names_inside_a_reminder() {
-        let text =
-            announcement_text(["WebFetch", "NotebookEdit", "mcp__x__y", "NotebookEdit"]).unwrap();
+        let text = announcement_text(["WebFetch", "NotebookEdit", "mcp__x__y", "NotebookEdit"]).unwrap();
         assert_eq!(
             text,
-            format!(
-                "<system-reminder>\n{ANNOUNCEMENT_HEAD}\nNotebookEdit\nWebFetch\nmcp__x__y\n</system-reminder>"
-            )
+            format!("<system-reminder>\n{ANNOUNCEMENT_HEAD}\nNotebookEdit\nWebFetch\nmcp__x__y\n</system-reminder>")
         );
         assert_eq!(announcement_text([]), None);
     }

@@ -26,29 +26,19 @@ pub struct Cost {
 impl Cost {
     /// The cost of `text`.
     pub fn of(text: &str) -> Cost {
-        Cost {
-            bytes: text.len(),
-            tokens: text.chars().count().div_ceil(4),
-        }
+        Cost { bytes: text.len(), tokens: text.chars().count().div_ceil(4) }
     }
 
     /// `self` as a percentage of `whole` (by bytes); 0 when `whole` is empty.
     pub fn percent_of(&self, whole: &Cost) -> f64 {
-        if whole.bytes == 0 {
-            0.0
-        } else {
-            self.bytes as f64 * 100.0 / whole.bytes as f64
-        }
+        if whole.bytes == 0 { 0.0 } else { self.bytes as f64 * 100.0 / whole.bytes as f64 }
     }
 }
 
 impl std::ops::Add for Cost {
     type Output = Cost;
     fn add(self, other: Cost) -> Cost {
-        Cost {
-            bytes: self.bytes + other.bytes,
-            tokens: self.tokens + other.tokens,
-        }
+        Cost { bytes: self.bytes + other.bytes, tokens: self.tokens + other.tokens }
     }
 }
 
@@ -103,19 +93,11 @@ fn json_cost(value: &serde_json::Value) -> Cost {
 
 /// Measure `pool` for `session` in `opts.format` (see the module doc).
 pub fn stats(pool: &Pool, session: &Session, opts: &RenderOptions) -> Stats {
-    let settings = opts
-        .deferral
-        .unwrap_or_else(|| DeferralSettings::for_session(session));
+    let settings = opts.deferral.unwrap_or_else(|| DeferralSettings::for_session(session));
     let names = ToolNames::for_pool(pool);
     let nothing_discovered = BTreeSet::new();
-    let off = DeferralSettings {
-        mode: ToolSearchMode::Off,
-        ..settings
-    };
-    let on = DeferralSettings {
-        mode: ToolSearchMode::On,
-        ..settings
-    };
+    let off = DeferralSettings { mode: ToolSearchMode::Off, ..settings };
+    let on = DeferralSettings { mode: ToolSearchMode::On, ..settings };
     let full_plan = Plan::new(pool, session, off, &nothing_discovered);
     let deferred_plan = Plan::new(pool, session, on, &nothing_discovered);
 
@@ -132,26 +114,13 @@ pub fn stats(pool: &Pool, session: &Session, opts: &RenderOptions) -> Stats {
             .collect();
         let wire: Vec<String> = members.iter().map(|t| names.wire(t.tool.name())).collect();
         let alone = Plan {
-            tools: members
-                .iter()
-                .map(|t| PlannedTool {
-                    delivery: Delivery::Full,
-                    ..(*t).clone()
-                })
-                .collect(),
+            tools: members.iter().map(|t| PlannedTool { delivery: Delivery::Full, ..(*t).clone() }).collect(),
             tool_search_active: false,
         };
-        let full = if members.is_empty() {
-            Cost::default()
-        } else {
-            json_cost(&render_plan(&alone, session, &names, opts))
-        };
+        let full =
+            if members.is_empty() { Cost::default() } else { json_cost(&render_plan(&alone, session, &names, opts)) };
         let lines: String = wire.iter().map(|name| format!("{name}\n")).collect();
-        DeferredCost {
-            tools: members.len(),
-            full,
-            deferred: Cost::of(&lines),
-        }
+        DeferredCost { tools: members.len(), full, deferred: Cost::of(&lines) }
     };
     let tool_search_only = Plan {
         tools: deferred_plan
@@ -167,25 +136,16 @@ pub fn stats(pool: &Pool, session: &Session, opts: &RenderOptions) -> Stats {
     } else {
         json_cost(&render_plan(&tool_search_only, session, &names, opts))
     };
-    let wrapper = announcement_text(["x"])
-        .map(|t| Cost::of(&t.replacen("\nx\n", "\n", 1)))
-        .unwrap_or_default();
-    let deferral_overhead = if deferred_plan.announced().next().is_some() {
-        tool_search_cost + wrapper
-    } else {
-        tool_search_cost
-    };
+    let wrapper = announcement_text(["x"]).map(|t| Cost::of(&t.replacen("\nx\n", "\n", 1))).unwrap_or_default();
+    let deferral_overhead =
+        if deferred_plan.announced().next().is_some() { tool_search_cost + wrapper } else { tool_search_cost };
 
     Stats {
         format: opts.format,
         mode: settings.mode.to_string(),
         tool_search_active: settings.is_active(pool, session),
         tools: pool.len(),
-        external_tools: pool
-            .entries()
-            .iter()
-            .filter(|e| e.is_external() || e.tool().is_external())
-            .count(),
+        external_tools: pool.entries().iter().filter(|e| e.is_external() || e.tool().is_external()).count(),
         full,
         initial,
         deferred_builtins: group(false),
@@ -206,19 +166,14 @@ impl fmt::Display for Stats {
             self.tools,
             self.external_tools,
             self.mode,
-            if self.tool_search_active {
-                "active"
-            } else {
-                "inactive"
-            }
+            if self.tool_search_active { "active" } else { "inactive" }
         )?;
         line(f, "full payload", &self.full)?;
         line(f, "deferred payload", &self.initial)?;
         writeln!(f, "{:<22}{:>8.1}% of full", "", self.initial_percent())?;
-        for (label, group) in [
-            ("deferred built-ins", &self.deferred_builtins),
-            ("deferred external", &self.deferred_external),
-        ] {
+        for (label, group) in
+            [("deferred built-ins", &self.deferred_builtins), ("deferred external", &self.deferred_external)]
+        {
             if group.tools > 0 {
                 writeln!(
                     f,
@@ -233,11 +188,7 @@ impl fmt::Display for Stats {
             }
         }
         line(f, "deferral overhead", &self.deferral_overhead)?;
-        writeln!(
-            f,
-            "{:<22}(ToolSearch definition and the announcement's fixed text)",
-            ""
-        )
+        writeln!(f, "{:<22}(ToolSearch definition and the announcement's fixed text)", "")
     }
 }
 
@@ -247,27 +198,9 @@ mod tests {
 
     #[test]
     fn tokens_are_characters_over_four_rounded_up() {
-        assert_eq!(
-            Cost::of(""),
-            Cost {
-                bytes: 0,
-                tokens: 0
-            }
-        );
-        assert_eq!(
-            Cost::of("abcde"),
-            Cost {
-                bytes: 5,
-                tokens: 2
-            }
-        );
-        assert_eq!(
-            Cost::of("——"),
-            Cost {
-                bytes: 6,
-                tokens: 1
-            }
-        );
+        assert_eq!(Cost::of(""), Cost { bytes: 0, tokens: 0 });
+        assert_eq!(Cost::of("abcde"), Cost { bytes: 5, tokens: 2 });
+        assert_eq!(Cost::of("——"), Cost { bytes: 6, tokens: 1 });
         assert_eq!(Cost::of("ab").percent_of(&Cost::of("abcd")), 50.0);
         assert_eq!(Cost::of("ab").percent_of(&Cost::default()), 0.0);
     }

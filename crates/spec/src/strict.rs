@@ -30,17 +30,7 @@ const KEPT_KEYWORDS: &[&str] = &[
 ];
 
 /// String formats strict mode accepts; other formats are dropped.
-const STRICT_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
+const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
 
 /// Why a schema cannot be sent in strict mode.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,19 +46,13 @@ pub struct NotStrict {
 pub fn to_strict(schema: &Value) -> Result<Value, NotStrict> {
     let strict = strictify(schema, "")?;
     if strict.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(NotStrict {
-            path: String::new(),
-            reason: "the root must be an object",
-        });
+        return Err(NotStrict { path: String::new(), reason: "the root must be an object" });
     }
     Ok(strict)
 }
 
 fn not_strict(path: &str, reason: &'static str) -> NotStrict {
-    NotStrict {
-        path: path.to_string(),
-        reason,
-    }
+    NotStrict { path: path.to_string(), reason }
 }
 
 /// `allOf` with one member merged into its parent; anything else is left for the caller.
@@ -125,24 +109,14 @@ fn strictify(schema: &Value, path: &str) -> Result<Value, NotStrict> {
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        let properties = node
-            .get("properties")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
+        let properties = node.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
         match node.get("additionalProperties") {
             Some(Value::Bool(false)) => {}
             None | Some(Value::Bool(true)) if properties.is_empty() => {
-                return Err(not_strict(
-                    path,
-                    "an object without properties accepts any keys",
-                ));
+                return Err(not_strict(path, "an object without properties accepts any keys"));
             }
             Some(Value::Object(_)) => {
-                return Err(not_strict(
-                    path,
-                    "additionalProperties with a schema (a map)",
-                ));
+                return Err(not_strict(path, "additionalProperties with a schema (a map)"));
             }
             _ => {} // open object with properties: closed in strict mode
         }
@@ -155,10 +129,7 @@ fn strictify(schema: &Value, path: &str) -> Result<Value, NotStrict> {
             strict_props.insert(name.clone(), strict_prop);
         }
         out.entry("type").or_insert_with(|| json!("object"));
-        let names: Vec<Value> = strict_props
-            .keys()
-            .map(|k| Value::String(k.clone()))
-            .collect();
+        let names: Vec<Value> = strict_props.keys().map(|k| Value::String(k.clone())).collect();
         out.insert("properties".into(), Value::Object(strict_props));
         out.insert("required".into(), Value::Array(names));
         out.insert("additionalProperties".into(), Value::Bool(false));
@@ -173,17 +144,10 @@ fn strictify(schema: &Value, path: &str) -> Result<Value, NotStrict> {
             out.insert((*key).into(), v.clone());
         }
     }
-    if let Some(format) = node
-        .get("format")
-        .and_then(Value::as_str)
-        .filter(|f| STRICT_FORMATS.contains(f))
-    {
+    if let Some(format) = node.get("format").and_then(Value::as_str).filter(|f| STRICT_FORMATS.contains(f)) {
         out.insert("format".into(), json!(format));
     }
-    if !["type", "enum", "const", "anyOf"]
-        .iter()
-        .any(|k| out.contains_key(*k))
-    {
+    if !["type", "enum", "const", "anyOf"].iter().any(|k| out.contains_key(*k)) {
         return Err(not_strict(path, "a value of any type"));
     }
     Ok(Value::Object(out))
@@ -201,10 +165,7 @@ fn has_type(node: &Map<String, Value>, name: &str) -> bool {
 fn make_nullable(schema: &mut Value) {
     let Value::Object(node) = schema else { return };
     if let Some(Value::Array(variants)) = node.get_mut("anyOf") {
-        if !variants
-            .iter()
-            .any(|v| v.get("type").and_then(Value::as_str) == Some("null"))
-        {
+        if !variants.iter().any(|v| v.get("type").and_then(Value::as_str) == Some("null")) {
             variants.push(json!({"type": "null"}));
         }
         return;
@@ -214,9 +175,7 @@ fn make_nullable(schema: &mut Value) {
             let t = t.clone();
             node.insert("type".into(), json!([t, "null"]));
         }
-        Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => {
-            types.push(json!("null"))
-        }
+        Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => types.push(json!("null")),
         Some(_) => {}
         None => {
             // `const` alone (no type): wrap, keeping the description outside.
@@ -252,9 +211,7 @@ pub fn restore_absent(schema: &Value, value: &mut Value) {
                     .and_then(Value::as_array)
                     .map(|r| r.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                map.retain(|k, v| {
-                    !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str()))
-                });
+                map.retain(|k, v| !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str())));
                 for (k, v) in map.iter_mut() {
                     if let Some(prop) = props.get(k) {
                         restore_absent(prop, v);
@@ -276,9 +233,7 @@ pub fn restore_absent(schema: &Value, value: &mut Value) {
         }
         Value::Array(items) => {
             if let Some(item_schema) = node.get("items") {
-                items
-                    .iter_mut()
-                    .for_each(|item| restore_absent(item_schema, item));
+                items.iter_mut().for_each(|item| restore_absent(item_schema, item));
             }
         }
         _ => {}
@@ -349,10 +304,7 @@ mod tests {
             strict["properties"]["v"],
             json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "null"}]})
         );
-        assert_eq!(
-            strict["properties"]["c"],
-            json!({"anyOf": [{"const": "x"}, {"type": "null"}]})
-        );
+        assert_eq!(strict["properties"]["c"], json!({"anyOf": [{"const": "x"}, {"type": "null"}]}));
     }
 
     #[test]
@@ -390,12 +342,7 @@ mod tests {
             }
             // What a strict model sends: every property, null where it means "absent".
             let mut answer = json!({});
-            for name in strict["required"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|n| n.as_str().unwrap())
-            {
+            for name in strict["required"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()) {
                 answer[name] = input.get(name).cloned().unwrap_or(Value::Null);
             }
             if let Some(Value::Array(edits)) = answer.get_mut("edits") {
@@ -416,10 +363,7 @@ mod tests {
             "edits": [{"old": "x", "count": null}]
         });
         restore_absent(&schema, &mut answer);
-        assert_eq!(
-            answer,
-            json!({"file_path": "/a", "url": "http://x", "edits": [{"old": "x"}]})
-        );
+        assert_eq!(answer, json!({"file_path": "/a", "url": "http://x", "edits": [{"old": "x"}]}));
         // A null for a required property stays, so validation reports it.
         let mut answer = json!({"file_path": null});
         restore_absent(&schema, &mut answer);

@@ -19,14 +19,7 @@ fn snapshot_pool(prefix: &str, pool: &Pool) {
         ("names", RenderOptions::new(Format::Names)),
         ("anthropic", RenderOptions::new(Format::Anthropic)),
         ("openai", RenderOptions::new(Format::OpenAi)),
-        (
-            "openai_strict",
-            RenderOptions {
-                format: Format::OpenAi,
-                strict: true,
-                ..RenderOptions::default()
-            },
-        ),
+        ("openai_strict", RenderOptions { format: Format::OpenAi, strict: true, ..RenderOptions::default() }),
         ("gemini", RenderOptions::new(Format::Gemini)),
     ] {
         let text = serde_json::to_string_pretty(&render(pool, &all.session, &opts)).unwrap();
@@ -36,10 +29,7 @@ fn snapshot_pool(prefix: &str, pool: &Pool) {
     let opts = RenderOptions::new(Format::Anthropic);
     let tools = serde_json::to_string_pretty(&render(pool, &deferred.session, &opts)).unwrap();
     let note = announcement(pool, &deferred.session, &opts).unwrap_or_default();
-    insta::assert_snapshot!(
-        format!("{prefix}_anthropic_deferred"),
-        deferred.scrub(&format!("{tools}\n\n{note}"))
-    );
+    insta::assert_snapshot!(format!("{prefix}_anthropic_deferred"), deferred.scrub(&format!("{tools}\n\n{note}")));
 }
 
 #[test]
@@ -55,10 +45,7 @@ fn fixed_test_tools_in_every_format() {
 #[test]
 fn fixed_test_tools_after_discovery() {
     let fx = Fixture::new("true");
-    fx.session.set_data(
-        DISCOVERED_TOOLS_KEY,
-        Some(json!(["NotebookLike", LONG_MCP_NAME])),
-    );
+    fx.session.set_data(DISCOVERED_TOOLS_KEY, Some(json!(["NotebookLike", LONG_MCP_NAME])));
     let pool = fixed_pool();
     let opts = RenderOptions::new(Format::Anthropic);
     let tools = serde_json::to_string_pretty(&render(&pool, &fx.session, &opts)).unwrap();

@@ -12,11 +12,7 @@ fn formats() -> [RenderOptions; 4] {
     [
         RenderOptions::new(Format::Anthropic),
         RenderOptions::new(Format::OpenAi),
-        RenderOptions {
-            format: Format::OpenAi,
-            strict: true,
-            ..RenderOptions::default()
-        },
+        RenderOptions { format: Format::OpenAi, strict: true, ..RenderOptions::default() },
         RenderOptions::new(Format::Gemini),
     ]
 }
@@ -58,24 +54,15 @@ fn full_payload_is_what_render_sends_with_tool_search_off() {
     for opts in formats() {
         let s = stats(&pool, &fx.session, &opts);
         let off = RenderOptions {
-            deferral: Some(DeferralSettings {
-                mode: ToolSearchMode::Off,
-                ..DeferralSettings::default()
-            }),
+            deferral: Some(DeferralSettings { mode: ToolSearchMode::Off, ..DeferralSettings::default() }),
             ..opts
         };
-        assert_eq!(
-            s.full.bytes,
-            render(&pool, &fx.session, &off).to_string().len()
-        );
+        assert_eq!(s.full.bytes, render(&pool, &fx.session, &off).to_string().len());
         let on = render(&pool, &fx.session, &opts).to_string();
         let note = hands_spec::announcement(&pool, &fx.session, &opts).unwrap();
         assert_eq!(s.initial.bytes, on.len() + note.len());
         assert_eq!(s.deferred_builtins.tools, 1);
-        assert_eq!(
-            s.deferred_external.tools, 1,
-            "the always-loaded MCP tool is not deferred"
-        );
+        assert_eq!(s.deferred_external.tools, 1, "the always-loaded MCP tool is not deferred");
         assert!(s.tool_search_active);
         assert!(s.to_string().contains("deferred payload"), "{s}");
     }

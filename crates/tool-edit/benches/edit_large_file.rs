@@ -15,9 +15,7 @@ use std::sync::{Arc, LazyLock};
 
 use divan::Bencher;
 use hands_core::file_state::{FileState, hash_bytes};
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
 use hands_tool_edit::EditTool;
 
 const TARGET_BYTES: usize = 100 * 1024 * 1024;
@@ -45,10 +43,7 @@ static PRISTINE: LazyLock<(PathBuf, u64)> = LazyLock::new(|| {
             let line = if n == NEEDLE_LINE {
                 format!("{NEEDLE}\n")
             } else {
-                format!(
-                    "line {n:07} filler text so that lines look like code = {};\n",
-                    n * 7
-                )
+                format!("line {n:07} filler text so that lines look like code = {};\n", n * 7)
             };
             out.write_all(line.as_bytes()).unwrap();
             written += line.len();
@@ -69,10 +64,7 @@ fn fresh_copy(name: &str) -> PathBuf {
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn edit_tool(bencher: Bencher<'_, '_>) {
     LazyLock::force(&PRISTINE); // creates the directory the session starts in
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let session = Session::new(SessionConfig {
         cwd: Some(bench_dir()),
         state_dir: Some(bench_dir().join("state")),
@@ -80,10 +72,7 @@ fn edit_tool(bencher: Bencher<'_, '_>) {
         ..Default::default()
     })
     .unwrap();
-    let pool = Arc::new(Pool::assemble(
-        vec![hands_core::tool::typed_arc(EditTool)],
-        PoolConfig::default(),
-    ));
+    let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(EditTool)], PoolConfig::default()));
     let engine = Engine::builder(pool, Arc::clone(&session)).build();
     let input = serde_json::json!({
         "file_path": bench_dir().join("edit.txt"),
@@ -96,10 +85,8 @@ fn edit_tool(bencher: Bencher<'_, '_>) {
             mark_read(&session, &path, PRISTINE.1);
         })
         .bench_local_values(|()| {
-            let result = runtime.block_on(engine.run_one(
-                ToolCall::new("toolu_b", "Edit", input.clone()),
-                &Turn::new(),
-            ));
+            let result =
+                runtime.block_on(engine.run_one(ToolCall::new("toolu_b", "Edit", input.clone()), &Turn::new()));
             assert!(!result.is_error, "{}", result.text());
         });
 }
@@ -114,15 +101,8 @@ fn mark_read(session: &Session, path: &Path, hash: u64) {
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn sed_in_place(bencher: Bencher<'_, '_>) {
     let script = format!("s/^{NEEDLE}$/line 0850000 replaced: the one line that changed/");
-    bencher
-        .with_inputs(|| fresh_copy("sed.txt"))
-        .bench_local_values(|path| {
-            let status = Command::new("sed")
-                .arg("-i")
-                .arg(&script)
-                .arg(&path)
-                .status()
-                .unwrap();
-            assert!(status.success());
-        });
+    bencher.with_inputs(|| fresh_copy("sed.txt")).bench_local_values(|path| {
+        let status = Command::new("sed").arg("-i").arg(&script).arg(&path).status().unwrap();
+        assert!(status.success());
+    });
 }

@@ -17,8 +17,7 @@ pub const NO_CHANGES: &str = "No changes to make: old_string and new_string are 
 pub const FILE_EXISTS: &str = "Cannot create new file - file already exists.";
 
 /// Check 6 (code 5).
-pub const USE_NOTEBOOK_EDIT: &str =
-    "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
+pub const USE_NOTEBOOK_EDIT: &str = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
 
 /// Claude Code's `errorCode`s of the validation checks (reference §1.6).
 pub mod codes {

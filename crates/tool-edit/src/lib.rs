@@ -21,8 +21,7 @@ use hands_core::messages::tool_use_error;
 use hands_core::path_policy::check_path;
 use hands_core::permissions::RuleSubject;
 use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
-    TypedTool, ValidationError,
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -64,8 +63,7 @@ impl PlanCache {
     /// Keep `write` for `call`, unless it is so large that holding it through a permission prompt
     /// (or after a denial) would cost more memory than reading the file again costs time.
     fn keep(&self, tool_use_id: &str, input: &EditInput, write: PlannedWrite) {
-        let kept = (write.bytes.len() <= PLAN_CACHE_MAX_BYTES)
-            .then(|| (tool_use_id.to_string(), input.clone(), write));
+        let kept = (write.bytes.len() <= PLAN_CACHE_MAX_BYTES).then(|| (tool_use_id.to_string(), input.clone(), write));
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = kept;
     }
 
@@ -82,9 +80,7 @@ pub struct EditTool;
 /// `The file <path> has been updated successfully.` or the `replace_all` variant.
 pub fn success_message(file_path: &str, replace_all: bool) -> String {
     if replace_all {
-        format!(
-            "The file {file_path} has been updated. All occurrences were successfully replaced."
-        )
+        format!("The file {file_path} has been updated. All occurrences were successfully replaced.")
     } else {
         format!("The file {file_path} has been updated successfully.")
     }
@@ -114,13 +110,8 @@ impl TypedTool for EditTool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    async fn validate_input(
-        &self,
-        input: &EditInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
-        let planned = plan(ctx.session(), input)
-            .map_err(|r| ValidationError::with_code(r.message, r.code))?;
+    async fn validate_input(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        let planned = plan(ctx.session(), input).map_err(|r| ValidationError::with_code(r.message, r.code))?;
         if let Some(write) = planned {
             PlanCache::of(ctx.session()).keep(ctx.tool_use_id(), input, write);
         }
@@ -145,35 +136,22 @@ impl TypedTool for EditTool {
             Ok(Some(w)) => w,
             Ok(None) => {
                 let check = check_path(session, &input.file_path);
-                let message = check
-                    .refusal("edit")
-                    .unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
+                let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
                 return Ok(ToolOutput::error(tool_use_error(&message)));
             }
             // The file changed between validation and now (e.g. during a permission prompt).
-            Err(Refusal {
-                code: codes::NOT_READ | codes::MODIFIED,
-                ..
-            }) => {
+            Err(Refusal { code: codes::NOT_READ | codes::MODIFIED, .. }) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
             }
             Err(refusal) => return Ok(ToolOutput::error(tool_use_error(&refusal.message))),
         };
-        match edit::commit(
-            session,
-            &planned.check.path,
-            planned.before.as_ref(),
-            &planned.bytes,
-        ) {
+        match edit::commit(session, &planned.check.path, planned.before.as_ref(), &planned.bytes) {
             Ok(()) => {}
             Err(CommitError::Modified) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
             }
             Err(CommitError::Io(e)) => {
-                return Err(ToolError::io(
-                    format!("writing {}", planned.check.path.display()),
-                    e,
-                ));
+                return Err(ToolError::io(format!("writing {}", planned.check.path.display()), e));
             }
         }
         let data = json!({

@@ -7,8 +7,7 @@ use std::path::Path;
 
 use hands_core::Session;
 use hands_core::edit::{
-    self, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input,
-    read_with_snapshot,
+    self, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input, read_with_snapshot,
 };
 use hands_core::line_format::LineNumberFormat;
 use hands_core::path_policy::{FileKind, PathCheck, check_path, missing_file_message};
@@ -27,10 +26,7 @@ pub struct Refusal {
 
 impl Refusal {
     fn new(message: impl Into<String>, code: u32) -> Self {
-        Self {
-            message: message.into(),
-            code,
-        }
+        Self { message: message.into(), code }
     }
 }
 
@@ -50,10 +46,7 @@ pub struct PlannedWrite {
 }
 
 fn not_editable(path: &Path, why: impl std::fmt::Display) -> Refusal {
-    Refusal::new(
-        format!("Cannot edit {}: {why}.", path.display()),
-        codes::NOT_EDITABLE,
-    )
+    Refusal::new(format!("Cannot edit {}: {why}.", path.display()), codes::NOT_EDITABLE)
 }
 
 /// Run Edit's checks for `input` and compute the new content. `None` when the path is a UNC path
@@ -75,10 +68,7 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Option<PlannedWrite>
     // 3. Size.
     if let Ok(meta) = std::fs::metadata(&path) {
         if meta.len() > edit::MAX_EDIT_FILE_SIZE {
-            return Err(Refusal::new(
-                edit::too_large_message(meta.len()),
-                codes::TOO_LARGE,
-            ));
+            return Err(Refusal::new(edit::too_large_message(meta.len()), codes::TOO_LARGE));
         }
     }
     let loaded = match read_with_snapshot(&path) {
@@ -97,26 +87,16 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Option<PlannedWrite>
                 replacements: 1,
             }));
         }
-        return Err(Refusal::new(
-            missing_file_message(session, &check),
-            codes::NOT_FOUND,
-        ));
+        return Err(Refusal::new(missing_file_message(session, &check), codes::NOT_FOUND));
     };
     let file = TextFile::decode(bytes).map_err(|e| {
-        not_editable(
-            &path,
-            format!("{e}, and rewriting it would destroy the bytes that do not decode"),
-        )
+        not_editable(&path, format!("{e}, and rewriting it would destroy the bytes that do not decode"))
     })?;
     let content = file.normalized();
     let markdown = edit::apply::is_markdown_path(&input.file_path);
     let spec = normalize_edit_input(
         &content,
-        &EditSpec::new(
-            input.old_string.as_str(),
-            input.new_string.as_str(),
-            input.replace_all,
-        ),
+        &EditSpec::new(input.old_string.as_str(), input.new_string.as_str(), input.replace_all),
         markdown,
     );
     // 5. `old_string: ""` fills an empty file, never overwrites content.
@@ -141,10 +121,7 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Option<PlannedWrite>
     match edit::read_state(session, &check.path, &snapshot) {
         ReadState::NotRead => return Err(Refusal::new(edit::FILE_NOT_READ, codes::NOT_READ)),
         ReadState::ModifiedSinceRead => {
-            return Err(Refusal::new(
-                edit::FILE_MODIFIED_SINCE_READ,
-                codes::MODIFIED,
-            ));
+            return Err(Refusal::new(edit::FILE_MODIFIED_SINCE_READ, codes::MODIFIED));
         }
         ReadState::Current => {}
     }
@@ -152,25 +129,15 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Option<PlannedWrite>
     let replacement = match edit::apply_edit(&content, &spec) {
         Ok(r) => r,
         Err(EditError::NotFound { .. }) => {
-            let mut message = EditError::NotFound {
-                old_string: input.old_string.clone(),
-            }
-            .to_string();
-            if let Some(hint) = edit::not_found_hint(
-                &content,
-                &spec.old_string,
-                LineNumberFormat::current(session),
-            ) {
+            let mut message = EditError::NotFound { old_string: input.old_string.clone() }.to_string();
+            if let Some(hint) = edit::not_found_hint(&content, &spec.old_string, LineNumberFormat::current(session)) {
                 message.push_str("\n\n");
                 message.push_str(&hint);
             }
             return Err(Refusal::new(message, codes::STRING_NOT_FOUND));
         }
         Err(EditError::NotUnique { count, .. }) => {
-            let e = EditError::NotUnique {
-                count,
-                old_string: input.old_string.clone(),
-            };
+            let e = EditError::NotUnique { count, old_string: input.old_string.clone() };
             return Err(Refusal::new(e.to_string(), codes::NOT_UNIQUE));
         }
         Err(EditError::NoChange) => {

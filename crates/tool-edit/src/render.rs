@@ -9,12 +9,7 @@ use crate::EditInput;
 pub fn render_use(input: &EditInput) -> String {
     let first_line = |s: &str| truncate_chars(s.lines().next().unwrap_or(""), 40).into_owned();
     let all = if input.replace_all { ", all" } else { "" };
-    format!(
-        "Edit({}: {:?} → {:?}{all})",
-        input.file_path,
-        first_line(&input.old_string),
-        first_line(&input.new_string)
-    )
+    format!("Edit({}: {:?} → {:?}{all})", input.file_path, first_line(&input.old_string), first_line(&input.new_string))
 }
 
 /// `updated src/main.rs` or the first line of the error.

@@ -23,17 +23,11 @@ async fn replaces_a_unique_string_and_chained_edits_work() {
     let path = fx.file("a.rs", "fn main() {\n    let x = 1;\n}\n");
     let r = fx.edit(&path, "let x = 1;", "let x = 2;").await;
     assert!(!r.is_error, "{}", r.text());
-    assert_eq!(
-        r.text(),
-        format!("The file {} has been updated successfully.", path.display())
-    );
+    assert_eq!(r.text(), format!("The file {} has been updated successfully.", path.display()));
     // No re-read in between: the state was refreshed by the first edit.
     let r = fx.edit(&path, "let x = 2;", "let y = 2;").await;
     assert!(!r.is_error, "{}", r.text());
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        "fn main() {\n    let y = 2;\n}\n"
-    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "fn main() {\n    let y = 2;\n}\n");
 }
 
 #[tokio::test]
@@ -41,10 +35,7 @@ async fn identical_strings_are_refused_first() {
     let fx = Fixture::new();
     let r = fx.edit(&fx.path("missing.txt"), "same", "same").await;
     assert!(r.is_error);
-    assert_eq!(
-        r.text(),
-        tool_error("No changes to make: old_string and new_string are exactly the same.")
-    );
+    assert_eq!(r.text(), tool_error("No changes to make: old_string and new_string are exactly the same."));
 }
 
 #[tokio::test]
@@ -68,11 +59,7 @@ async fn empty_old_string_creates_a_file_with_its_directories() {
     let path = fx.path("new/dir/notes.txt");
     let r = fx.edit(&path, "", "hello  \r\nworld").await;
     assert!(!r.is_error, "{}", r.text());
-    assert_eq!(
-        fs::read(&path).unwrap(),
-        b"hello  \r\nworld",
-        "a new file gets new_string exactly"
-    );
+    assert_eq!(fs::read(&path).unwrap(), b"hello  \r\nworld", "a new file gets new_string exactly");
     // And it counts as read: a follow-up edit works.
     let r = fx.edit(&path, "world", "there").await;
     assert!(!r.is_error, "{}", r.text());
@@ -83,10 +70,7 @@ async fn empty_old_string_refuses_existing_content_but_fills_an_empty_file() {
     let fx = Fixture::new();
     let full = fx.file("full.txt", "content\n");
     let r = fx.edit(&full, "", "x").await;
-    assert_eq!(
-        r.text(),
-        tool_error("Cannot create new file - file already exists.")
-    );
+    assert_eq!(r.text(), tool_error("Cannot create new file - file already exists."));
 
     let blank = fx.path("blank.txt");
     fs::write(&blank, "  \n").unwrap();
@@ -100,10 +84,7 @@ async fn notebooks_are_sent_to_notebook_edit() {
     let fx = Fixture::new();
     let nb = fx.file("a.ipynb", "{\"cells\": []}");
     let r = fx.edit(&nb, "cells", "x").await;
-    assert_eq!(
-        r.text(),
-        tool_error("File is a Jupyter Notebook. Use the NotebookEdit to edit this file.")
-    );
+    assert_eq!(r.text(), tool_error("File is a Jupyter Notebook. Use the NotebookEdit to edit this file."));
 }
 
 #[tokio::test]
@@ -111,19 +92,13 @@ async fn unread_and_partially_read_files_are_refused() {
     let fx = Fixture::new();
     let path = fx.path("unread.txt");
     fs::write(&path, "abc").unwrap();
-    assert_eq!(
-        fx.edit(&path, "a", "b").await.text(),
-        tool_error(FILE_NOT_READ)
-    );
+    assert_eq!(fx.edit(&path, "a", "b").await.text(), tool_error(FILE_NOT_READ));
 
     let meta = fs::metadata(&path).unwrap();
     let mut partial = FileState::full(b"abc", &meta);
     partial.partial = true;
     fx.session.file_state().record(&path, partial);
-    assert_eq!(
-        fx.edit(&path, "a", "b").await.text(),
-        tool_error(FILE_NOT_READ)
-    );
+    assert_eq!(fx.edit(&path, "a", "b").await.text(), tool_error(FILE_NOT_READ));
     assert_eq!(fs::read_to_string(&path).unwrap(), "abc");
 }
 
@@ -132,15 +107,10 @@ async fn a_touch_is_not_a_modification_but_a_content_change_is() {
     let fx = Fixture::new();
     let path = fx.file("t.txt", "one two\n");
     let file = fs::File::options().write(true).open(&path).unwrap();
-    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
-        .unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60)).unwrap();
     drop(file);
     let r = fx.edit(&path, "one", "1").await;
-    assert!(
-        !r.is_error,
-        "mtime-only change must not block: {}",
-        r.text()
-    );
+    assert!(!r.is_error, "mtime-only change must not block: {}", r.text());
 
     fs::write(&path, "1 two three\n").unwrap();
     let r = fx.edit(&path, "two", "2").await;
@@ -156,33 +126,17 @@ async fn not_found_says_where_the_closest_match_is() {
     let r = fx.edit(&path, old, "if y {}").await;
     let text = r.text();
     assert!(
-        text.starts_with(&format!(
-            "<tool_use_error>String to replace not found in file.\nString: {old}\n\n"
-        )),
+        text.starts_with(&format!("<tool_use_error>String to replace not found in file.\nString: {old}\n\n")),
         "{text}"
     );
-    assert!(
-        text.contains("Closest match: lines 2-4 of the file."),
-        "{text}"
-    );
-    assert!(
-        text.contains("- line 2: indentation differs: the file has 1 tab, old_string has 4 spaces"),
-        "{text}"
-    );
-    assert!(
-        text.contains(
-            "- line 3: indentation differs: the file has 2 tabs, old_string has 8 spaces"
-        ),
-        "{text}"
-    );
+    assert!(text.contains("Closest match: lines 2-4 of the file."), "{text}");
+    assert!(text.contains("- line 2: indentation differs: the file has 1 tab, old_string has 4 spaces"), "{text}");
+    assert!(text.contains("- line 3: indentation differs: the file has 2 tabs, old_string has 8 spaces"), "{text}");
     assert!(text.contains("\n3\t\t\treturn 1\n"), "{text}");
 
     // Unrelated text: Claude Code's message alone.
     let r = fx.edit(&path, "nothing like it", "x").await;
-    assert_eq!(
-        r.text(),
-        tool_error("String to replace not found in file.\nString: nothing like it")
-    );
+    assert_eq!(r.text(), tool_error("String to replace not found in file.\nString: nothing like it"));
 }
 
 #[tokio::test]
@@ -201,10 +155,7 @@ async fn several_matches_need_replace_all() {
         .await;
     assert_eq!(
         r.text(),
-        format!(
-            "The file {} has been updated. All occurrences were successfully replaced.",
-            path.display()
-        )
+        format!("The file {} has been updated. All occurrences were successfully replaced.", path.display())
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "qux bar qux baz qux\n");
 }
@@ -235,20 +186,12 @@ async fn mixed_line_endings_outside_the_edit_are_untouched() {
 async fn utf16le_and_bom_files_keep_their_encoding() {
     let fx = Fixture::new();
     let mut bytes = vec![0xFF, 0xFE];
-    bytes.extend(
-        "na\u{ef}ve\r\ncaf\u{e9}\r\n"
-            .encode_utf16()
-            .flat_map(u16::to_le_bytes),
-    );
+    bytes.extend("na\u{ef}ve\r\ncaf\u{e9}\r\n".encode_utf16().flat_map(u16::to_le_bytes));
     let path = fx.file("u16.txt", &bytes);
     let r = fx.edit(&path, "caf\u{e9}", "th\u{e9}").await;
     assert!(!r.is_error, "{}", r.text());
     let mut expected = vec![0xFF, 0xFE];
-    expected.extend(
-        "na\u{ef}ve\r\nth\u{e9}\r\n"
-            .encode_utf16()
-            .flat_map(u16::to_le_bytes),
-    );
+    expected.extend("na\u{ef}ve\r\nth\u{e9}\r\n".encode_utf16().flat_map(u16::to_le_bytes));
     assert_eq!(fs::read(&path).unwrap(), expected);
 
     let path = fx.file("bom.txt", b"\xEF\xBB\xBFkey = 1\n");
@@ -273,10 +216,7 @@ async fn tabs_are_matched_exactly() {
     let path = fx.file("Makefile", "all:\n\tcc -o x x.c\n");
     let r = fx.edit(&path, "\tcc -o x x.c", "\tcc -O2 -o x x.c").await;
     assert!(!r.is_error, "{}", r.text());
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        "all:\n\tcc -O2 -o x x.c\n"
-    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "all:\n\tcc -O2 -o x x.c\n");
 }
 
 #[tokio::test]
@@ -294,10 +234,7 @@ async fn curly_quotes_in_the_file_match_straight_quotes() {
     let path = fx.file("prose.txt", "She said \u{201C}hello\u{201D} and left.\n");
     let r = fx.edit(&path, "said \"hello\"", "said \"goodbye\"").await;
     assert!(!r.is_error, "{}", r.text());
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        "She said \u{201C}goodbye\u{201D} and left.\n"
-    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "She said \u{201C}goodbye\u{201D} and left.\n");
 }
 
 #[tokio::test]
@@ -316,10 +253,7 @@ async fn sanitized_tags_are_restored() {
     let fx = Fixture::new();
     let path = fx.file("t.xml", "<function_results>old</function_results>\n");
     assert!(!fx.edit(&path, "<fnr>old", "<fnr>new").await.is_error);
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        "<function_results>new</function_results>\n"
-    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "<function_results>new</function_results>\n");
 }
 
 #[tokio::test]
@@ -331,21 +265,12 @@ async fn symlinks_inside_are_edited_through_and_kept() {
     fx.mark_read(&link);
     let r = fx.edit(&link, "1", "2").await;
     assert!(!r.is_error, "{}", r.text());
-    assert!(
-        fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink()
-    );
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(fs::read_to_string(&target).unwrap(), "value = 2\n");
 }
 
 async fn decision(fx: &Fixture, input: serde_json::Value) -> Behavior {
-    match fx
-        .engine
-        .explain(ToolCall::new("toolu_1", "Edit", input))
-        .await
-    {
+    match fx.engine.explain(ToolCall::new("toolu_1", "Edit", input)).await {
         Ok(d) => d.behavior,
         Err(result) => panic!("validation failed: {}", result.text()),
     }
@@ -365,42 +290,20 @@ async fn paths_outside_the_working_directories_ask() {
     let inside = fx.file("in.txt", "v = 1\n");
 
     assert_eq!(
-        decision(
-            &fx,
-            json!({"file_path": inside, "old_string": "1", "new_string": "2"})
-        )
-        .await,
+        decision(&fx, json!({"file_path": inside, "old_string": "1", "new_string": "2"})).await,
         Behavior::Allow
     );
+    assert_eq!(decision(&fx, json!({"file_path": link, "old_string": "1", "new_string": "2"})).await, Behavior::Ask);
     assert_eq!(
-        decision(
-            &fx,
-            json!({"file_path": link, "old_string": "1", "new_string": "2"})
-        )
-        .await,
+        decision(&fx, json!({"file_path": outside_file, "old_string": "1", "new_string": "2"})).await,
         Behavior::Ask
     );
-    assert_eq!(
-        decision(
-            &fx,
-            json!({"file_path": outside_file, "old_string": "1", "new_string": "2"})
-        )
-        .await,
-        Behavior::Ask
-    );
-    let dotdot = format!(
-        "../{}/o.txt",
-        outside.path().file_name().unwrap().to_string_lossy()
-    );
+    let dotdot = format!("../{}/o.txt", outside.path().file_name().unwrap().to_string_lossy());
     let sub = fx.path("sub");
     fs::create_dir(&sub).unwrap();
     fx.session.set_cwd(sub);
     assert_eq!(
-        decision(
-            &fx,
-            json!({"file_path": format!("../{dotdot}"), "old_string": "1", "new_string": "2"})
-        )
-        .await,
+        decision(&fx, json!({"file_path": format!("../{dotdot}"), "old_string": "1", "new_string": "2"})).await,
         Behavior::Ask
     );
 
@@ -415,18 +318,9 @@ async fn devices_and_fifos_are_refused_without_being_opened() {
     let fx = Fixture::new();
     let r = fx.edit(std::path::Path::new("/dev/zero"), "a", "b").await;
     assert!(r.is_error);
-    assert_eq!(
-        r.text(),
-        "Cannot write to '/dev/zero': this device file would block or produce infinite output."
-    );
+    assert_eq!(r.text(), "Cannot write to '/dev/zero': this device file would block or produce infinite output.");
     let fifo = fx.path("pipe");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let r = fx.edit(&fifo, "a", "b").await;
     assert!(r.is_error);
     assert!(r.text().contains("named pipe (FIFO)"), "{}", r.text());
@@ -438,22 +332,13 @@ async fn directories_and_huge_files_are_refused() {
     let dir = fx.path("d");
     fs::create_dir(&dir).unwrap();
     let r = fx.edit(&dir, "a", "b").await;
-    assert_eq!(
-        r.text(),
-        tool_error(&format!(
-            "Cannot edit {}: it is a directory, not a file.",
-            dir.display()
-        ))
-    );
+    assert_eq!(r.text(), tool_error(&format!("Cannot edit {}: it is a directory, not a file.", dir.display())));
 
     let huge = fx.path("huge.bin");
     let f = fs::File::create(&huge).unwrap();
     f.set_len(1024 * 1024 * 1024 + 512 * 1024 * 1024).unwrap(); // sparse
     let r = fx.edit(&huge, "a", "b").await;
-    assert_eq!(
-        r.text(),
-        tool_error("File is too large to edit (1.5GB). Maximum editable file size is 1GB.")
-    );
+    assert_eq!(r.text(), tool_error("File is too large to edit (1.5GB). Maximum editable file size is 1GB."));
 }
 
 /// A PreToolUse hook that rewrites the file being edited: a change between validation and the
@@ -462,12 +347,7 @@ struct ChangeFileDuringCall;
 
 #[async_trait]
 impl Hooks for ChangeFileDuringCall {
-    async fn pre_tool_use(
-        &self,
-        _tool: &str,
-        input: &ToolInput,
-        _ctx: &ToolContext,
-    ) -> PreToolUseOutcome {
+    async fn pre_tool_use(&self, _tool: &str, input: &ToolInput, _ctx: &ToolContext) -> PreToolUseOutcome {
         let path = input.value()["file_path"].as_str().unwrap().to_string();
         fs::write(path, "changed by someone else\n").unwrap();
         PreToolUseOutcome::default()
@@ -476,41 +356,24 @@ impl Hooks for ChangeFileDuringCall {
 
 #[tokio::test]
 async fn a_change_after_validation_is_refused_as_unexpected() {
-    let fx = Fixture::with(
-        PermissionMode::BypassPermissions,
-        Some(Arc::new(ChangeFileDuringCall)),
-    );
+    let fx = Fixture::with(PermissionMode::BypassPermissions, Some(Arc::new(ChangeFileDuringCall)));
     let path = fx.file("race.txt", "original\n");
     let r = fx.edit(&path, "original", "mine").await;
     assert!(r.is_error);
     assert_eq!(
         r.text(),
-        format!(
-            "<tool_use_error>Error calling tool (Edit): {FILE_UNEXPECTEDLY_MODIFIED}</tool_use_error>"
-        )
+        format!("<tool_use_error>Error calling tool (Edit): {FILE_UNEXPECTEDLY_MODIFIED}</tool_use_error>")
     );
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        "changed by someone else\n"
-    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "changed by someone else\n");
 }
 
 #[tokio::test]
 async fn the_prompt_names_the_read_line_format() {
     let fx = Fixture::new();
     let tool = hands_core::Typed::new(EditTool);
-    assert!(
-        tool.prompt(&fx.session)
-            .contains("The line number prefix format is: line number + tab.")
-    );
-    fx.session.set_data(
-        hands_core::line_format::LINE_FORMAT_KEY,
-        Some(json!("legacy")),
-    );
-    assert!(
-        tool.prompt(&fx.session)
-            .contains("The line number prefix format is: spaces + line number + arrow.")
-    );
+    assert!(tool.prompt(&fx.session).contains("The line number prefix format is: line number + tab."));
+    fx.session.set_data(hands_core::line_format::LINE_FORMAT_KEY, Some(json!("legacy")));
+    assert!(tool.prompt(&fx.session).contains("The line number prefix format is: spaces + line number + arrow."));
     assert!(tool.prompt(&fx.session).contains("hands-tool-marker:edit"));
 }
 
@@ -518,10 +381,6 @@ async fn the_prompt_names_the_read_line_format() {
 async fn rule_subject_is_the_edited_path() {
     let fx = Fixture::new();
     let tool = hands_core::Typed::new(EditTool);
-    let input =
-        ToolInput::new(json!({"file_path": "src/../x.rs", "old_string": "a", "new_string": "b"}));
-    assert_eq!(
-        tool.rule_subject(&input, &fx.session),
-        hands_core::permissions::RuleSubject::EditPath(fx.path("x.rs"))
-    );
+    let input = ToolInput::new(json!({"file_path": "src/../x.rs", "old_string": "a", "new_string": "b"}));
+    assert_eq!(tool.rule_subject(&input, &fx.session), hands_core::permissions::RuleSubject::EditPath(fx.path("x.rs")));
 }

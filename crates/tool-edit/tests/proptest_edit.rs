@@ -13,11 +13,8 @@ fn line() -> impl Strategy<Value = String> {
 
 fn replacement() -> impl Strategy<Value = String> {
     // No trailing whitespace on any line: Edit strips it from new_string outside Markdown.
-    proptest::collection::vec(
-        proptest::string::string_regex("[a-z(){}$&\"' \t]{0,6}[a-z;]").unwrap(),
-        1..4,
-    )
-    .prop_map(|lines| lines.join("\n"))
+    proptest::collection::vec(proptest::string::string_regex("[a-z(){}$&\"' \t]{0,6}[a-z;]").unwrap(), 1..4)
+        .prop_map(|lines| lines.join("\n"))
 }
 
 #[derive(Debug, Clone)]
@@ -41,17 +38,15 @@ fn case() -> impl Strategy<Value = Case> {
         replacement(),
         any::<bool>(),
     )
-        .prop_map(
-            |(lines, crlf, trailing_newline, start, len, new_string, replace_all)| Case {
-                lines,
-                crlf,
-                trailing_newline,
-                start,
-                len,
-                new_string,
-                replace_all,
-            },
-        )
+        .prop_map(|(lines, crlf, trailing_newline, start, len, new_string, replace_all)| Case {
+            lines,
+            crlf,
+            trailing_newline,
+            start,
+            len,
+            new_string,
+            replace_all,
+        })
 }
 
 proptest! {

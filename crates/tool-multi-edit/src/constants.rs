@@ -13,5 +13,4 @@ pub const SEARCH_HINT: &str = "several replacements in one file at once";
 pub const NO_CHANGES: &str = "No changes to make: old_string and new_string are exactly the same.";
 
 /// A notebook.
-pub const USE_NOTEBOOK_EDIT: &str =
-    "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
+pub const USE_NOTEBOOK_EDIT: &str = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";

@@ -18,8 +18,7 @@ use hands_core::messages::tool_use_error;
 use hands_core::path_policy::{FileKind, PathCheck, check_path, missing_file_message};
 use hands_core::permissions::RuleSubject;
 use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
-    TypedTool, ValidationError,
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -64,10 +63,7 @@ struct Refusal {
 }
 
 fn refusal(message: impl Into<String>) -> Refusal {
-    Refusal {
-        message: message.into(),
-        stale: false,
-    }
+    Refusal { message: message.into(), stale: false }
 }
 
 struct Planned {
@@ -81,10 +77,7 @@ fn edit_failed(index: usize, total: usize, message: &str) -> String {
     if total == 1 {
         message.to_string()
     } else {
-        format!(
-            "Edit {} of {total} failed, so none of the edits were applied: {message}",
-            index + 1
-        )
+        format!("Edit {} of {total} failed, so none of the edits were applied: {message}", index + 1)
     }
 }
 
@@ -93,11 +86,7 @@ fn plan(session: &Session, input: &MultiEditInput) -> Result<Option<Planned>, Re
     if total == 0 {
         return Err(refusal("edits must contain at least one edit."));
     }
-    if let Some(i) = input
-        .edits
-        .iter()
-        .position(|e| e.old_string == e.new_string)
-    {
+    if let Some(i) = input.edits.iter().position(|e| e.old_string == e.new_string) {
         return Err(refusal(edit_failed(i, total, constants::NO_CHANGES)));
     }
     let check = check_path(session, &input.file_path);
@@ -106,16 +95,9 @@ fn plan(session: &Session, input: &MultiEditInput) -> Result<Option<Planned>, Re
     }
     let path = check.path.clone();
     if check.kind == FileKind::Directory {
-        return Err(refusal(format!(
-            "Cannot edit {}: it is a directory, not a file.",
-            path.display()
-        )));
+        return Err(refusal(format!("Cannot edit {}: it is a directory, not a file.", path.display())));
     }
-    if let Some(size) = std::fs::metadata(&path)
-        .ok()
-        .map(|m| m.len())
-        .filter(|s| *s > edit::MAX_EDIT_FILE_SIZE)
-    {
+    if let Some(size) = std::fs::metadata(&path).ok().map(|m| m.len()).filter(|s| *s > edit::MAX_EDIT_FILE_SIZE) {
         return Err(refusal(edit::too_large_message(size)));
     }
     let specs: Vec<EditSpec> = input
@@ -129,13 +111,9 @@ fn plan(session: &Session, input: &MultiEditInput) -> Result<Option<Planned>, Re
             if !specs[0].old_string.is_empty() {
                 return Err(refusal(missing_file_message(session, &check)));
             }
-            let (text, _) = edit::apply_edits("", &specs)
-                .map_err(|(i, e)| refusal(edit_failed(i, total, &e.to_string())))?;
-            return Ok(Some(Planned {
-                check,
-                before: None,
-                bytes: text.into_bytes(),
-            }));
+            let (text, _) =
+                edit::apply_edits("", &specs).map_err(|(i, e)| refusal(edit_failed(i, total, &e.to_string())))?;
+            return Ok(Some(Planned { check, before: None, bytes: text.into_bytes() }));
         }
         Err(e) => return Err(refusal(format!("Cannot edit {}: {e}.", path.display()))),
     };
@@ -152,48 +130,31 @@ fn plan(session: &Session, input: &MultiEditInput) -> Result<Option<Planned>, Re
         }
         match edit::read_state(session, &path, &snapshot) {
             ReadState::NotRead => {
-                return Err(Refusal {
-                    message: edit::FILE_NOT_READ.into(),
-                    stale: true,
-                });
+                return Err(Refusal { message: edit::FILE_NOT_READ.into(), stale: true });
             }
             ReadState::ModifiedSinceRead => {
-                return Err(Refusal {
-                    message: edit::FILE_MODIFIED_SINCE_READ.into(),
-                    stale: true,
-                });
+                return Err(Refusal { message: edit::FILE_MODIFIED_SINCE_READ.into(), stale: true });
             }
             ReadState::Current => {}
         }
     }
     let markdown = edit::apply::is_markdown_path(&input.file_path);
-    let normalized: Vec<EditSpec> = specs
-        .iter()
-        .map(|s| edit::normalize_edit_input(&content, s, markdown))
-        .collect();
+    let normalized: Vec<EditSpec> = specs.iter().map(|s| edit::normalize_edit_input(&content, s, markdown)).collect();
     let (new_text, _) = edit::apply_edits(&content, &normalized).map_err(|(i, e)| {
         let mut message = match &e {
-            EditError::NotFound { .. } => EditError::NotFound {
-                old_string: specs[i].old_string.clone(),
+            EditError::NotFound { .. } => EditError::NotFound { old_string: specs[i].old_string.clone() }.to_string(),
+            EditError::NotUnique { count, .. } => {
+                EditError::NotUnique { count: *count, old_string: specs[i].old_string.clone() }.to_string()
             }
-            .to_string(),
-            EditError::NotUnique { count, .. } => EditError::NotUnique {
-                count: *count,
-                old_string: specs[i].old_string.clone(),
-            }
-            .to_string(),
             other => other.to_string(),
         };
         if matches!(e, EditError::NotFound { .. }) && !normalized[i].old_string.is_empty() {
             // Say where the closest text is in the content this edit saw.
-            let seen = edit::apply_edits(&content, &normalized[..i])
-                .map(|(t, _)| t)
-                .unwrap_or_else(|_| content.to_string());
-            if let Some(hint) = edit::not_found_hint(
-                &seen,
-                &normalized[i].old_string,
-                LineNumberFormat::current(session),
-            ) {
+            let seen =
+                edit::apply_edits(&content, &normalized[..i]).map(|(t, _)| t).unwrap_or_else(|_| content.to_string());
+            if let Some(hint) =
+                edit::not_found_hint(&seen, &normalized[i].old_string, LineNumberFormat::current(session))
+            {
                 message.push_str("\n\n");
                 message.push_str(&hint);
             }
@@ -202,11 +163,7 @@ fn plan(session: &Session, input: &MultiEditInput) -> Result<Option<Planned>, Re
     })?;
     let (region, replacement) = edit::changed_region(&content, &new_text);
     let bytes = file.splice(region, &replacement);
-    Ok(Some(Planned {
-        check,
-        before: Some(snapshot),
-        bytes,
-    }))
+    Ok(Some(Planned { check, before: Some(snapshot), bytes }))
 }
 
 #[async_trait::async_trait]
@@ -233,21 +190,11 @@ impl TypedTool for MultiEditTool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    async fn validate_input(
-        &self,
-        input: &MultiEditInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
-        plan(ctx.session(), input)
-            .map(|_| ())
-            .map_err(|r| ValidationError::new(r.message))
+    async fn validate_input(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        plan(ctx.session(), input).map(|_| ()).map_err(|r| ValidationError::new(r.message))
     }
 
-    async fn check_permissions(
-        &self,
-        input: &MultiEditInput,
-        ctx: &ToolContext,
-    ) -> PermissionResult {
+    async fn check_permissions(&self, input: &MultiEditInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
         check_path(session, &input.file_path).write_permission(TOOL_NAME, session.permission_mode())
     }
@@ -256,19 +203,13 @@ impl TypedTool for MultiEditTool {
         RuleSubject::EditPath(check_path(session, &input.file_path).path)
     }
 
-    async fn call(
-        &self,
-        input: &MultiEditInput,
-        ctx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
         let planned = match plan(session, input) {
             Ok(Some(p)) => p,
             Ok(None) => {
                 let check = check_path(session, &input.file_path);
-                let message = check
-                    .refusal("edit")
-                    .unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
+                let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
                 return Ok(ToolOutput::error(tool_use_error(&message)));
             }
             Err(Refusal { stale: true, .. }) => {
@@ -276,32 +217,19 @@ impl TypedTool for MultiEditTool {
             }
             Err(r) => return Ok(ToolOutput::error(tool_use_error(&r.message))),
         };
-        match edit::commit(
-            session,
-            &planned.check.path,
-            planned.before.as_ref(),
-            &planned.bytes,
-        ) {
+        match edit::commit(session, &planned.check.path, planned.before.as_ref(), &planned.bytes) {
             Ok(()) => {}
             Err(CommitError::Modified) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
             }
             Err(CommitError::Io(e)) => {
-                return Err(ToolError::io(
-                    format!("writing {}", planned.check.path.display()),
-                    e,
-                ));
+                return Err(ToolError::io(format!("writing {}", planned.check.path.display()), e));
             }
         }
         let n = input.edits.len();
-        let text = format!(
-            "Applied {n} edit{} to {}.",
-            if n == 1 { "" } else { "s" },
-            input.file_path
-        );
-        Ok(ToolOutput::text(text).with_data(
-            json!({ "filePath": input.file_path, "edits": n, "created": planned.before.is_none() }),
-        ))
+        let text = format!("Applied {n} edit{} to {}.", if n == 1 { "" } else { "s" }, input.file_path);
+        Ok(ToolOutput::text(text)
+            .with_data(json!({ "filePath": input.file_path, "edits": n, "created": planned.before.is_none() })))
     }
 
     fn render_use(&self, input: &MultiEditInput) -> Option<String> {

@@ -7,11 +7,7 @@ use crate::MultiEditInput;
 /// `MultiEdit(src/main.rs, 3 edits)`.
 pub fn render_use(input: &MultiEditInput) -> String {
     let n = input.edits.len();
-    format!(
-        "MultiEdit({}, {n} edit{})",
-        input.file_path,
-        if n == 1 { "" } else { "s" }
-    )
+    format!("MultiEdit({}, {n} edit{})", input.file_path, if n == 1 { "" } else { "s" })
 }
 
 /// The first line of the result.

@@ -7,10 +7,7 @@ use std::sync::Arc;
 
 use hands_core::edit::FILE_NOT_READ;
 use hands_core::file_state::FileState;
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult,
-    Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
 use hands_tool_multi_edit::MultiEditTool;
 use serde_json::{Value, json};
 
@@ -34,18 +31,9 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(
-            vec![hands_core::tool::typed_arc(MultiEditTool)],
-            PoolConfig::default(),
-        ));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(MultiEditTool)], PoolConfig::default()));
         let engine = Engine::builder(pool, Arc::clone(&session)).build();
-        Self {
-            _dir: dir,
-            _state: state,
-            root,
-            session,
-            engine,
-        }
+        Self { _dir: dir, _state: state, root, session, engine }
     }
 
     fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
@@ -57,16 +45,12 @@ impl Fixture {
 
     fn mark_read(&self, path: &Path) {
         let bytes = fs::read(path).unwrap();
-        self.session
-            .file_state()
-            .record(path, FileState::full(&bytes, &fs::metadata(path).unwrap()));
+        self.session.file_state().record(path, FileState::full(&bytes, &fs::metadata(path).unwrap()));
     }
 
     async fn multi_edit(&self, path: &Path, edits: Value) -> ToolResult {
         let input = json!({"file_path": path, "edits": edits});
-        self.engine
-            .run_one(ToolCall::new("toolu_1", "MultiEdit", input), &Turn::new())
-            .await
+        self.engine.run_one(ToolCall::new("toolu_1", "MultiEdit", input), &Turn::new()).await
     }
 }
 
@@ -77,10 +61,7 @@ fn err(message: &str) -> String {
 #[tokio::test]
 async fn edits_apply_in_order_on_the_previous_result() {
     let fx = Fixture::new();
-    let path = fx.file(
-        "a.py",
-        b"def f():\n    return 1\n\nprint(f())\nprint(f())\n",
-    );
+    let path = fx.file("a.py", b"def f():\n    return 1\n\nprint(f())\nprint(f())\n");
     let r = fx
         .multi_edit(
             &path,
@@ -139,13 +120,8 @@ async fn claude_codes_multi_edit_errors() {
             "Edit 2 of 2 failed, so none of the edits were applied: Cannot edit file: old_string is a substring of a new_string from a previous edit."
         )
     );
-    let r = fx
-        .multi_edit(&path, json!([{"old_string": "one", "new_string": "one"}]))
-        .await;
-    assert_eq!(
-        r.text(),
-        err("No changes to make: old_string and new_string are exactly the same.")
-    );
+    let r = fx.multi_edit(&path, json!([{"old_string": "one", "new_string": "one"}])).await;
+    assert_eq!(r.text(), err("No changes to make: old_string and new_string are exactly the same."));
     let r = fx
         .multi_edit(
             &path,
@@ -179,10 +155,7 @@ async fn the_first_edit_may_create_the_file() {
         )
         .await;
     assert!(!r.is_error, "{}", r.text());
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        "fn main() {\n    println!(\"hi\")\n}\n"
-    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "fn main() {\n    println!(\"hi\")\n}\n");
 }
 
 #[tokio::test]
@@ -190,9 +163,7 @@ async fn unread_files_are_refused_and_crlf_is_kept() {
     let fx = Fixture::new();
     let path = fx.root.join("unread.txt");
     fs::write(&path, "a\r\nb\r\n").unwrap();
-    let r = fx
-        .multi_edit(&path, json!([{"old_string": "a", "new_string": "A"}]))
-        .await;
+    let r = fx.multi_edit(&path, json!([{"old_string": "a", "new_string": "A"}])).await;
     assert_eq!(r.text(), err(FILE_NOT_READ));
     fx.mark_read(&path);
     let r = fx
@@ -214,12 +185,6 @@ async fn schema_and_marker() {
     let tool = hands_core::Typed::new(MultiEditTool);
     let schema = tool.input_schema();
     assert_eq!(schema["properties"]["edits"]["minItems"], json!(1));
-    assert_eq!(
-        schema["properties"]["edits"]["items"]["required"],
-        json!(["old_string", "new_string"])
-    );
-    assert!(
-        tool.prompt(&fx.session)
-            .contains("hands-tool-marker:multi-edit")
-    );
+    assert_eq!(schema["properties"]["edits"]["items"]["required"], json!(["old_string", "new_string"]));
+    assert!(tool.prompt(&fx.session).contains("hands-tool-marker:multi-edit"));
 }

@@ -10,7 +10,8 @@ pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 pub const SEARCH_HINT: &str = "edit Jupyter notebook cells (.ipynb)";
 
 /// A path that does not end in `.ipynb` (code 2).
-pub const NOT_A_NOTEBOOK: &str = "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.";
+pub const NOT_A_NOTEBOOK: &str =
+    "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.";
 
 /// The notebook is missing (code 1).
 pub const NOTEBOOK_MISSING: &str = "Notebook file does not exist.";

@@ -19,8 +19,7 @@ use hands_core::messages::tool_use_error;
 use hands_core::path_policy::{PathCheck, check_path};
 use hands_core::permissions::RuleSubject;
 use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
-    TypedTool, ValidationError,
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -68,10 +67,7 @@ struct Refusal {
 }
 
 fn refusal(message: impl Into<String>, code: u32) -> Refusal {
-    Refusal {
-        message: message.into(),
-        code,
-    }
+    Refusal { message: message.into(), code }
 }
 
 fn notebook_refusal(e: NotebookError) -> Refusal {
@@ -107,11 +103,7 @@ fn plan(session: &Session, input: &NotebookEditInput) -> Result<Option<Planned>,
     if edit_request.mode == EditMode::Insert && edit_request.cell_type.is_none() {
         return Err(notebook_refusal(NotebookError::CellTypeRequired));
     }
-    if session
-        .file_state()
-        .get(&check.path)
-        .is_none_or(|s| s.partial)
-    {
+    if session.file_state().get(&check.path).is_none_or(|s| s.partial) {
         return Err(refusal(edit::FILE_NOT_READ, codes::NOT_READ));
     }
     let (bytes, before) = match edit::read_with_snapshot(&check.path) {
@@ -120,10 +112,7 @@ fn plan(session: &Session, input: &NotebookEditInput) -> Result<Option<Planned>,
             return Err(refusal(constants::NOTEBOOK_MISSING, codes::MISSING));
         }
         Err(e) => {
-            return Err(refusal(
-                format!("Cannot edit {}: {e}.", check.path.display()),
-                codes::NOT_EDITABLE,
-            ));
+            return Err(refusal(format!("Cannot edit {}: {e}.", check.path.display()), codes::NOT_EDITABLE));
         }
     };
     if edit::read_state(session, &check.path, &before) != ReadState::Current {
@@ -132,22 +121,12 @@ fn plan(session: &Session, input: &NotebookEditInput) -> Result<Option<Planned>,
     let file = TextFile::decode(bytes).map_err(|_| notebook_refusal(NotebookError::InvalidJson))?;
     let text = file.normalized();
     let notebook = Notebook::parse(&text).map_err(notebook_refusal)?;
-    let seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-        ^ u64::from(std::process::id());
-    let edited = notebook
-        .apply(&edit_request, seed)
-        .map_err(notebook_refusal)?;
+    let seed =
+        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64) ^ u64::from(std::process::id());
+    let edited = notebook.apply(&edit_request, seed).map_err(notebook_refusal)?;
     let (region, replacement) = edit::changed_region(&text, &edited.text);
     let bytes = file.splice(region, &replacement);
-    Ok(Some(Planned {
-        check,
-        before,
-        bytes,
-        edited,
-        mode: edit_request.mode,
-    }))
+    Ok(Some(Planned { check, before, bytes, edited, mode: edit_request.mode }))
 }
 
 /// The result text Claude Code sends for each mode.
@@ -187,76 +166,43 @@ impl TypedTool for NotebookEditTool {
         true
     }
 
-    async fn validate_input(
-        &self,
-        input: &NotebookEditInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
-        plan(ctx.session(), input)
-            .map(|_| ())
-            .map_err(|r| ValidationError::with_code(r.message, r.code))
+    async fn validate_input(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        plan(ctx.session(), input).map(|_| ()).map_err(|r| ValidationError::with_code(r.message, r.code))
     }
 
-    async fn check_permissions(
-        &self,
-        input: &NotebookEditInput,
-        ctx: &ToolContext,
-    ) -> PermissionResult {
+    async fn check_permissions(&self, input: &NotebookEditInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
-        check_path(session, &input.notebook_path)
-            .write_permission(TOOL_NAME, session.permission_mode())
+        check_path(session, &input.notebook_path).write_permission(TOOL_NAME, session.permission_mode())
     }
 
     fn rule_subject(&self, input: &NotebookEditInput, session: &Session) -> RuleSubject {
         RuleSubject::EditPath(check_path(session, &input.notebook_path).path)
     }
 
-    async fn call(
-        &self,
-        input: &NotebookEditInput,
-        ctx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
         let planned = match plan(session, input) {
             Ok(Some(p)) => p,
             Ok(None) => {
                 let check = check_path(session, &input.notebook_path);
-                let message = check
-                    .refusal("edit")
-                    .unwrap_or_else(|| format!("Cannot edit {}.", input.notebook_path));
+                let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.notebook_path));
                 return Ok(ToolOutput::error(tool_use_error(&message)));
             }
-            Err(Refusal {
-                code: codes::NOT_READ | codes::MODIFIED,
-                ..
-            }) => {
+            Err(Refusal { code: codes::NOT_READ | codes::MODIFIED, .. }) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
             }
             Err(r) => return Ok(ToolOutput::error(tool_use_error(&r.message))),
         };
-        match edit::commit(
-            session,
-            &planned.check.path,
-            Some(&planned.before),
-            &planned.bytes,
-        ) {
+        match edit::commit(session, &planned.check.path, Some(&planned.before), &planned.bytes) {
             Ok(()) => {}
             Err(CommitError::Modified) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));
             }
             Err(CommitError::Io(e)) => {
-                return Err(ToolError::io(
-                    format!("writing {}", planned.check.path.display()),
-                    e,
-                ));
+                return Err(ToolError::io(format!("writing {}", planned.check.path.display()), e));
             }
         }
-        let EditedNotebook {
-            cell_id,
-            cell_type,
-            language,
-            ..
-        } = planned.edited;
+        let EditedNotebook { cell_id, cell_type, language, .. } = planned.edited;
         let data = json!({
             "notebook_path": planned.check.path,
             "cell_id": cell_id,
@@ -265,10 +211,7 @@ impl TypedTool for NotebookEditTool {
             "edit_mode": planned.mode.as_str(),
             "new_source": input.new_source,
         });
-        Ok(
-            ToolOutput::text(result_message(planned.mode, &cell_id, &input.new_source))
-                .with_data(data),
-        )
+        Ok(ToolOutput::text(result_message(planned.mode, &cell_id, &input.new_source)).with_data(data))
     }
 
     fn render_use(&self, input: &NotebookEditInput) -> Option<String> {

@@ -149,13 +149,8 @@ fn offset_in(outer: &str, inner: &str) -> usize {
 /// opening `{`, or `None` when the text is compact.
 fn detect_indent(text: &str) -> Option<String> {
     let after_brace = &text[text.find('{')? + 1..];
-    let rest = after_brace
-        .strip_prefix('\n')
-        .or_else(|| after_brace.strip_prefix("\r\n"))?;
-    let unit: String = rest
-        .chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .collect();
+    let rest = after_brace.strip_prefix('\n').or_else(|| after_brace.strip_prefix("\r\n"))?;
+    let unit: String = rest.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
     (!unit.is_empty()).then_some(unit)
 }
 
@@ -188,39 +183,28 @@ pub fn parse_cell_index(cell_id: &str) -> Option<usize> {
 
 /// Jupyter's source form: a list of lines, each but the last ending in `\n`.
 fn source_lines(source: &str) -> Value {
-    Value::Array(
-        source
-            .split_inclusive('\n')
-            .map(|l| Value::String(l.to_string()))
-            .collect(),
-    )
+    Value::Array(source.split_inclusive('\n').map(|l| Value::String(l.to_string())).collect())
 }
 
 impl<'t> Notebook<'t> {
     /// Parse a notebook's (LF-normalized) text.
     pub fn parse(text: &'t str) -> Result<Notebook<'t>, NotebookError> {
-        let top: TopLevel<'t> =
-            serde_json::from_str(text).map_err(|_| NotebookError::InvalidJson)?;
+        let top: TopLevel<'t> = serde_json::from_str(text).map_err(|_| NotebookError::InvalidJson)?;
         let cells_raw = top.cells.ok_or(NotebookError::NoCells)?;
-        let cells: Vec<&'t RawValue> =
-            serde_json::from_str(cells_raw.get()).map_err(|_| NotebookError::NoCells)?;
+        let cells: Vec<&'t RawValue> = serde_json::from_str(cells_raw.get()).map_err(|_| NotebookError::NoCells)?;
         let array_start = offset_in(text, cells_raw.get());
         let array = array_start..array_start + cells_raw.get().len();
         let mut spans = Vec::with_capacity(cells.len());
         let (mut ids, mut types, mut source_is_array) = (Vec::new(), Vec::new(), Vec::new());
         for cell in &cells {
-            let head: CellHead =
-                serde_json::from_str(cell.get()).map_err(|_| NotebookError::NoCells)?;
+            let head: CellHead = serde_json::from_str(cell.get()).map_err(|_| NotebookError::NoCells)?;
             let start = offset_in(text, cell.get());
             spans.push(start..start + cell.get().len());
             ids.push(head.id.and_then(|v| v.as_str().map(str::to_string)));
             types.push(head.cell_type.and_then(|v| v.as_str().map(str::to_string)));
             source_is_array.push(!matches!(head.source, Some(Value::String(_))));
         }
-        let (major, minor) = (
-            as_u64(&top.nbformat).unwrap_or(4),
-            as_u64(&top.nbformat_minor).unwrap_or(0),
-        );
+        let (major, minor) = (as_u64(&top.nbformat).unwrap_or(4), as_u64(&top.nbformat_minor).unwrap_or(0));
         let language = top
             .metadata
             .as_ref()
@@ -253,11 +237,7 @@ impl<'t> Notebook<'t> {
 
     /// The index of the cell named `cell_id`: a real id first, then `cell-N`.
     pub fn locate(&self, cell_id: &str) -> Result<usize, NotebookError> {
-        if let Some(i) = self
-            .ids
-            .iter()
-            .position(|id| id.as_deref() == Some(cell_id))
-        {
+        if let Some(i) = self.ids.iter().position(|id| id.as_deref() == Some(cell_id)) {
             return Ok(i);
         }
         match parse_cell_index(cell_id) {
@@ -307,12 +287,7 @@ impl<'t> Notebook<'t> {
     fn new_cell_id(&self, seed: u64) -> String {
         let taken: HashSet<&str> = self.ids.iter().flatten().map(String::as_str).collect();
         (0u64..)
-            .map(|n| {
-                format!(
-                    "{:08x}",
-                    xxhash_rust::xxh3::xxh3_64(&(seed ^ n).to_le_bytes()) as u32
-                )
-            })
+            .map(|n| format!("{:08x}", xxhash_rust::xxh3::xxh3_64(&(seed ^ n).to_le_bytes()) as u32))
             .find(|id| !taken.contains(id.as_str()))
             .unwrap_or_else(|| format!("cell{seed:x}"))
     }
@@ -347,12 +322,7 @@ impl<'t> Notebook<'t> {
                 } else {
                     self.cells[index - 1].end..self.cells[index].end
                 };
-                Ok(EditedNotebook {
-                    text: splice(range, ""),
-                    cell_id: cell_id.to_string(),
-                    cell_type,
-                    language,
-                })
+                Ok(EditedNotebook { text: splice(range, ""), cell_id: cell_id.to_string(), cell_type, language })
             }
             EditMode::Insert => {
                 let cell_type = edit.cell_type.ok_or(NotebookError::CellTypeRequired)?;
@@ -368,10 +338,7 @@ impl<'t> Notebook<'t> {
                     let inner = match &self.indent {
                         None => format!("[{cell_text}]"),
                         Some(_) => {
-                            format!(
-                                "[\n{base}{cell_text}\n{}]",
-                                line_indentation(text, self.array.start)
-                            )
+                            format!("[\n{base}{cell_text}\n{}]", line_indentation(text, self.array.start))
                         }
                     };
                     splice(self.array.clone(), &inner)
@@ -383,19 +350,14 @@ impl<'t> Notebook<'t> {
                     splice(at..at, &format!(",{separator}{cell_text}"))
                 };
                 let cell_id = id.unwrap_or_else(|| format!("cell-{index}"));
-                Ok(EditedNotebook {
-                    text: new_text,
-                    cell_id,
-                    cell_type,
-                    language,
-                })
+                Ok(EditedNotebook { text: new_text, cell_id, cell_type, language })
             }
             EditMode::Replace => {
                 let cell_id = edit.cell_id.unwrap_or_default();
                 let index = self.locate(cell_id)?;
                 let span = self.cells[index].clone();
-                let mut cell: Map<String, Value> = serde_json::from_str(&text[span.clone()])
-                    .map_err(|_| NotebookError::InvalidJson)?;
+                let mut cell: Map<String, Value> =
+                    serde_json::from_str(&text[span.clone()]).map_err(|_| NotebookError::InvalidJson)?;
                 let current = self.cell_type_at(index);
                 let target = edit.cell_type.unwrap_or(current);
                 let source = if self.source_is_array[index] {
@@ -435,13 +397,7 @@ impl<'t> Notebook<'t> {
     }
 
     /// A new cell with keys in the order Jupyter writes them (sorted).
-    fn new_cell(
-        &self,
-        cell_type: CellType,
-        id: Option<String>,
-        source: &str,
-        source_as_array: bool,
-    ) -> Value {
+    fn new_cell(&self, cell_type: CellType, id: Option<String>, source: &str, source_as_array: bool) -> Value {
         let mut cell = Map::new();
         cell.insert("cell_type".into(), Value::String(cell_type.as_str().into()));
         if cell_type == CellType::Code {
@@ -454,11 +410,7 @@ impl<'t> Notebook<'t> {
         if cell_type == CellType::Code {
             cell.insert("outputs".into(), Value::Array(Vec::new()));
         }
-        let source = if source_as_array {
-            source_lines(source)
-        } else {
-            Value::String(source.into())
-        };
+        let source = if source_as_array { source_lines(source) } else { Value::String(source.into()) };
         cell.insert("source".into(), source);
         Value::Object(cell)
     }
@@ -511,37 +463,17 @@ mod tests {
 }
 "##;
 
-    fn edit<'a>(
-        id: Option<&'a str>,
-        src: &'a str,
-        ty: Option<CellType>,
-        mode: EditMode,
-    ) -> CellEdit<'a> {
-        CellEdit {
-            cell_id: id,
-            new_source: src,
-            cell_type: ty,
-            mode,
-        }
+    fn edit<'a>(id: Option<&'a str>, src: &'a str, ty: Option<CellType>, mode: EditMode) -> CellEdit<'a> {
+        CellEdit { cell_id: id, new_source: src, cell_type: ty, mode }
     }
 
     #[test]
     fn replace_keeps_everything_else() {
         let nb = Notebook::parse(NB).unwrap();
-        let out = nb
-            .apply(
-                &edit(Some("calc"), "print(2)\nprint(3)", None, EditMode::Replace),
-                1,
-            )
-            .unwrap();
-        let expected = NB.replace(
-            "   \"execution_count\": 3,",
-            "   \"execution_count\": null,",
-        );
+        let out = nb.apply(&edit(Some("calc"), "print(2)\nprint(3)", None, EditMode::Replace), 1).unwrap();
+        let expected = NB.replace("   \"execution_count\": 3,", "   \"execution_count\": null,");
         let start = expected.find("   \"outputs\": [\n    {").unwrap();
-        let end = expected
-            .find("   \"source\": [\n    \"print(1 + 1)\"")
-            .unwrap();
+        let end = expected.find("   \"source\": [\n    \"print(1 + 1)\"").unwrap();
         let expected = format!(
             "{}   \"outputs\": [],\n   \"source\": [\n    \"print(2)\\n\",\n    \"print(3)\"{}",
             &expected[..start],
@@ -555,56 +487,24 @@ mod tests {
     #[test]
     fn insert_after_and_at_start_and_delete_round_trip() {
         let nb = Notebook::parse(NB).unwrap();
-        let out = nb
-            .apply(
-                &edit(
-                    Some("intro"),
-                    "x = 1",
-                    Some(CellType::Code),
-                    EditMode::Insert,
-                ),
-                7,
-            )
-            .unwrap();
+        let out = nb.apply(&edit(Some("intro"), "x = 1", Some(CellType::Code), EditMode::Insert), 7).unwrap();
         assert_eq!(out.cell_id.len(), 8);
         let v: Value = serde_json::from_str(&out.text).unwrap();
         assert_eq!(v["cells"][1]["source"], serde_json::json!(["x = 1"]));
         assert_eq!(v["cells"][1]["id"], Value::String(out.cell_id.clone()));
-        assert!(out.text.contains(
-            "  },\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": null,\n   \"id\""
-        ));
+        assert!(out.text.contains("  },\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": null,\n   \"id\""));
         // Deleting the inserted cell gives the original bytes back.
         let nb2 = Notebook::parse(&out.text).unwrap();
-        let back = nb2
-            .apply(&edit(Some(&out.cell_id), "", None, EditMode::Delete), 0)
-            .unwrap();
+        let back = nb2.apply(&edit(Some(&out.cell_id), "", None, EditMode::Delete), 0).unwrap();
         assert_eq!(back.text, NB);
 
-        let first = nb
-            .apply(
-                &edit(None, "# Top", Some(CellType::Markdown), EditMode::Insert),
-                9,
-            )
-            .unwrap();
+        let first = nb.apply(&edit(None, "# Top", Some(CellType::Markdown), EditMode::Insert), 9).unwrap();
         let nb3 = Notebook::parse(&first.text).unwrap();
         assert_eq!(nb3.len(), 3);
-        assert_eq!(
-            nb3.apply(&edit(Some("cell-0"), "", None, EditMode::Delete), 0)
-                .unwrap()
-                .text,
-            NB
-        );
+        assert_eq!(nb3.apply(&edit(Some("cell-0"), "", None, EditMode::Delete), 0).unwrap().text, NB);
         // Deleting the last cell.
-        let last = nb
-            .apply(&edit(Some("cell-1"), "", None, EditMode::Delete), 0)
-            .unwrap();
-        assert_eq!(
-            serde_json::from_str::<Value>(&last.text).unwrap()["cells"]
-                .as_array()
-                .unwrap()
-                .len(),
-            1
-        );
+        let last = nb.apply(&edit(Some("cell-1"), "", None, EditMode::Delete), 0).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&last.text).unwrap()["cells"].as_array().unwrap().len(), 1);
     }
 
     #[test]
@@ -618,89 +518,45 @@ mod tests {
                 })
                 .collect::<String>();
             let nb = Notebook::parse(&text).unwrap();
-            let out = nb
-                .apply(
-                    &edit(
-                        Some("intro"),
-                        "y",
-                        Some(CellType::Markdown),
-                        EditMode::Insert,
-                    ),
-                    1,
-                )
-                .unwrap();
+            let out = nb.apply(&edit(Some("intro"), "y", Some(CellType::Markdown), EditMode::Insert), 1).unwrap();
             let back = Notebook::parse(&out.text)
                 .unwrap()
                 .apply(&edit(Some("cell-1"), "", None, EditMode::Delete), 0)
                 .unwrap();
             assert_eq!(back.text, text, "indent {unit:?}");
-            assert!(out.text.contains(&format!(
-                "\n{u}{u}{{\n{u}{u}{u}\"cell_type\": \"markdown\"",
-                u = unit
-            )));
+            assert!(out.text.contains(&format!("\n{u}{u}{{\n{u}{u}{u}\"cell_type\": \"markdown\"", u = unit)));
         }
         let compact = serde_json::to_string(&serde_json::from_str::<Value>(NB).unwrap()).unwrap();
         let nb = Notebook::parse(&compact).unwrap();
-        let out = nb
-            .apply(&edit(None, "z", Some(CellType::Code), EditMode::Insert), 1)
-            .unwrap();
+        let out = nb.apply(&edit(None, "z", Some(CellType::Code), EditMode::Insert), 1).unwrap();
         assert!(!out.text.contains('\n'));
-        assert_eq!(
-            serde_json::from_str::<Value>(&out.text).unwrap()["cells"]
-                .as_array()
-                .unwrap()
-                .len(),
-            3
-        );
+        assert_eq!(serde_json::from_str::<Value>(&out.text).unwrap()["cells"].as_array().unwrap().len(), 3);
     }
 
     #[test]
     fn empty_and_single_cell_notebooks() {
-        let empty =
-            "{\n \"cells\": [],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 2\n}";
+        let empty = "{\n \"cells\": [],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 2\n}";
         let nb = Notebook::parse(empty).unwrap();
-        let out = nb
-            .apply(
-                &edit(None, "a\nb", Some(CellType::Markdown), EditMode::Insert),
-                1,
-            )
-            .unwrap();
+        let out = nb.apply(&edit(None, "a\nb", Some(CellType::Markdown), EditMode::Insert), 1).unwrap();
         assert_eq!(out.cell_id, "cell-0", "nbformat 4.2 has no cell ids");
         assert_eq!(
             out.text,
             "{\n \"cells\": [\n  {\n   \"cell_type\": \"markdown\",\n   \"metadata\": {},\n   \"source\": [\n    \"a\\n\",\n    \"b\"\n   ]\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 2\n}"
         );
-        let back = Notebook::parse(&out.text)
-            .unwrap()
-            .apply(&edit(Some("cell-0"), "", None, EditMode::Delete), 0)
-            .unwrap();
+        let back =
+            Notebook::parse(&out.text).unwrap().apply(&edit(Some("cell-0"), "", None, EditMode::Delete), 0).unwrap();
         assert_eq!(back.text, empty);
     }
 
     #[test]
     fn type_changes_fix_the_cell_shape() {
         let nb = Notebook::parse(NB).unwrap();
-        let out = nb
-            .apply(
-                &edit(
-                    Some("calc"),
-                    "# now prose",
-                    Some(CellType::Markdown),
-                    EditMode::Replace,
-                ),
-                0,
-            )
-            .unwrap();
+        let out = nb.apply(&edit(Some("calc"), "# now prose", Some(CellType::Markdown), EditMode::Replace), 0).unwrap();
         let v: Value = serde_json::from_str(&out.text).unwrap();
         let cell = &v["cells"][1];
         assert_eq!(cell["cell_type"], "markdown");
         assert!(cell.get("outputs").is_none() && cell.get("execution_count").is_none());
-        let out = nb
-            .apply(
-                &edit(Some("intro"), "1", Some(CellType::Code), EditMode::Replace),
-                0,
-            )
-            .unwrap();
+        let out = nb.apply(&edit(Some("intro"), "1", Some(CellType::Code), EditMode::Replace), 0).unwrap();
         let v: Value = serde_json::from_str(&out.text).unwrap();
         assert_eq!(v["cells"][0]["outputs"], serde_json::json!([]));
         assert_eq!(v["cells"][0]["execution_count"], Value::Null);
@@ -709,41 +565,18 @@ mod tests {
     #[test]
     fn errors_have_claude_codes_messages() {
         let nb = Notebook::parse(NB).unwrap();
-        let e = |id: Option<&str>, mode| {
-            nb.apply(&edit(id, "x", Some(CellType::Code), mode), 0)
-                .unwrap_err()
-                .to_string()
-        };
+        let e =
+            |id: Option<&str>, mode| nb.apply(&edit(id, "x", Some(CellType::Code), mode), 0).unwrap_err().to_string();
+        assert_eq!(e(None, EditMode::Replace), "Cell ID must be specified when not inserting a new cell.");
+        assert_eq!(e(Some("cell-5"), EditMode::Replace), "Cell with index 5 does not exist in notebook.");
+        assert_eq!(e(Some("nope"), EditMode::Delete), "Cell with ID \"nope\" not found in notebook.");
         assert_eq!(
-            e(None, EditMode::Replace),
-            "Cell ID must be specified when not inserting a new cell."
-        );
-        assert_eq!(
-            e(Some("cell-5"), EditMode::Replace),
-            "Cell with index 5 does not exist in notebook."
-        );
-        assert_eq!(
-            e(Some("nope"), EditMode::Delete),
-            "Cell with ID \"nope\" not found in notebook."
-        );
-        assert_eq!(
-            nb.apply(&edit(None, "x", None, EditMode::Insert), 0)
-                .unwrap_err()
-                .to_string(),
+            nb.apply(&edit(None, "x", None, EditMode::Insert), 0).unwrap_err().to_string(),
             "Cell type is required when using edit_mode=insert."
         );
-        assert_eq!(
-            Notebook::parse("{not json").unwrap_err().to_string(),
-            "Notebook is not valid JSON."
-        );
-        assert_eq!(
-            Notebook::parse("[1]").unwrap_err(),
-            NotebookError::InvalidJson
-        );
-        assert_eq!(
-            Notebook::parse("{\"cells\": 3}").unwrap_err(),
-            NotebookError::NoCells
-        );
+        assert_eq!(Notebook::parse("{not json").unwrap_err().to_string(), "Notebook is not valid JSON.");
+        assert_eq!(Notebook::parse("[1]").unwrap_err(), NotebookError::InvalidJson);
+        assert_eq!(Notebook::parse("{\"cells\": 3}").unwrap_err(), NotebookError::NoCells);
         assert_eq!(parse_cell_index("cell-12"), Some(12));
         assert_eq!(parse_cell_index("cell-"), None);
         assert_eq!(parse_cell_index("cell-1a"), None);

@@ -14,11 +14,7 @@ pub fn render_use(input: &NotebookEditInput) -> String {
         (Some(id), EditMode::Insert) => format!("after {id}"),
         (Some(id), _) => id.clone(),
     };
-    format!(
-        "NotebookEdit({}, {} {target})",
-        input.notebook_path,
-        mode.as_str()
-    )
+    format!("NotebookEdit({}, {} {target})", input.notebook_path, mode.as_str())
 }
 
 /// The first line of the result.

@@ -8,10 +8,7 @@ use std::sync::Arc;
 
 use hands_core::edit::{FILE_MODIFIED_SINCE_READ, FILE_NOT_READ};
 use hands_core::file_state::FileState;
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult,
-    Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
 use hands_tool_notebook_edit::NotebookEditTool;
 use serde_json::{Value, json};
 
@@ -80,18 +77,9 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(
-            vec![hands_core::tool::typed_arc(NotebookEditTool)],
-            PoolConfig::default(),
-        ));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(NotebookEditTool)], PoolConfig::default()));
         let engine = Engine::builder(pool, Arc::clone(&session)).build();
-        Self {
-            _dir: dir,
-            _state: state,
-            root,
-            session,
-            engine,
-        }
+        Self { _dir: dir, _state: state, root, session, engine }
     }
 
     fn notebook(&self, name: &str, text: &str) -> PathBuf {
@@ -103,23 +91,13 @@ impl Fixture {
 
     fn mark_read(&self, path: &Path) {
         let bytes = fs::read(path).unwrap();
-        self.session
-            .file_state()
-            .record(path, FileState::full(&bytes, &fs::metadata(path).unwrap()));
+        self.session.file_state().record(path, FileState::full(&bytes, &fs::metadata(path).unwrap()));
     }
 
     async fn call(&self, input: Value) -> ToolResult {
         // NotebookEdit is deferred: mark it discovered as ToolSearch would.
-        self.session.set_data(
-            hands_core::pipeline::DISCOVERED_TOOLS_KEY,
-            Some(json!(["NotebookEdit"])),
-        );
-        self.engine
-            .run_one(
-                ToolCall::new("toolu_1", "NotebookEdit", input),
-                &Turn::new(),
-            )
-            .await
+        self.session.set_data(hands_core::pipeline::DISCOVERED_TOOLS_KEY, Some(json!(["NotebookEdit"])));
+        self.engine.run_one(ToolCall::new("toolu_1", "NotebookEdit", input), &Turn::new()).await
     }
 }
 
@@ -131,18 +109,13 @@ fn err(message: &str) -> String {
 async fn replace_by_id_touches_only_that_cell() {
     let fx = Fixture::new();
     let path = fx.notebook("a.ipynb", NB);
-    let r = fx
-        .call(json!({"notebook_path": path, "cell_id": "load", "new_source": "y = 2"}))
-        .await;
+    let r = fx.call(json!({"notebook_path": path, "cell_id": "load", "new_source": "y = 2"})).await;
     assert_eq!(r.text(), "Updated cell load with y = 2");
     let text = fs::read_to_string(&path).unwrap();
     let start = NB.find("  {\n   \"cell_type\": \"code\"").unwrap();
     let end = NB.find("\n ],\n \"metadata\"").unwrap();
     let expected_cell = "  {\n   \"cell_type\": \"code\",\n   \"execution_count\": null,\n   \"id\": \"load\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"y = 2\"\n   ]\n  }";
-    assert_eq!(
-        text,
-        format!("{}{expected_cell}{}", &NB[..start], &NB[end..])
-    );
+    assert_eq!(text, format!("{}{expected_cell}{}", &NB[..start], &NB[end..]));
 }
 
 #[tokio::test]
@@ -151,20 +124,18 @@ async fn insert_after_a_cell_and_at_the_start_then_delete_by_index() {
     let path = fx.notebook("a.ipynb", NB);
     let r = fx.call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "print(x)", "cell_type": "code", "edit_mode": "insert"})).await;
     let text = r.text();
-    assert!(
-        text.starts_with("Inserted cell ") && text.ends_with(" with print(x)"),
-        "{text}"
-    );
-    let new_id = text
-        .trim_start_matches("Inserted cell ")
-        .trim_end_matches(" with print(x)")
-        .to_string();
+    assert!(text.starts_with("Inserted cell ") && text.ends_with(" with print(x)"), "{text}");
+    let new_id = text.trim_start_matches("Inserted cell ").trim_end_matches(" with print(x)").to_string();
     let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["cells"][1]["id"], json!(new_id));
     assert_eq!(v["cells"][1]["source"], json!(["print(x)"]));
 
     // Chained without a new Read: the state was refreshed.
-    let r = fx.call(json!({"notebook_path": path, "new_source": "Intro text", "cell_type": "markdown", "edit_mode": "insert"})).await;
+    let r = fx
+        .call(
+            json!({"notebook_path": path, "new_source": "Intro text", "cell_type": "markdown", "edit_mode": "insert"}),
+        )
+        .await;
     assert!(!r.is_error, "{}", r.text());
     let v: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["cells"][0]["source"], json!(["Intro text"]));
@@ -174,11 +145,7 @@ async fn insert_after_a_cell_and_at_the_start_then_delete_by_index() {
     assert_eq!(r.text(), "Deleted cell cell-0");
     let r = fx.call(json!({"notebook_path": path, "cell_id": new_id, "new_source": "", "edit_mode": "delete"})).await;
     assert!(!r.is_error, "{}", r.text());
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        NB,
-        "insert + delete gives the original bytes back"
-    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), NB, "insert + delete gives the original bytes back");
 }
 
 #[tokio::test]
@@ -195,10 +162,7 @@ async fn validation_messages_in_claude_codes_order() {
             json!({"notebook_path": path, "new_source": "x", "edit_mode": "insert"}),
             "Cell type is required when using edit_mode=insert.",
         ),
-        (
-            json!({"notebook_path": path, "new_source": "x"}),
-            "Cell ID must be specified when not inserting a new cell.",
-        ),
+        (json!({"notebook_path": path, "new_source": "x"}), "Cell ID must be specified when not inserting a new cell."),
         (
             json!({"notebook_path": path, "cell_id": "cell-7", "new_source": "x"}),
             "Cell with index 7 does not exist in notebook.",
@@ -215,28 +179,20 @@ async fn validation_messages_in_claude_codes_order() {
 
     let unread = fx.root.join("unread.ipynb");
     fs::write(&unread, NB).unwrap();
-    let r = fx
-        .call(json!({"notebook_path": unread, "cell_id": "intro", "new_source": "x"}))
-        .await;
+    let r = fx.call(json!({"notebook_path": unread, "cell_id": "intro", "new_source": "x"})).await;
     assert_eq!(r.text(), err(FILE_NOT_READ));
 
     fs::write(&path, NB.replace("Analysis", "Report")).unwrap();
-    let r = fx
-        .call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "x"}))
-        .await;
+    let r = fx.call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "x"})).await;
     assert_eq!(r.text(), err(FILE_MODIFIED_SINCE_READ));
 
     let broken = fx.notebook("broken.ipynb", "{\"cells\": [");
-    let r = fx
-        .call(json!({"notebook_path": broken, "cell_id": "cell-0", "new_source": "x"}))
-        .await;
+    let r = fx.call(json!({"notebook_path": broken, "cell_id": "cell-0", "new_source": "x"})).await;
     assert_eq!(r.text(), err("Notebook is not valid JSON."));
 
     let gone = fx.notebook("gone.ipynb", NB);
     fs::remove_file(&gone).unwrap();
-    let r = fx
-        .call(json!({"notebook_path": gone, "cell_id": "intro", "new_source": "x"}))
-        .await;
+    let r = fx.call(json!({"notebook_path": gone, "cell_id": "intro", "new_source": "x"})).await;
     assert_eq!(r.text(), err("Notebook file does not exist."));
 }
 
@@ -251,18 +207,17 @@ async fn crlf_and_two_space_notebooks_stay_as_they_were() {
         })
         .collect();
     let path = fx.notebook("win.ipynb", &two_spaces);
-    let r = fx.call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "# Title\nmore", "cell_type": "markdown"})).await;
+    let r = fx
+        .call(
+            json!({"notebook_path": path, "cell_id": "intro", "new_source": "# Title\nmore", "cell_type": "markdown"}),
+        )
+        .await;
     assert!(!r.is_error, "{}", r.text());
     let text = fs::read_to_string(&path).unwrap();
-    assert!(
-        !text.replace("\r\n", "").contains('\n'),
-        "every line break is still CRLF"
-    );
+    assert!(!text.replace("\r\n", "").contains('\n'), "every line break is still CRLF");
     assert!(text.contains("\r\n    {\r\n      \"cell_type\": \"markdown\",\r\n      \"id\": \"intro\",\r\n      \"metadata\": {},\r\n      \"source\": [\r\n        \"# Title\\n\",\r\n        \"more\"\r\n      ]\r\n    },"), "{text}");
     // The untouched code cell, with its float written as `1e-05`, is byte-identical.
-    let code_cell = &two_spaces[two_spaces
-        .find("    {\r\n      \"cell_type\": \"code\"")
-        .unwrap()..];
+    let code_cell = &two_spaces[two_spaces.find("    {\r\n      \"cell_type\": \"code\"").unwrap()..];
     assert!(text.ends_with(code_cell));
 }
 
@@ -271,19 +226,10 @@ async fn deferred_and_marked() {
     let fx = Fixture::new();
     let tool = hands_core::Typed::new(NotebookEditTool);
     assert!(tool.should_defer());
-    assert!(
-        tool.prompt(&fx.session)
-            .contains("hands-tool-marker:notebook-edit")
-    );
+    assert!(tool.prompt(&fx.session).contains("hands-tool-marker:notebook-edit"));
     let schema = tool.input_schema();
-    assert_eq!(
-        schema["properties"]["edit_mode"]["enum"],
-        json!(["replace", "insert", "delete"])
-    );
-    assert_eq!(
-        schema["properties"]["cell_type"]["enum"],
-        json!(["code", "markdown"])
-    );
+    assert_eq!(schema["properties"]["edit_mode"]["enum"], json!(["replace", "insert", "delete"]));
+    assert_eq!(schema["properties"]["cell_type"]["enum"], json!(["code", "markdown"]));
     assert_eq!(schema["required"], json!(["notebook_path", "new_source"]));
     assert!(schema["properties"]["cell_id"].get("default").is_none());
 }

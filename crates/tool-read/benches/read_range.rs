@@ -21,23 +21,14 @@ fn main() {
 }
 
 fn bench_file() -> PathBuf {
-    std::env::var_os("HANDS_BENCH_FILE")
-        .map_or_else(|| PathBuf::from("/tmp/hands-bench-1g.txt"), PathBuf::from)
+    std::env::var_os("HANDS_BENCH_FILE").map_or_else(|| PathBuf::from("/tmp/hands-bench-1g.txt"), PathBuf::from)
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn lines_5m_to_5m2000() -> usize {
     let file = File::open(bench_file()).unwrap();
-    let sel = select(
-        file,
-        5_000_001,
-        Limits::Exact {
-            lines: 2000,
-            max_chars: usize::MAX / 2,
-        },
-        SCAN_CHUNK_BYTES,
-    )
-    .unwrap();
+    let sel =
+        select(file, 5_000_001, Limits::Exact { lines: 2000, max_chars: usize::MAX / 2 }, SCAN_CHUNK_BYTES).unwrap();
     assert_eq!(sel.lines.len(), 2000);
     divan::black_box(sel.lines.len())
 }

@@ -7,24 +7,16 @@ use std::io::{BufWriter, Write};
 use std::sync::Arc;
 
 use hands_core::tool::typed_arc;
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
 use hands_tool_read::ReadTool;
 
 fn generate(path: &str) {
     let tmp = format!("{path}.partial");
-    let mut out = BufWriter::with_capacity(
-        1 << 20,
-        std::fs::File::create(&tmp).expect("create the file"),
-    );
+    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).expect("create the file"));
     let (mut n, mut written) = (0u64, 0u64);
     while written < 1_000_000_000 {
         n += 1;
-        let line = format!(
-            "{n:010} the quick brown fox {}\n",
-            &"jumps over the lazy dog"[..(n % 23) as usize]
-        );
+        let line = format!("{n:010} the quick brown fox {}\n", &"jumps over the lazy dog"[..(n % 23) as usize]);
         out.write_all(line.as_bytes()).expect("write");
         written += line.len() as u64;
     }
@@ -43,14 +35,8 @@ fn main() {
         eprintln!("usage: read_range FILE OFFSET LIMIT | read_range --generate FILE");
         std::process::exit(2);
     };
-    let dir = std::path::Path::new(file)
-        .parent()
-        .expect("absolute file path")
-        .to_path_buf();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let dir = std::path::Path::new(file).parent().expect("absolute file path").to_path_buf();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     runtime.block_on(async {
         let session = Session::new(SessionConfig {
             cwd: Some(dir.clone()),

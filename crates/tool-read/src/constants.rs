@@ -16,10 +16,7 @@ pub const MAX_SIZE_BYTES: u64 = 256 * 1024;
 pub const DEFAULT_MAX_TOKENS: usize = 25_000;
 
 /// Environment variables overriding [`DEFAULT_MAX_TOKENS`], first found wins.
-pub const MAX_TOKENS_ENV: [&str; 2] = [
-    "HANDS_FILE_READ_MAX_OUTPUT_TOKENS",
-    "CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS",
-];
+pub const MAX_TOKENS_ENV: [&str; 2] = ["HANDS_FILE_READ_MAX_OUTPUT_TOKENS", "CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS"];
 
 /// Characters per token in the rough estimate (Claude Code's `roughTokenCountEstimation`).
 pub const CHARS_PER_TOKEN: usize = 4;
@@ -44,13 +41,8 @@ pub const PDF_PAGES_WITHOUT_RANGE: u32 = 10;
 pub const MAX_PDF_BYTES: u64 = 20 * 1024 * 1024;
 
 /// Image files Read shows as image blocks, with their media types.
-pub const IMAGE_TYPES: [(&str, &str); 5] = [
-    ("png", "image/png"),
-    ("jpg", "image/jpeg"),
-    ("jpeg", "image/jpeg"),
-    ("gif", "image/gif"),
-    ("webp", "image/webp"),
-];
+pub const IMAGE_TYPES: [(&str, &str); 5] =
+    [("png", "image/png"), ("jpg", "image/jpeg"), ("jpeg", "image/jpeg"), ("gif", "image/gif"), ("webp", "image/webp")];
 
 /// Longest side of an image sent to the model; larger images are scaled down.
 pub const MAX_IMAGE_SIDE: u32 = 2000;
@@ -69,10 +61,9 @@ pub const MAX_NOTEBOOK_OUTPUT_CHARS: usize = 10_000;
 
 /// Extensions of files that are binary by nature (images and PDFs are handled separately).
 pub const BINARY_EXTENSIONS: &[&str] = &[
-    "exe", "dll", "so", "dylib", "o", "a", "lib", "obj", "bin", "dat", "class", "jar", "war",
-    "pyc", "pyo", "wasm", "zip", "tar", "gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "lz4", "iso",
-    "dmg", "deb", "rpm", "apk", "msi", "mp3", "mp4", "m4a", "wav", "flac", "ogg", "avi", "mov",
-    "mkv", "webm", "wmv", "aac", "bmp", "ico", "tiff", "tif", "psd", "heic", "ttf", "otf", "woff",
-    "woff2", "eot", "sqlite", "sqlite3", "db", "pdb", "doc", "docx", "xls", "xlsx", "ppt", "pptx",
-    "odt", "ods", "odp", "node", "pack", "idx", "rlib", "rmeta",
+    "exe", "dll", "so", "dylib", "o", "a", "lib", "obj", "bin", "dat", "class", "jar", "war", "pyc", "pyo", "wasm",
+    "zip", "tar", "gz", "tgz", "bz2", "xz", "zst", "7z", "rar", "lz4", "iso", "dmg", "deb", "rpm", "apk", "msi", "mp3",
+    "mp4", "m4a", "wav", "flac", "ogg", "avi", "mov", "mkv", "webm", "wmv", "aac", "bmp", "ico", "tiff", "tif", "psd",
+    "heic", "ttf", "otf", "woff", "woff2", "eot", "sqlite", "sqlite3", "db", "pdb", "doc", "docx", "xls", "xlsx",
+    "ppt", "pptx", "odt", "ods", "odp", "node", "pack", "idx", "rlib", "rmeta",
 ];

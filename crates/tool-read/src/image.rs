@@ -40,8 +40,8 @@ pub fn image_block(bytes: &[u8]) -> Result<PreparedImage, String> {
     if bytes.is_empty() {
         return Err("the file is empty".into());
     }
-    let format = image::guess_format(bytes)
-        .map_err(|_| "the file is not a PNG, JPEG, GIF or WebP image".to_string())?;
+    let format =
+        image::guess_format(bytes).map_err(|_| "the file is not a PNG, JPEG, GIF or WebP image".to_string())?;
     let media = media_type(format).ok_or_else(|| format!("{format:?} images are not supported"))?;
     let reader = ImageReader::with_format(Cursor::new(bytes), format);
     let (width, height) = reader.into_dimensions().map_err(|e| e.to_string())?;
@@ -53,16 +53,10 @@ pub fn image_block(bytes: &[u8]) -> Result<PreparedImage, String> {
             sent: (width, height),
         });
     }
-    let decoded = ImageReader::with_format(Cursor::new(bytes), format)
-        .decode()
-        .map_err(|e| e.to_string())?;
+    let decoded = ImageReader::with_format(Cursor::new(bytes), format).decode().map_err(|e| e.to_string())?;
     let mut side = MAX_IMAGE_SIDE.min(width.max(height));
     loop {
-        let scaled = if width.max(height) > side {
-            decoded.thumbnail(side, side)
-        } else {
-            decoded.clone()
-        };
+        let scaled = if width.max(height) > side { decoded.thumbnail(side, side) } else { decoded.clone() };
         let mut out = Vec::new();
         // JPEG keeps photos small; it has no alpha, so flatten to RGB first.
         image::DynamicImage::ImageRgb8(scaled.to_rgb8())
@@ -84,13 +78,9 @@ mod tests {
     use super::*;
 
     fn png(width: u32, height: u32) -> Vec<u8> {
-        let img = image::RgbImage::from_fn(width, height, |x, y| {
-            image::Rgb([(x % 256) as u8, (y % 256) as u8, 7])
-        });
+        let img = image::RgbImage::from_fn(width, height, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 7]));
         let mut out = Vec::new();
-        image::DynamicImage::ImageRgb8(img)
-            .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
-            .unwrap();
+        image::DynamicImage::ImageRgb8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
         out
     }
 
@@ -99,16 +89,9 @@ mod tests {
         let bytes = png(10, 20);
         let p = image_block(&bytes).unwrap();
         assert_eq!(p.sent, (10, 20));
-        let ContentBlock::Image { source } = p.block else {
-            panic!("not an image")
-        };
+        let ContentBlock::Image { source } = p.block else { panic!("not an image") };
         assert_eq!(source.media_type, "image/png");
-        assert_eq!(
-            base64::engine::general_purpose::STANDARD
-                .decode(source.data)
-                .unwrap(),
-            bytes
-        );
+        assert_eq!(base64::engine::general_purpose::STANDARD.decode(source.data).unwrap(), bytes);
     }
 
     #[test]
@@ -116,9 +99,7 @@ mod tests {
         let p = image_block(&png(3000, 1500)).unwrap();
         assert_eq!(p.original, (3000, 1500));
         assert_eq!(p.sent, (2000, 1000));
-        let ContentBlock::Image { source } = p.block else {
-            panic!("not an image")
-        };
+        let ContentBlock::Image { source } = p.block else { panic!("not an image") };
         assert_eq!(source.media_type, "image/jpeg");
     }
 

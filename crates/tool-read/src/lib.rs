@@ -40,8 +40,8 @@ use hands_core::path_policy::{self, FileKind, PathCheck};
 use hands_core::permissions::RuleSubject;
 use hands_core::text::format_size;
 use hands_core::{
-    ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput,
-    ToolResult, TypedTool, ValidationError,
+    ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool,
+    ValidationError,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -102,8 +102,7 @@ enum Kind {
 }
 
 fn extension(path: &Path) -> Option<String> {
-    path.extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+    path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase())
 }
 
 fn kind_of(path: &Path) -> Kind {
@@ -119,11 +118,7 @@ fn kind_of(path: &Path) -> Kind {
 pub fn max_tokens() -> usize {
     MAX_TOKENS_ENV
         .iter()
-        .find_map(|name| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.trim().parse::<usize>().ok())
-        })
+        .find_map(|name| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok()))
         .filter(|n| *n > 0)
         .unwrap_or(DEFAULT_MAX_TOKENS)
 }
@@ -145,14 +140,10 @@ impl ReadTool {
         }
         match check.kind {
             FileKind::Missing => {
-                return Ok(ToolOutput::error(path_policy::missing_file_message(
-                    session, &check,
-                )));
+                return Ok(ToolOutput::error(path_policy::missing_file_message(session, &check)));
             }
             FileKind::Directory => {
-                return Ok(ToolOutput::error(prompt::is_directory(
-                    &check.path.to_string_lossy(),
-                )));
+                return Ok(ToolOutput::error(prompt::is_directory(&check.path.to_string_lossy())));
             }
             _ => {}
         }
@@ -182,10 +173,7 @@ fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), ToolError> {
         .map_err(|e| io_error(path, e))?;
     let meta = file.metadata().map_err(|e| io_error(path, e))?;
     if !meta.is_file() {
-        let message = format!(
-            "Cannot read '{}': it is not a regular file.",
-            path.display()
-        );
+        let message = format!("Cannot read '{}': it is not a regular file.", path.display());
         return Err(ToolError::msg(message));
     }
     Ok((file, meta))
@@ -193,17 +181,13 @@ fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), ToolError> {
 
 /// The whole content of a regular file of at most `max_bytes`, with its metadata; `None` when
 /// it is larger.
-fn read_whole(
-    path: &Path,
-    max_bytes: u64,
-) -> Result<Option<(Vec<u8>, std::fs::Metadata)>, ToolError> {
+fn read_whole(path: &Path, max_bytes: u64) -> Result<Option<(Vec<u8>, std::fs::Metadata)>, ToolError> {
     let (mut file, meta) = open_regular(path)?;
     if meta.len() > max_bytes {
         return Ok(None);
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes)
-        .map_err(|e| io_error(path, e))?;
+    file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
     Ok(Some((bytes, meta)))
 }
 
@@ -215,12 +199,7 @@ fn record_whole(session: &Session, path: &Path, bytes: &[u8], meta: &std::fs::Me
 }
 
 /// The stub, when the same range of this file was read before and the content is unchanged.
-fn unchanged_stub(
-    session: &Session,
-    path: &Path,
-    offset: u64,
-    limit: Option<u64>,
-) -> Option<ToolOutput> {
+fn unchanged_stub(session: &Session, path: &Path, offset: u64, limit: Option<u64>) -> Option<ToolOutput> {
     let previous = session.file_state().get(path)?;
     if previous.offset != Some(offset) || previous.limit != limit {
         return None;
@@ -234,12 +213,7 @@ fn unchanged_stub(
     }
 }
 
-fn read_text(
-    session: &Session,
-    path: &Path,
-    offset: Option<u64>,
-    limit: Option<u64>,
-) -> Result<ToolOutput, ToolError> {
+fn read_text(session: &Session, path: &Path, offset: Option<u64>, limit: Option<u64>) -> Result<ToolOutput, ToolError> {
     let offset = offset.unwrap_or(1).max(1);
     if let Some(stub) = unchanged_stub(session, path, offset, limit) {
         return Ok(stub);
@@ -248,24 +222,15 @@ fn read_text(
     let max_tokens = max_tokens();
     let max_chars = max_tokens.saturating_mul(CHARS_PER_TOKEN);
     let limits = match limit {
-        None => Limits::View {
-            max_lines: DEFAULT_MAX_LINES,
-            max_bytes: MAX_SIZE_BYTES,
-            max_chars,
-        },
+        None => Limits::View { max_lines: DEFAULT_MAX_LINES, max_bytes: MAX_SIZE_BYTES, max_chars },
         Some(lines) => Limits::Exact { lines, max_chars },
     };
     let mut head = [0u8; 8192];
     let head_len = range::fill_from(&mut file, &mut head).map_err(|e| io_error(path, e))?;
     let head = &head[..head_len];
-    let utf16 = matches!(
-        encoding::detect_encoding(head),
-        Encoding::Utf16Le | Encoding::Utf16Be
-    );
+    let utf16 = matches!(encoding::detect_encoding(head), Encoding::Utf16Le | Encoding::Utf16Be);
     if encoding::looks_binary(head) {
-        return Ok(ToolOutput::error(prompt::binary_file(
-            extension(path).as_deref(),
-        )));
+        return Ok(ToolOutput::error(prompt::binary_file(extension(path).as_deref())));
     }
     if utf16 && meta.len() > MAX_UTF16_BYTES {
         let size = format_size(meta.len() as usize);
@@ -275,11 +240,10 @@ fn read_text(
     let file_lines;
     let (selection, content_hash) = if meta.len() <= IN_MEMORY_MAX_BYTES || utf16 {
         let mut bytes = head.to_vec();
-        file.read_to_end(&mut bytes)
-            .map_err(|e| io_error(path, e))?;
+        file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
         let text = encoding::decode(&bytes).text;
-        let selection = range::select(text.as_bytes(), offset, limits, text.len().max(1))
-            .map_err(|e| io_error(path, e))?;
+        let selection =
+            range::select(text.as_bytes(), offset, limits, text.len().max(1)).map_err(|e| io_error(path, e))?;
         file_lines = selection.total_lines.or_else(|| Some(count_lines(&text)));
         (selection, hash_bytes(&bytes))
     } else {
@@ -287,8 +251,7 @@ fn read_text(
         // partial view and its hash is not needed: 0 never matches real content, so any change
         // of mtime or size counts as a modification.
         let reader = std::io::Cursor::new(head).chain(file);
-        let selection = range::select(reader, offset, limits, SCAN_CHUNK_BYTES)
-            .map_err(|e| io_error(path, e))?;
+        let selection = range::select(reader, offset, limits, SCAN_CHUNK_BYTES).map_err(|e| io_error(path, e))?;
         file_lines = selection.total_lines;
         (selection, 0)
     };
@@ -301,9 +264,7 @@ fn read_text(
         partial: !selection.is_whole_file(),
     };
     session.file_state().record(path, state);
-    Ok(text_output(
-        session, path, &meta, offset, &selection, file_lines, max_tokens,
-    ))
+    Ok(text_output(session, path, &meta, offset, &selection, file_lines, max_tokens))
 }
 
 /// Lines of `text` (a last line without a newline counts).
@@ -348,27 +309,15 @@ fn text_output(
     if sel.stop.is_some() {
         let last = sel.first_line + sel.lines.len() as u64 - 1;
         let size = format_size(meta.len() as usize);
-        text.push_str(&prompt::partial_view(
-            sel.first_line,
-            last,
-            file_lines,
-            &size,
-            sel.cut_line,
-        ));
+        text.push_str(&prompt::partial_view(sel.first_line, last, file_lines, &size, sel.cut_line));
     }
     ToolOutput::text(text).with_data(data(sel.lines.len()))
 }
 
 fn read_image(session: &Session, path: &Path) -> Result<ToolOutput, ToolError> {
     let Some((bytes, meta)) = read_whole(path, MAX_IMAGE_FILE_BYTES)? else {
-        let why = format!(
-            "the file is larger than {}",
-            format_size(MAX_IMAGE_FILE_BYTES as usize)
-        );
-        return Ok(ToolOutput::error(prompt::bad_image(
-            &path.to_string_lossy(),
-            &why,
-        )));
+        let why = format!("the file is larger than {}", format_size(MAX_IMAGE_FILE_BYTES as usize));
+        return Ok(ToolOutput::error(prompt::bad_image(&path.to_string_lossy(), &why)));
     };
     match image::image_block(&bytes) {
         Ok(prepared) => {
@@ -380,10 +329,7 @@ fn read_image(session: &Session, path: &Path) -> Result<ToolOutput, ToolError> {
             }});
             Ok(ToolOutput::blocks(vec![prepared.block]).with_data(data))
         }
-        Err(why) => Ok(ToolOutput::error(prompt::bad_image(
-            &path.to_string_lossy(),
-            &why,
-        ))),
+        Err(why) => Ok(ToolOutput::error(prompt::bad_image(&path.to_string_lossy(), &why))),
     }
 }
 
@@ -393,10 +339,7 @@ fn read_notebook(session: &Session, path: &Path) -> Result<ToolOutput, ToolError
     }
     let Some((bytes, meta)) = read_whole(path, MAX_NOTEBOOK_BYTES)? else {
         let size = format_size(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
-        return Ok(ToolOutput::error(prompt::notebook_too_large(
-            &path.to_string_lossy(),
-            &size,
-        )));
+        return Ok(ToolOutput::error(prompt::notebook_too_large(&path.to_string_lossy(), &size)));
     };
     if bytes.is_empty() {
         record_whole(session, path, &bytes, &meta);
@@ -408,28 +351,16 @@ fn read_notebook(session: &Session, path: &Path) -> Result<ToolOutput, ToolError
             if blocks.is_empty() {
                 return Ok(ToolOutput::text(prompt::EMPTY_FILE));
             }
-            let tokens = blocks
-                .iter()
-                .map(ContentBlock::text_len)
-                .sum::<usize>()
-                .div_ceil(CHARS_PER_TOKEN);
+            let tokens = blocks.iter().map(ContentBlock::text_len).sum::<usize>().div_ceil(CHARS_PER_TOKEN);
             let max_tokens = max_tokens();
             if tokens > max_tokens {
-                return Ok(ToolOutput::error(prompt::too_many_tokens(
-                    tokens, max_tokens,
-                )));
+                return Ok(ToolOutput::error(prompt::too_many_tokens(tokens, max_tokens)));
             }
-            let cells = blocks
-                .iter()
-                .filter(|b| b.as_text().is_some_and(|t| t.starts_with("<cell id=")))
-                .count();
+            let cells = blocks.iter().filter(|b| b.as_text().is_some_and(|t| t.starts_with("<cell id="))).count();
             Ok(ToolOutput::blocks(blocks)
                 .with_data(json!({"type": "notebook", "file": {"filePath": path, "cells": cells}})))
         }
-        Err(why) => Ok(ToolOutput::error(prompt::bad_notebook(
-            &path.to_string_lossy(),
-            &why,
-        ))),
+        Err(why) => Ok(ToolOutput::error(prompt::bad_notebook(&path.to_string_lossy(), &why))),
     }
 }
 
@@ -442,9 +373,7 @@ fn read_pdf(session: &Session, path: &Path, pages: Option<&str>) -> Result<ToolO
     let size = format_size(meta.len() as usize);
     let shown = path.to_string_lossy();
     if !bytes.starts_with(b"%PDF-") {
-        return Ok(ToolOutput::error(format!(
-            "{shown} is not a valid PDF file: it does not start with %PDF-."
-        )));
+        return Ok(ToolOutput::error(format!("{shown} is not a valid PDF file: it does not start with %PDF-.")));
     }
     let page_count = pdf::count_pages(&bytes);
     let range = match pages {
@@ -513,62 +442,39 @@ impl TypedTool for ReadTool {
         true
     }
 
-    async fn validate_input(
-        &self,
-        input: &ReadInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
+    async fn validate_input(&self, input: &ReadInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         let session = ctx.session();
         let check = self.check(input, session);
         if let Some(pages) = &input.pages {
             match pdf::parse_pages(pages) {
                 Err(pdf::PagesError::Invalid) => {
-                    return Err(ValidationError::with_code(
-                        prompt::invalid_pages(pages),
-                        codes::INVALID_PAGES,
-                    ));
+                    return Err(ValidationError::with_code(prompt::invalid_pages(pages), codes::INVALID_PAGES));
                 }
                 Err(pdf::PagesError::TooMany) => {
-                    return Err(ValidationError::with_code(
-                        prompt::too_many_pages(pages),
-                        codes::TOO_MANY_PAGES,
-                    ));
+                    return Err(ValidationError::with_code(prompt::too_many_pages(pages), codes::TOO_MANY_PAGES));
                 }
                 Ok(_) if kind_of(&check.path) != Kind::Pdf => {
-                    return Err(ValidationError::with_code(
-                        prompt::PAGES_NOT_PDF,
-                        codes::PAGES_NOT_PDF,
-                    ));
+                    return Err(ValidationError::with_code(prompt::PAGES_NOT_PDF, codes::PAGES_NOT_PDF));
                 }
                 Ok(_) => {}
             }
         }
         if session.is_read_denied(&check.path) || session.is_read_denied(&check.real) {
-            return Err(ValidationError::with_code(
-                prompt::DENIED_BY_SETTINGS,
-                codes::DENIED,
-            ));
+            return Err(ValidationError::with_code(prompt::DENIED_BY_SETTINGS, codes::DENIED));
         }
         if let Some(message) = check.refusal("read") {
             return Err(ValidationError::with_code(message, codes::SPECIAL_FILE));
         }
-        if let Some(ext) =
-            extension(&check.path).filter(|e| BINARY_EXTENSIONS.contains(&e.as_str()))
-        {
-            return Err(ValidationError::with_code(
-                prompt::binary_file(Some(&ext)),
-                codes::BINARY,
-            ));
+        if let Some(ext) = extension(&check.path).filter(|e| BINARY_EXTENSIONS.contains(&e.as_str())) {
+            return Err(ValidationError::with_code(prompt::binary_file(Some(&ext)), codes::BINARY));
         }
         match check.kind {
-            FileKind::Missing => Err(ValidationError::with_code(
-                path_policy::missing_file_message(session, &check),
-                codes::MISSING,
-            )),
-            FileKind::Directory => Err(ValidationError::with_code(
-                prompt::is_directory(&check.path.to_string_lossy()),
-                codes::DIRECTORY,
-            )),
+            FileKind::Missing => {
+                Err(ValidationError::with_code(path_policy::missing_file_message(session, &check), codes::MISSING))
+            }
+            FileKind::Directory => {
+                Err(ValidationError::with_code(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
+            }
             _ => Ok(()),
         }
     }
@@ -586,12 +492,7 @@ impl TypedTool for ReadTool {
     }
 
     fn render_use(&self, input: &ReadInput) -> Option<String> {
-        Some(render::render_use(
-            &input.file_path,
-            input.offset,
-            input.limit,
-            input.pages.as_deref(),
-        ))
+        Some(render::render_use(&input.file_path, input.offset, input.limit, input.pages.as_deref()))
     }
 
     fn render_result(&self, result: &ToolResult) -> String {

@@ -24,10 +24,7 @@ fn joined(value: &Value) -> String {
 /// Turn a notebook's JSON into content blocks; `path` is used in the large-output hint.
 pub fn notebook_blocks(bytes: &[u8], path: &str) -> Result<Vec<ContentBlock>, String> {
     let notebook: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    let cells = notebook
-        .get("cells")
-        .and_then(Value::as_array)
-        .ok_or("no `cells` array")?;
+    let cells = notebook.get("cells").and_then(Value::as_array).ok_or("no `cells` array")?;
     let language = notebook
         .pointer("/metadata/language_info/name")
         .or_else(|| notebook.pointer("/metadata/kernelspec/language"))
@@ -35,14 +32,8 @@ pub fn notebook_blocks(bytes: &[u8], path: &str) -> Result<Vec<ContentBlock>, St
         .unwrap_or("python");
     let mut blocks = Vec::new();
     for (index, cell) in cells.iter().enumerate() {
-        let id = cell
-            .get("id")
-            .and_then(Value::as_str)
-            .map_or_else(|| format!("cell-{index}"), str::to_string);
-        let cell_type = cell
-            .get("cell_type")
-            .and_then(Value::as_str)
-            .unwrap_or("code");
+        let id = cell.get("id").and_then(Value::as_str).map_or_else(|| format!("cell-{index}"), str::to_string);
+        let cell_type = cell.get("cell_type").and_then(Value::as_str).unwrap_or("code");
         let mut meta = String::new();
         if cell_type != "code" {
             meta = format!("<cell_type>{cell_type}</cell_type>");
@@ -50,9 +41,7 @@ pub fn notebook_blocks(bytes: &[u8], path: &str) -> Result<Vec<ContentBlock>, St
             meta = format!("<language>{language}</language>");
         }
         let source = cell.get("source").map(joined).unwrap_or_default();
-        blocks.push(ContentBlock::text(format!(
-            "<cell id=\"{id}\">{meta}{source}</cell id=\"{id}\">"
-        )));
+        blocks.push(ContentBlock::text(format!("<cell id=\"{id}\">{meta}{source}</cell id=\"{id}\">")));
         if cell_type != "code" {
             continue;
         }
@@ -64,9 +53,7 @@ pub fn notebook_blocks(bytes: &[u8], path: &str) -> Result<Vec<ContentBlock>, St
         }
         let size = serde_json::to_string(outputs).map_or(0, |s| s.len());
         if size > MAX_NOTEBOOK_OUTPUT_CHARS {
-            blocks.push(ContentBlock::text(prompt::notebook_outputs_too_large(
-                path, index,
-            )));
+            blocks.push(ContentBlock::text(prompt::notebook_outputs_too_large(path, index)));
             continue;
         }
         for output in outputs {
@@ -77,10 +64,7 @@ pub fn notebook_blocks(bytes: &[u8], path: &str) -> Result<Vec<ContentBlock>, St
 }
 
 fn output_blocks(output: &Value) -> Vec<ContentBlock> {
-    let kind = output
-        .get("output_type")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let kind = output.get("output_type").and_then(Value::as_str).unwrap_or("");
     let mut out = Vec::new();
     match kind {
         "stream" => {
@@ -104,20 +88,14 @@ fn output_blocks(output: &Value) -> Vec<ContentBlock> {
             }
         }
         "error" => {
-            let name = output
-                .get("ename")
-                .and_then(Value::as_str)
-                .unwrap_or("Error");
+            let name = output.get("ename").and_then(Value::as_str).unwrap_or("Error");
             let value = output.get("evalue").and_then(Value::as_str).unwrap_or("");
             let traceback: Vec<&str> = output
                 .get("traceback")
                 .and_then(Value::as_array)
                 .map(|t| t.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            out.push(ContentBlock::text(format!(
-                "{name}: {value}\n{}",
-                traceback.join("\n")
-            )));
+            out.push(ContentBlock::text(format!("{name}: {value}\n{}", traceback.join("\n"))));
         }
         _ => {}
     }
@@ -144,14 +122,8 @@ mod tests {
         });
         let blocks = notebook_blocks(nb.to_string().as_bytes(), "/n.ipynb").unwrap();
         let texts: Vec<_> = blocks.iter().filter_map(ContentBlock::as_text).collect();
-        assert_eq!(
-            texts[0],
-            "<cell id=\"intro\"><cell_type>markdown</cell_type># Title\ntext</cell id=\"intro\">"
-        );
-        assert_eq!(
-            texts[1],
-            "<cell id=\"cell-1\">print(1)</cell id=\"cell-1\">"
-        );
+        assert_eq!(texts[0], "<cell id=\"intro\"><cell_type>markdown</cell_type># Title\ntext</cell id=\"intro\">");
+        assert_eq!(texts[1], "<cell id=\"cell-1\">print(1)</cell id=\"cell-1\">");
         assert_eq!(texts[2], "1\n");
         assert_eq!(texts[3], "2");
         assert_eq!(texts[4], "ValueError: bad\nt1\nt2");

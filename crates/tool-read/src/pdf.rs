@@ -33,13 +33,9 @@ pub fn parse_pages(pages: &str) -> Result<PageRange, PagesError> {
     let number = |s: &str| s.trim().parse::<u32>().ok().filter(|n| *n >= 1);
     let range = match pages.split_once('-') {
         None => number(pages).map(|n| PageRange { first: n, last: n }),
-        Some((a, b)) => number(a)
-            .zip(number(b))
-            .map(|(first, last)| PageRange { first, last }),
+        Some((a, b)) => number(a).zip(number(b)).map(|(first, last)| PageRange { first, last }),
     };
-    let range = range
-        .filter(|r| r.first <= r.last)
-        .ok_or(PagesError::Invalid)?;
+    let range = range.filter(|r| r.first <= r.last).ok_or(PagesError::Invalid)?;
     if range.last - range.first + 1 > MAX_PDF_PAGES_PER_READ {
         return Err(PagesError::TooMany);
     }
@@ -53,9 +49,7 @@ pub fn count_pages(bytes: &[u8]) -> Option<u32> {
     for stream in object_streams(bytes) {
         tally.scan(&stream);
     }
-    tally
-        .pages_count
-        .or((tally.page_objects > 0).then_some(tally.page_objects))
+    tally.pages_count.or((tally.page_objects > 0).then_some(tally.page_objects))
 }
 
 #[derive(Default)]
@@ -94,16 +88,10 @@ fn skip_space(s: &[u8]) -> &[u8] {
 /// object.
 fn count_in_dict(text: &[u8], at: usize) -> Option<u32> {
     let start = memchr::memmem::rfind(&text[..at], b"<<").unwrap_or(0);
-    let end = memchr::memmem::find(&text[at..], b"endobj")
-        .map_or(text.len(), |e| at + e)
-        .min(at + 4096);
+    let end = memchr::memmem::find(&text[at..], b"endobj").map_or(text.len(), |e| at + e).min(at + 4096);
     let dict = &text[start..end];
     let pos = memchr::memmem::find(dict, b"/Count")?;
-    let digits: Vec<u8> = skip_space(&dict[pos + 6..])
-        .iter()
-        .take_while(|c| c.is_ascii_digit())
-        .copied()
-        .collect();
+    let digits: Vec<u8> = skip_space(&dict[pos + 6..]).iter().take_while(|c| c.is_ascii_digit()).copied().collect();
     std::str::from_utf8(&digits).ok()?.parse().ok()
 }
 
@@ -127,12 +115,7 @@ fn object_streams(bytes: &[u8]) -> Vec<Vec<u8>> {
         };
         let mut inflated = Vec::new();
         let decoder = flate2::read::ZlibDecoder::new(&bytes[start..start + len]);
-        if decoder
-            .take(MAX_INFLATED)
-            .read_to_end(&mut inflated)
-            .is_ok()
-            || !inflated.is_empty()
-        {
+        if decoder.take(MAX_INFLATED).read_to_end(&mut inflated).is_ok() || !inflated.is_empty() {
             out.push(inflated);
         }
     }
@@ -148,13 +131,7 @@ mod tests {
     fn pages_parameter() {
         assert_eq!(parse_pages("3"), Ok(PageRange { first: 3, last: 3 }));
         assert_eq!(parse_pages(" 1 - 5 "), Ok(PageRange { first: 1, last: 5 }));
-        assert_eq!(
-            parse_pages("10-29"),
-            Ok(PageRange {
-                first: 10,
-                last: 29
-            })
-        );
+        assert_eq!(parse_pages("10-29"), Ok(PageRange { first: 10, last: 29 }));
         assert_eq!(parse_pages("10-30"), Err(PagesError::TooMany));
         for bad in ["", "0", "5-3", "a", "1-", "-2", "1,2"] {
             assert_eq!(parse_pages(bad), Err(PagesError::Invalid), "{bad}");
@@ -169,10 +146,8 @@ mod tests {
         assert_eq!(count_pages(no_root), Some(3));
 
         let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        z.write_all(b"2 0 3 40 << /Type /Pages /Count 7 >> << /Type /Page >>")
-            .unwrap();
-        let mut pdf =
-            b"%PDF-1.5\n9 0 obj << /Type /ObjStm /N 2 /Filter /FlateDecode >>\nstream\n".to_vec();
+        z.write_all(b"2 0 3 40 << /Type /Pages /Count 7 >> << /Type /Page >>").unwrap();
+        let mut pdf = b"%PDF-1.5\n9 0 obj << /Type /ObjStm /N 2 /Filter /FlateDecode >>\nstream\n".to_vec();
         pdf.extend(z.finish().unwrap());
         pdf.extend(b"\nendstream endobj\n");
         assert_eq!(count_pages(&pdf), Some(7));

@@ -15,9 +15,7 @@ pub const DESCRIPTION: &str = "Read a file from the local filesystem";
 /// The full prompt, naming the line-number format in force.
 pub fn prompt(format: LineNumberFormat) -> String {
     let numbering = match format {
-        LineNumberFormat::Compact => {
-            "each line prefixed by its number and a tab (`N<TAB>line`), numbers starting at 1"
-        }
+        LineNumberFormat::Compact => "each line prefixed by its number and a tab (`N<TAB>line`), numbers starting at 1",
         LineNumberFormat::Legacy => {
             "cat -n format: each line prefixed by its number right-aligned to six columns and `→`, numbers starting at 1"
         }
@@ -50,8 +48,7 @@ parameter (e.g. pages: \"1-5\"); at most {MAX_PDF_PAGES_PER_READ} pages per requ
 pub const FILE_UNCHANGED: &str = "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.";
 
 /// The warning returned for an empty file.
-pub const EMPTY_FILE: &str =
-    "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>";
+pub const EMPTY_FILE: &str = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>";
 
 /// The warning for an offset past the end of the file.
 pub fn offset_past_end(offset: u64, total_lines: u64) -> String {
@@ -68,13 +65,7 @@ pub fn too_many_tokens(tokens: usize, max_tokens: usize) -> String {
 }
 
 /// What follows a view that was cut by a cap: which lines were shown and how to read on.
-pub fn partial_view(
-    first: u64,
-    last: u64,
-    total_lines: Option<u64>,
-    size: &str,
-    cut_line: bool,
-) -> String {
+pub fn partial_view(first: u64, last: u64, total_lines: Option<u64>, size: &str, cut_line: bool) -> String {
     let of_total = total_lines.map(|t| format!(" of {t}")).unwrap_or_default();
     let next = last + 1;
     if cut_line {
@@ -113,14 +104,11 @@ pub fn is_directory(path: &str) -> String {
 }
 
 /// Reading under a Read deny rule.
-pub const DENIED_BY_SETTINGS: &str =
-    "File is in a directory that is denied by your permission settings.";
+pub const DENIED_BY_SETTINGS: &str = "File is in a directory that is denied by your permission settings.";
 
 /// A `pages` value that is not a page or a range.
 pub fn invalid_pages(pages: &str) -> String {
-    format!(
-        "Invalid pages parameter: \"{pages}\". Use formats like \"1-5\", \"3\", or \"10-20\". Pages are 1-indexed."
-    )
+    format!("Invalid pages parameter: \"{pages}\". Use formats like \"1-5\", \"3\", or \"10-20\". Pages are 1-indexed.")
 }
 
 /// A `pages` range wider than the per-read maximum.
@@ -131,8 +119,7 @@ pub fn too_many_pages(pages: &str) -> String {
 }
 
 /// `pages` given for a file that is not a PDF.
-pub const PAGES_NOT_PDF: &str =
-    "The pages parameter applies to PDF files only. Use offset and limit for text files.";
+pub const PAGES_NOT_PDF: &str = "The pages parameter applies to PDF files only. Use offset and limit for text files.";
 
 /// A PDF with too many pages read without `pages`.
 pub fn pdf_needs_pages(page_count: u32) -> String {
@@ -182,9 +169,7 @@ pub fn notebook_too_large(path: &str, size: &str) -> String {
 
 /// Outputs of a notebook cell too large to include.
 pub fn notebook_outputs_too_large(path: &str, index: usize) -> String {
-    format!(
-        "Outputs are too large to include. Use Bash with: cat {path} | jq '.cells[{index}].outputs'"
-    )
+    format!("Outputs are too large to include. Use Bash with: cat {path} | jq '.cells[{index}].outputs'")
 }
 
 #[cfg(test)]

@@ -66,11 +66,7 @@ pub struct Selection {
 impl Selection {
     /// Whether the lines shown are the whole file.
     pub fn is_whole_file(&self) -> bool {
-        self.first_line <= 1
-            && self.total_lines.is_some()
-            && !self.over_budget
-            && self.stop.is_none()
-            && !self.cut_line
+        self.first_line <= 1 && self.total_lines.is_some() && !self.over_budget && self.stop.is_none() && !self.cut_line
     }
 }
 
@@ -105,8 +101,7 @@ impl Collector {
     fn push(&mut self, bytes: &[u8]) {
         self.current_len += bytes.len() as u64;
         let room = self.keep_cap.saturating_sub(self.current.len());
-        self.current
-            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.current.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     /// Whether another line may start (called at a line start when more bytes follow).
@@ -131,11 +126,7 @@ impl Collector {
         let line_bytes = len + 1;
         self.seen += 1;
         match self.limits {
-            Limits::View {
-                max_bytes,
-                max_chars,
-                ..
-            } => {
+            Limits::View { max_bytes, max_chars, .. } => {
                 let next_bytes = self.sel.range_bytes + line_bytes;
                 let over_bytes = next_bytes > max_bytes;
                 let over_chars = next_bytes > max_chars as u64;
@@ -144,8 +135,7 @@ impl Collector {
                     if self.sel.lines.is_empty() {
                         // A single line larger than the budget: show its head rather than nothing.
                         let keep = (max_chars as u64).min(max_bytes) as usize;
-                        let text =
-                            String::from_utf8_lossy(&bytes[..bytes.len().min(keep)]).into_owned();
+                        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(keep)]).into_owned();
                         let text = hands_core::text::prefix_bytes(&text, keep).to_string();
                         self.sel.range_bytes = text.len() as u64;
                         self.sel.lines.push(text);
@@ -156,9 +146,7 @@ impl Collector {
                     return;
                 }
                 self.sel.range_bytes = next_bytes;
-                self.sel
-                    .lines
-                    .push(String::from_utf8_lossy(&bytes).into_owned());
+                self.sel.lines.push(String::from_utf8_lossy(&bytes).into_owned());
             }
             Limits::Exact { max_chars, .. } => {
                 self.sel.range_bytes += line_bytes;
@@ -167,9 +155,7 @@ impl Collector {
                     self.sel.lines.clear();
                     self.keep_cap = 0;
                 } else {
-                    self.sel
-                        .lines
-                        .push(String::from_utf8_lossy(&bytes).into_owned());
+                    self.sel.lines.push(String::from_utf8_lossy(&bytes).into_owned());
                 }
             }
         }
@@ -178,19 +164,10 @@ impl Collector {
 
 /// Select lines from `reader` starting at line `first_line` (1-based; 0 counts as 1), reading
 /// `chunk_bytes` at a time. A UTF-8 byte-order mark at the start is skipped.
-pub fn select(
-    mut reader: impl Read,
-    first_line: u64,
-    limits: Limits,
-    chunk_bytes: usize,
-) -> io::Result<Selection> {
+pub fn select(mut reader: impl Read, first_line: u64, limits: Limits, chunk_bytes: usize) -> io::Result<Selection> {
     let first_line = first_line.max(1);
     let keep_cap = match limits {
-        Limits::View {
-            max_chars,
-            max_bytes,
-            ..
-        } => (max_chars as u64).min(max_bytes) as usize + 1,
+        Limits::View { max_chars, max_bytes, .. } => (max_chars as u64).min(max_bytes) as usize + 1,
         Limits::Exact { max_chars, .. } => max_chars + 1,
     };
     let mut c = Collector {
@@ -199,10 +176,7 @@ pub fn select(
         current_len: 0,
         keep_cap,
         seen: 0,
-        sel: Selection {
-            first_line,
-            ..Selection::default()
-        },
+        sel: Selection { first_line, ..Selection::default() },
         done: false,
     };
     let mut buf = vec![0u8; chunk_bytes.max(UTF8_BOM.len())];
@@ -232,9 +206,7 @@ pub fn select(
                     in_line = chunk.last() != Some(&b'\n');
                     chunk = &[];
                 } else {
-                    let pos = memchr::memchr_iter(b'\n', chunk)
-                        .nth((need - 1) as usize)
-                        .unwrap_or(chunk.len() - 1);
+                    let pos = memchr::memchr_iter(b'\n', chunk).nth((need - 1) as usize).unwrap_or(chunk.len() - 1);
                     line_no += need;
                     in_line = false;
                     chunk = &chunk[pos + 1..];
@@ -253,8 +225,7 @@ pub fn select(
                     in_line = false;
                     chunk = &chunk[pos + 1..];
                     if c.done {
-                        more_follows =
-                            !chunk.is_empty() || fill_from(&mut reader, &mut buf[..1])? > 0;
+                        more_follows = !chunk.is_empty() || fill_from(&mut reader, &mut buf[..1])? > 0;
                         break 'read;
                     }
                 }
@@ -282,11 +253,7 @@ pub fn select(
 mod tests {
     use super::*;
 
-    const VIEW: Limits = Limits::View {
-        max_lines: 2000,
-        max_bytes: 1 << 20,
-        max_chars: 1 << 20,
-    };
+    const VIEW: Limits = Limits::View { max_lines: 2000, max_bytes: 1 << 20, max_chars: 1 << 20 };
 
     fn lines(sel: &Selection) -> Vec<&str> {
         sel.lines.iter().map(String::as_str).collect()
@@ -310,40 +277,13 @@ mod tests {
     fn exact_ranges_and_the_end_of_file() {
         let text: String = (1..=100).map(|i| format!("line {i}\n")).collect();
         for chunk in [1, 7, 4096] {
-            let sel = select(
-                text.as_bytes(),
-                50,
-                Limits::Exact {
-                    lines: 3,
-                    max_chars: 1000,
-                },
-                chunk,
-            )
-            .unwrap();
+            let sel = select(text.as_bytes(), 50, Limits::Exact { lines: 3, max_chars: 1000 }, chunk).unwrap();
             assert_eq!(lines(&sel), ["line 50", "line 51", "line 52"]);
             assert_eq!(sel.total_lines, None, "more follows");
-            let sel = select(
-                text.as_bytes(),
-                99,
-                Limits::Exact {
-                    lines: 5,
-                    max_chars: 1000,
-                },
-                chunk,
-            )
-            .unwrap();
+            let sel = select(text.as_bytes(), 99, Limits::Exact { lines: 5, max_chars: 1000 }, chunk).unwrap();
             assert_eq!(lines(&sel), ["line 99", "line 100"]);
             assert_eq!(sel.total_lines, Some(100));
-            let sel = select(
-                text.as_bytes(),
-                101,
-                Limits::Exact {
-                    lines: 5,
-                    max_chars: 1000,
-                },
-                chunk,
-            )
-            .unwrap();
+            let sel = select(text.as_bytes(), 101, Limits::Exact { lines: 5, max_chars: 1000 }, chunk).unwrap();
             assert!(sel.lines.is_empty());
             assert_eq!(sel.total_lines, Some(100));
         }
@@ -353,42 +293,21 @@ mod tests {
     #[test]
     fn caps_cut_views_and_budgets_refuse_exact_ranges() {
         let text: String = (1..=10).map(|i| format!("{i:04}\n")).collect();
-        let view = Limits::View {
-            max_lines: 3,
-            max_bytes: 1000,
-            max_chars: 1000,
-        };
+        let view = Limits::View { max_lines: 3, max_bytes: 1000, max_chars: 1000 };
         let sel = select(text.as_bytes(), 1, view, 4).unwrap();
         assert_eq!(lines(&sel), ["0001", "0002", "0003"]);
         assert_eq!(sel.stop, Some(Stop::Lines));
-        let view = Limits::View {
-            max_lines: 100,
-            max_bytes: 1000,
-            max_chars: 12,
-        };
+        let view = Limits::View { max_lines: 100, max_bytes: 1000, max_chars: 12 };
         let sel = select(text.as_bytes(), 1, view, 4).unwrap();
         assert_eq!(lines(&sel), ["0001", "0002"]);
         assert_eq!(sel.stop, Some(Stop::Chars));
         // Exactly three lines and nothing after: not cut.
-        let view = Limits::View {
-            max_lines: 3,
-            max_bytes: 1000,
-            max_chars: 1000,
-        };
+        let view = Limits::View { max_lines: 3, max_bytes: 1000, max_chars: 1000 };
         let sel = select(&b"a\nb\nc\n"[..], 1, view, 2).unwrap();
         assert_eq!(sel.stop, None);
         assert!(sel.is_whole_file());
 
-        let sel = select(
-            text.as_bytes(),
-            1,
-            Limits::Exact {
-                lines: 10,
-                max_chars: 20,
-            },
-            3,
-        )
-        .unwrap();
+        let sel = select(text.as_bytes(), 1, Limits::Exact { lines: 10, max_chars: 20 }, 3).unwrap();
         assert!(sel.over_budget);
         assert_eq!(sel.range_bytes, 50);
     }
@@ -396,11 +315,7 @@ mod tests {
     #[test]
     fn one_huge_line_is_cut_not_loaded() {
         let line = vec![b'x'; 10_000];
-        let view = Limits::View {
-            max_lines: 100,
-            max_bytes: 1000,
-            max_chars: 100,
-        };
+        let view = Limits::View { max_lines: 100, max_bytes: 1000, max_chars: 100 };
         let sel = select(&line[..], 1, view, 512).unwrap();
         assert!(sel.cut_line);
         assert_eq!(sel.lines[0].len(), 100);

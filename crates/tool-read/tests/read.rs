@@ -12,8 +12,7 @@ use hands_core::file_state::FileState;
 use hands_core::line_format::LINE_FORMAT_KEY;
 use hands_core::tool::typed_arc;
 use hands_core::{
-    ContentBlock, Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall,
-    ToolResult, Turn,
+    ContentBlock, Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
 };
 use hands_tool_read::{ReadTool, prompt};
 use serde_json::{Value, json};
@@ -37,11 +36,7 @@ impl Fixture {
         })
         .unwrap();
         let pool = Pool::assemble(vec![typed_arc(ReadTool)], PoolConfig::default());
-        Fixture {
-            _work: work,
-            root,
-            engine: Engine::builder(Arc::new(pool), session).build(),
-        }
+        Fixture { _work: work, root, engine: Engine::builder(Arc::new(pool), session).build() }
     }
 
     fn session(&self) -> &Arc<Session> {
@@ -58,9 +53,7 @@ impl Fixture {
     }
 
     async fn read(&self, input: Value) -> ToolResult {
-        self.engine
-            .run_one(ToolCall::new("toolu_1", "Read", input), &Turn::new())
-            .await
+        self.engine.run_one(ToolCall::new("toolu_1", "Read", input), &Turn::new()).await
     }
 
     async fn read_path(&self, path: &Path) -> ToolResult {
@@ -68,10 +61,7 @@ impl Fixture {
     }
 
     fn state(&self, path: &Path) -> FileState {
-        self.session()
-            .file_state()
-            .get(path)
-            .expect("the read was recorded")
+        self.session().file_state().get(path).expect("the read was recorded")
     }
 }
 
@@ -81,28 +71,18 @@ fn ok_text(result: &ToolResult) -> String {
 }
 
 fn numbered(lines: std::ops::RangeInclusive<u64>, text: impl Fn(u64) -> String) -> String {
-    lines
-        .map(|n| format!("{n}\t{}", text(n)))
-        .collect::<Vec<_>>()
-        .join("\n")
+    lines.map(|n| format!("{n}\t{}", text(n))).collect::<Vec<_>>().join("\n")
 }
 
 #[tokio::test]
 async fn numbers_lines_in_the_compact_and_the_legacy_format() {
     let fx = Fixture::new(PermissionMode::Default);
     let path = fx.file("a.rs", "fn main() {\n\tprintln!();\n}\n");
-    assert_eq!(
-        ok_text(&fx.read_path(&path).await),
-        "1\tfn main() {\n2\t\tprintln!();\n3\t}"
-    );
+    assert_eq!(ok_text(&fx.read_path(&path).await), "1\tfn main() {\n2\t\tprintln!();\n3\t}");
 
-    fx.session()
-        .set_data(LINE_FORMAT_KEY, Some(json!("legacy")));
+    fx.session().set_data(LINE_FORMAT_KEY, Some(json!("legacy")));
     let other = fx.file("b.rs", "x\ny");
-    assert_eq!(
-        ok_text(&fx.read_path(&other).await),
-        "     1\u{2192}x\n     2\u{2192}y"
-    );
+    assert_eq!(ok_text(&fx.read_path(&other).await), "     1\u{2192}x\n     2\u{2192}y");
 }
 
 #[tokio::test]
@@ -110,20 +90,13 @@ async fn relative_paths_and_offset_limit() {
     let fx = Fixture::new(PermissionMode::Default);
     let body: String = (1..=50).map(|i| format!("line {i}\n")).collect();
     let path = fx.file("sub/f.txt", &body);
-    let result = fx
-        .read(json!({"file_path": "sub/../sub/f.txt", "offset": 10, "limit": 3}))
-        .await;
+    let result = fx.read(json!({"file_path": "sub/../sub/f.txt", "offset": 10, "limit": 3})).await;
     assert_eq!(ok_text(&result), numbered(10..=12, |n| format!("line {n}")));
     let state = fx.state(&path);
-    assert_eq!(
-        (state.offset, state.limit, state.partial),
-        (Some(10), Some(3), true)
-    );
+    assert_eq!((state.offset, state.limit, state.partial), (Some(10), Some(3), true));
 
     // offset 0 reads from the top.
-    let result = fx
-        .read(json!({"file_path": path, "offset": 0, "limit": 2}))
-        .await;
+    let result = fx.read(json!({"file_path": path, "offset": 0, "limit": 2})).await;
     assert_eq!(ok_text(&result), numbered(1..=2, |n| format!("line {n}")));
 
     // A limit past the end stops at the end; the whole file seen from the top is a full view.
@@ -141,10 +114,7 @@ async fn empty_file_and_offset_past_the_end() {
         prompt::EMPTY_FILE,
         "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
     );
-    assert!(
-        !fx.state(&empty).partial,
-        "an empty file read is a full read"
-    );
+    assert!(!fx.state(&empty).partial, "an empty file read is a full read");
 
     let short = fx.file("short.txt", "a\nb\nc\n");
     let result = fx.read(json!({"file_path": short, "offset": 10})).await;
@@ -158,9 +128,7 @@ async fn empty_file_and_offset_past_the_end() {
 async fn missing_files_say_where_we_are_and_suggest_a_near_name() {
     let fx = Fixture::new(PermissionMode::Default);
     fx.file("src/main.rs", "");
-    let result = fx
-        .read(json!({"file_path": fx.root.join("src/main.py")}))
-        .await;
+    let result = fx.read(json!({"file_path": fx.root.join("src/main.py")})).await;
     assert!(result.is_error);
     assert_eq!(
         result.text(),
@@ -170,9 +138,7 @@ async fn missing_files_say_where_we_are_and_suggest_a_near_name() {
             fx.root.join("src/main.rs").display()
         )
     );
-    let result = fx
-        .read(json!({"file_path": fx.root.join("nothing/like/it.txt")}))
-        .await;
+    let result = fx.read(json!({"file_path": fx.root.join("nothing/like/it.txt")})).await;
     assert_eq!(
         result.text(),
         format!(
@@ -188,13 +154,7 @@ async fn directories_and_binary_files_are_refused() {
     fs::create_dir(fx.root.join("dir")).unwrap();
     let result = fx.read(json!({"file_path": fx.root.join("dir")})).await;
     assert!(result.is_error);
-    assert!(
-        result
-            .text()
-            .contains("EISDIR: illegal operation on a directory, read"),
-        "{}",
-        result.text()
-    );
+    assert!(result.text().contains("EISDIR: illegal operation on a directory, read"), "{}", result.text());
     assert!(result.text().contains("use ls via the Bash tool"));
 
     let zip = fx.file("a.zip", "PK\x03\x04");
@@ -218,21 +178,11 @@ async fn devices_and_fifos_are_refused_without_blocking() {
         "<tool_use_error>Cannot read '/dev/zero': this device file would block or produce infinite output.</tool_use_error>"
     );
     let fifo = fx.root.join("pipe");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     // Opening a FIFO for reading blocks until a writer appears; a refusal proves it was not opened.
     let result = fx.read_path(&fifo).await;
     assert!(result.is_error);
-    assert!(
-        result.text().contains("named pipe (FIFO)"),
-        "{}",
-        result.text()
-    );
+    assert!(result.text().contains("named pipe (FIFO)"), "{}", result.text());
     let result = fx.read(json!({"file_path": "/dev/stdin"})).await;
     assert!(result.is_error, "{}", result.text());
 }
@@ -249,10 +199,7 @@ async fn encodings_crlf_bom_utf16_and_invalid_utf8() {
     let utf16 = fx.file("utf16.txt", utf16);
     assert_eq!(ok_text(&fx.read_path(&utf16).await), "1\twörld\n2\t\tx");
     let bad = fx.file("bad.txt", b"ok \xFF\xFE bytes\n");
-    assert_eq!(
-        ok_text(&fx.read_path(&bad).await),
-        "1\tok \u{FFFD}\u{FFFD} bytes"
-    );
+    assert_eq!(ok_text(&fx.read_path(&bad).await), "1\tok \u{FFFD}\u{FFFD} bytes");
 }
 
 #[tokio::test]
@@ -263,39 +210,27 @@ async fn a_long_file_gives_a_partial_view_that_says_how_to_read_on() {
     let text = ok_text(&fx.read_path(&path).await);
     let (lines, notice) = text.split_once("\n\n<system-reminder>").unwrap();
     assert_eq!(lines, numbered(1..=2000, |n| n.to_string()));
-    assert!(
-        notice.starts_with("PARTIAL view: showing lines 1-2000 of 3000"),
-        "{notice}"
-    );
+    assert!(notice.starts_with("PARTIAL view: showing lines 1-2000 of 3000"), "{notice}");
     assert!(notice.contains("offset=2001"));
     let state = fx.state(&path);
     assert!(state.partial, "a partial view is not a full read");
     assert_eq!(state.limit, None);
 
     // Long lines hit the 25 000-token cap (100 000 characters) before 2 000 lines.
-    let wide: String = (1..=1000)
-        .map(|i| format!("{i:04}{}\n", "x".repeat(195)))
-        .collect();
+    let wide: String = (1..=1000).map(|i| format!("{i:04}{}\n", "x".repeat(195))).collect();
     let path = fx.file("wide.txt", &wide);
     let text = ok_text(&fx.read_path(&path).await);
     let (lines, notice) = text.split_once("\n\n<system-reminder>").unwrap();
     assert_eq!(lines.lines().count(), 500);
-    assert!(
-        notice.starts_with("PARTIAL view: showing lines 1-500 of 1000"),
-        "{notice}"
-    );
+    assert!(notice.starts_with("PARTIAL view: showing lines 1-500 of 1000"), "{notice}");
 }
 
 #[tokio::test]
 async fn an_explicit_range_over_the_token_cap_is_an_error() {
     let fx = Fixture::new(PermissionMode::Default);
-    let wide: String = (0..1000)
-        .map(|_| format!("{}\n", "y".repeat(199)))
-        .collect();
+    let wide: String = (0..1000).map(|_| format!("{}\n", "y".repeat(199))).collect();
     let path = fx.file("wide.txt", &wide);
-    let result = fx
-        .read(json!({"file_path": path, "offset": 1, "limit": 1000}))
-        .await;
+    let result = fx.read(json!({"file_path": path, "offset": 1, "limit": 1000})).await;
     assert!(result.is_error);
     assert_eq!(
         result.text(),
@@ -312,27 +247,16 @@ async fn an_unchanged_range_read_twice_gives_the_stub() {
     assert_eq!(ok_text(&fx.read_path(&path).await), prompt::FILE_UNCHANGED);
     // Touched (new mtime, same bytes): still unchanged.
     let f = fs::File::options().write(true).open(&path).unwrap();
-    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(30))
-        .unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(30)).unwrap();
     assert_eq!(ok_text(&fx.read_path(&path).await), prompt::FILE_UNCHANGED);
     // Another range is read afresh.
-    assert_eq!(
-        ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await),
-        "1\talpha"
-    );
-    assert_eq!(
-        ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await),
-        prompt::FILE_UNCHANGED
-    );
+    assert_eq!(ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await), "1\talpha");
+    assert_eq!(ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await), prompt::FILE_UNCHANGED);
     // New content (same size) is read afresh.
     fs::write(&path, "ALPHA\nbeta\n").unwrap();
     let f = fs::File::options().write(true).open(&path).unwrap();
-    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
-        .unwrap();
-    assert_eq!(
-        ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await),
-        "1\tALPHA"
-    );
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60)).unwrap();
+    assert_eq!(ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await), "1\tALPHA");
 }
 
 #[tokio::test]
@@ -344,25 +268,14 @@ async fn a_range_deep_in_a_large_file_is_streamed() {
         writeln!(out, "entry {i:08} {}", "z".repeat(i as usize % 17)).unwrap();
     }
     out.into_inner().unwrap().sync_all().unwrap();
-    assert!(
-        fs::metadata(&path).unwrap().len() > 8 * 1024 * 1024,
-        "large enough to be streamed"
-    );
-    let result = fx
-        .read(json!({"file_path": path, "offset": 300_000, "limit": 3}))
-        .await;
-    let expected = numbered(300_000..=300_002, |i| {
-        format!("entry {i:08} {}", "z".repeat(i as usize % 17))
-    });
+    assert!(fs::metadata(&path).unwrap().len() > 8 * 1024 * 1024, "large enough to be streamed");
+    let result = fx.read(json!({"file_path": path, "offset": 300_000, "limit": 3})).await;
+    let expected = numbered(300_000..=300_002, |i| format!("entry {i:08} {}", "z".repeat(i as usize % 17)));
     assert_eq!(ok_text(&result), expected);
     assert!(fx.state(&path).partial);
     // The default view of it is capped and says so.
     let text = ok_text(&fx.read_path(&path).await);
-    assert!(
-        text.contains("PARTIAL view: showing lines 1-"),
-        "{}",
-        &text[text.len() - 400..]
-    );
+    assert!(text.contains("PARTIAL view: showing lines 1-"), "{}", &text[text.len() - 400..]);
 }
 
 #[tokio::test]
@@ -376,33 +289,18 @@ async fn symlinks_and_dotdot_escapes_follow_the_path_policy() {
     std::os::unix::fs::symlink(&inside, fx.root.join("link.txt")).unwrap();
     std::os::unix::fs::symlink(&secret, fx.root.join("escape.txt")).unwrap();
 
-    assert_eq!(
-        ok_text(&fx.read(json!({"file_path": "link.txt"})).await),
-        "1\tinside"
-    );
+    assert_eq!(ok_text(&fx.read(json!({"file_path": "link.txt"})).await), "1\tinside");
     for path in ["escape.txt", "../outside/secret.txt"] {
         let result = fx.read(json!({ "file_path": path })).await;
-        assert!(
-            result.is_error,
-            "{path}: reading outside must ask, and nobody can answer here"
-        );
-        assert!(
-            result
-                .text()
-                .contains("Permission to use Read has been denied"),
-            "{}",
-            result.text()
-        );
+        assert!(result.is_error, "{path}: reading outside must ask, and nobody can answer here");
+        assert!(result.text().contains("Permission to use Read has been denied"), "{}", result.text());
         assert!(!result.text().contains("secret\n"));
     }
     // Bypass mode allows what asks.
     let fx2 = Fixture::new(PermissionMode::BypassPermissions);
     let secret2 = fx2.root.parent().unwrap().join("s.txt");
     fs::write(&secret2, "ok\n").unwrap();
-    assert_eq!(
-        ok_text(&fx2.read(json!({"file_path": "../s.txt"})).await),
-        "1\tok"
-    );
+    assert_eq!(ok_text(&fx2.read(json!({"file_path": "../s.txt"})).await), "1\tok");
 }
 
 #[tokio::test]
@@ -410,15 +308,11 @@ async fn images_are_image_blocks() {
     let fx = Fixture::new(PermissionMode::Default);
     let img = image::RgbImage::from_pixel(4, 3, image::Rgb([1, 2, 3]));
     let mut png = Vec::new();
-    image::DynamicImage::ImageRgb8(img)
-        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .unwrap();
+    image::DynamicImage::ImageRgb8(img).write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).unwrap();
     let path = fx.file("shot.PNG", &png);
     let result = fx.read_path(&path).await;
     assert!(!result.is_error, "{}", result.text());
-    assert!(
-        matches!(&result.content[..], [ContentBlock::Image { source }] if source.media_type == "image/png")
-    );
+    assert!(matches!(&result.content[..], [ContentBlock::Image { source }] if source.media_type == "image/png"));
     let broken = fx.file("broken.png", "not a png");
     assert!(fx.read_path(&broken).await.is_error);
 }
@@ -447,10 +341,7 @@ fn pdf_with_pages(n: u32) -> Vec<u8> {
         kids.join(" ")
     );
     for i in 0..n {
-        pdf.push_str(&format!(
-            "{} 0 obj << /Type /Page /Parent 2 0 R >> endobj\n",
-            3 + i
-        ));
+        pdf.push_str(&format!("{} 0 obj << /Type /Page /Parent 2 0 R >> endobj\n", 3 + i));
     }
     pdf.push_str("trailer << /Root 1 0 R >>\n%%EOF\n");
     pdf.into_bytes()
@@ -463,27 +354,17 @@ async fn pdfs_are_documents_and_pages_are_checked() {
     let result = fx.read_path(&small).await;
     assert!(!result.is_error, "{}", result.text());
     assert!(result.text().starts_with("PDF file read: "));
-    assert!(
-        matches!(&result.content[1], ContentBlock::Document { source } if source.media_type == "application/pdf")
-    );
+    assert!(matches!(&result.content[1], ContentBlock::Document { source } if source.media_type == "application/pdf"));
 
     let big = fx.file("big.pdf", pdf_with_pages(30));
     let result = fx.read_path(&big).await;
     assert!(result.is_error);
-    assert!(
-        result.text().contains("This PDF has 30 pages"),
-        "{}",
-        result.text()
-    );
+    assert!(result.text().contains("This PDF has 30 pages"), "{}", result.text());
     let result = fx.read(json!({"file_path": big, "pages": "3-5"})).await;
     assert!(!result.is_error, "{}", result.text());
     assert!(result.text().contains("pages 3-5"));
     let result = fx.read(json!({"file_path": big, "pages": "25-31"})).await;
-    assert!(
-        result.text().contains("out of range: the PDF has 30 pages"),
-        "{}",
-        result.text()
-    );
+    assert!(result.text().contains("out of range: the PDF has 30 pages"), "{}", result.text());
 
     let result = fx.read(json!({"file_path": big, "pages": "1-21"})).await;
     assert_eq!(
@@ -493,9 +374,5 @@ async fn pdfs_are_documents_and_pages_are_checked() {
     let result = fx.read(json!({"file_path": big, "pages": "x"})).await;
     assert!(result.text().contains("Invalid pages parameter: \"x\""));
     let txt = fx.file("t.txt", "a");
-    assert!(
-        fx.read(json!({"file_path": txt, "pages": "1"}))
-            .await
-            .is_error
-    );
+    assert!(fx.read(json!({"file_path": txt, "pages": "1"})).await.is_error);
 }

@@ -20,17 +20,14 @@ pub mod render;
 use std::time::Duration;
 
 use hands_core::tasks::{BackgroundTask, TaskRegistry, TaskState, TaskStatus};
-use hands_core::{
-    ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool,
-    ValidationError,
-};
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use constants::{
-    DEFAULT_WAIT_MS, LOCAL_BASH_TASK_TYPE, MAX_WAIT_MS, TASK_OUTPUT_ALIASES, TASK_OUTPUT_NAME,
-    TASK_STOP_ALIASES, TASK_STOP_NAME,
+    DEFAULT_WAIT_MS, LOCAL_BASH_TASK_TYPE, MAX_WAIT_MS, TASK_OUTPUT_ALIASES, TASK_OUTPUT_NAME, TASK_STOP_ALIASES,
+    TASK_STOP_NAME,
 };
 
 fn default_block() -> bool {
@@ -68,10 +65,7 @@ pub struct TaskStopInput {
 
 impl TaskStopInput {
     fn id(&self) -> Option<&str> {
-        self.task_id
-            .as_deref()
-            .or(self.shell_id.as_deref())
-            .filter(|id| !id.is_empty())
+        self.task_id.as_deref().or(self.shell_id.as_deref()).filter(|id| !id.is_empty())
     }
 }
 
@@ -88,15 +82,9 @@ fn registry(session: &Session) -> Option<std::sync::Arc<TaskRegistry>> {
     session.get_extension::<TaskRegistry>()
 }
 
-fn find_task(
-    session: &Session,
-    id: &str,
-) -> Result<std::sync::Arc<BackgroundTask>, ValidationError> {
+fn find_task(session: &Session, id: &str) -> Result<std::sync::Arc<BackgroundTask>, ValidationError> {
     let not_found = || ValidationError::new(format!("No task found with ID: {id}"));
-    registry(session)
-        .ok_or_else(not_found)?
-        .get(id)
-        .map_err(|_| not_found())
+    registry(session).ok_or_else(not_found)?.get(id).map_err(|_| not_found())
 }
 
 /// Whether the wait is over: `success`, `timeout` (blocked and still running) or `not_ready`.
@@ -109,12 +97,7 @@ fn retrieval_status(block: bool, state: TaskState) -> &'static str {
 }
 
 /// The `TaskOutput` reply: XML-ish parts joined by blank lines (reference §1.3).
-pub fn format_task_output(
-    retrieval: &str,
-    task: &BackgroundTask,
-    state: TaskState,
-    output: &str,
-) -> String {
+pub fn format_task_output(retrieval: &str, task: &BackgroundTask, state: TaskState, output: &str) -> String {
     let mut parts = vec![
         format!("<retrieval_status>{retrieval}</retrieval_status>"),
         format!("<task_id>{}</task_id>", task.id()),
@@ -189,21 +172,12 @@ impl TypedTool for TaskOutputTool {
         obj.remove("filter");
     }
 
-    async fn validate_input(
-        &self,
-        input: &TaskOutputInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
+    async fn validate_input(&self, input: &TaskOutputInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         find_task(ctx.session(), &input.task_id).map(|_| ())
     }
 
-    async fn call(
-        &self,
-        input: &TaskOutputInput,
-        ctx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
-        let task =
-            find_task(ctx.session(), &input.task_id).map_err(|e| ToolError::msg(e.message))?;
+    async fn call(&self, input: &TaskOutputInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let task = find_task(ctx.session(), &input.task_id).map_err(|e| ToolError::msg(e.message))?;
         let state = if input.block {
             let wait = Duration::from_millis(input.timeout.clamp(0.0, MAX_WAIT_MS as f64) as u64);
             tokio::select! {
@@ -266,41 +240,21 @@ impl TypedTool for TaskStopTool {
         true
     }
 
-    async fn validate_input(
-        &self,
-        input: &TaskStopInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
+    async fn validate_input(&self, input: &TaskStopInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         let Some(id) = input.id() else {
-            return Err(ValidationError::with_code(
-                "Missing required parameter: task_id",
-                1,
-            ));
+            return Err(ValidationError::with_code("Missing required parameter: task_id", 1));
         };
-        let task =
-            find_task(ctx.session(), id).map_err(|e| ValidationError::with_code(e.message, 1))?;
+        let task = find_task(ctx.session(), id).map_err(|e| ValidationError::with_code(e.message, 1))?;
         match task.status() {
             TaskStatus::Running => Ok(()),
-            status => Err(ValidationError::with_code(
-                format!("Task {id} is not running (status: {status})"),
-                3,
-            )),
+            status => Err(ValidationError::with_code(format!("Task {id} is not running (status: {status})"), 3)),
         }
     }
 
-    async fn call(
-        &self,
-        input: &TaskStopInput,
-        ctx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
-        let id = input
-            .id()
-            .ok_or_else(|| ToolError::msg("Missing required parameter: task_id"))?;
-        let registry = registry(ctx.session())
-            .ok_or_else(|| ToolError::msg(format!("No task found with ID: {id}")))?;
-        let task = registry
-            .stop(id)
-            .map_err(|e| ToolError::msg(e.to_string()))?;
+    async fn call(&self, input: &TaskStopInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let id = input.id().ok_or_else(|| ToolError::msg("Missing required parameter: task_id"))?;
+        let registry = registry(ctx.session()).ok_or_else(|| ToolError::msg(format!("No task found with ID: {id}")))?;
+        let task = registry.stop(id).map_err(|e| ToolError::msg(e.to_string()))?;
         let reply = json!({
             "message": format!("Successfully stopped task: {} ({})", task.id(), task.command()),
             "task_id": task.id(),

@@ -24,11 +24,7 @@ pub fn read_tail(path: &Path) -> std::io::Result<String> {
     let mut bytes = Vec::with_capacity(MAX_SHOWN_OUTPUT_BYTES as usize);
     file.take(MAX_SHOWN_OUTPUT_BYTES).read_to_end(&mut bytes)?;
     // Start at a line boundary when there is one in the first half.
-    let start = bytes
-        .iter()
-        .position(|b| *b == b'\n')
-        .filter(|i| *i < bytes.len() / 2)
-        .map_or(0, |i| i + 1);
+    let start = bytes.iter().position(|b| *b == b'\n').filter(|i| *i < bytes.len() / 2).map_or(0, |i| i + 1);
     let tail = String::from_utf8_lossy(&bytes[start..]);
     Ok(format!(
         "[Showing the last {} of {} bytes; the full output is in {}]\n{tail}",
@@ -57,9 +53,6 @@ mod tests {
         assert!(shown.starts_with("[Showing the last "), "{}", &shown[..100]);
         assert!(shown.ends_with("line 19999\n"));
         let second_line = shown.lines().nth(1).unwrap();
-        assert!(
-            second_line.starts_with("line "),
-            "cut at a line start: {second_line}"
-        );
+        assert!(second_line.starts_with("line "), "cut at a line start: {second_line}");
     }
 }

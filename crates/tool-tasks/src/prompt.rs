@@ -5,8 +5,7 @@
 pub const PROMPT_MARKER: &str = "hands-tool-marker:tasks";
 
 /// One-line description of `TaskOutput`.
-pub const TASK_OUTPUT_DESCRIPTION: &str =
-    "Retrieves output from a running or completed background task";
+pub const TASK_OUTPUT_DESCRIPTION: &str = "Retrieves output from a running or completed background task";
 
 /// One-line description of `TaskStop`.
 pub const TASK_STOP_DESCRIPTION: &str = "Stops a running background task by its ID";

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hands_core::tasks::TaskRegistry;
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_bash::BashTool;
 use hands_tool_tasks::{TaskOutputTool, TaskStopTool};
 use serde_json::{Value, json};
@@ -39,36 +37,20 @@ impl Harness {
         ];
         let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
         let engine = Engine::builder(pool, Arc::clone(&session)).build();
-        Self {
-            _project: project,
-            _state: state,
-            session,
-            engine,
-        }
+        Self { _project: project, _state: state, session, engine }
     }
 
     async fn call(&self, tool: &str, input: Value) -> ToolResult {
-        self.engine
-            .run_one(ToolCall::new("toolu_t", tool, input), &Turn::new())
-            .await
+        self.engine.run_one(ToolCall::new("toolu_t", tool, input), &Turn::new()).await
     }
 
     /// Start `command` in the background; returns the task id and output path.
     async fn start(&self, command: &str) -> (String, PathBuf) {
-        let r = self
-            .call(
-                "Bash",
-                json!({ "command": command, "run_in_background": true }),
-            )
-            .await;
+        let r = self.call("Bash", json!({ "command": command, "run_in_background": true })).await;
         assert!(!r.is_error, "{r:?}");
         let text = r.text();
-        let rest = text
-            .strip_prefix("Command running in background with ID: ")
-            .expect(&text);
-        let (id, path) = rest
-            .split_once(". Output is being written to: ")
-            .expect(&text);
+        let rest = text.strip_prefix("Command running in background with ID: ").expect(&text);
+        let (id, path) = rest.split_once(". Output is being written to: ").expect(&text);
         (id.to_string(), PathBuf::from(path))
     }
 }
@@ -77,9 +59,7 @@ fn alive(pid: i32) -> bool {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return false;
     };
-    let state = stat
-        .rsplit_once(") ")
-        .and_then(|(_, rest)| rest.chars().next());
+    let state = stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next());
     !matches!(state, None | Some('Z') | Some('X'))
 }
 
@@ -100,10 +80,9 @@ fn eventually(mut condition: impl FnMut() -> bool) -> bool {
 fn printed_pid(path: &Path) -> i32 {
     let mut pid = None;
     assert!(eventually(|| {
-        pid = std::fs::read_to_string(path).ok().and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("shell:").and_then(|n| n.trim().parse().ok()))
-        });
+        pid = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| t.lines().find_map(|l| l.strip_prefix("shell:").and_then(|n| n.trim().parse().ok())));
         pid.is_some()
     }));
     pid.unwrap()
@@ -115,9 +94,7 @@ async fn a_finished_task_reports_status_exit_code_and_output() {
     let (id, path) = h.start("echo hello; echo oops >&2; exit 3").await;
     assert!(path.starts_with(h.session.state_dir().join(h.session.id()).join("tasks")));
     assert!(id.starts_with('b'));
-    let r = h
-        .call("TaskOutput", json!({ "task_id": id, "timeout": 600000 }))
-        .await;
+    let r = h.call("TaskOutput", json!({ "task_id": id, "timeout": 600000 })).await;
     assert!(!r.is_error, "{r:?}");
     assert_eq!(
         r.text(),
@@ -127,10 +104,7 @@ async fn a_finished_task_reports_status_exit_code_and_output() {
     );
     let r = h.call("TaskStop", json!({ "task_id": id })).await;
     assert!(r.is_error);
-    assert_eq!(
-        r.text(),
-        format!("<tool_use_error>Task {id} is not running (status: failed)</tool_use_error>")
-    );
+    assert_eq!(r.text(), format!("<tool_use_error>Task {id} is not running (status: failed)</tool_use_error>"));
 }
 
 #[tokio::test]
@@ -138,29 +112,12 @@ async fn a_running_task_can_be_polled_and_stopped() {
     let h = Harness::new();
     let (id, path) = h.start("echo \"shell:$$\"; sleep 1000 & sleep 1000").await;
     let shell = printed_pid(&path);
-    let r = h
-        .call("TaskOutput", json!({ "task_id": id, "block": false }))
-        .await;
-    assert!(
-        r.text()
-            .starts_with("<retrieval_status>not_ready</retrieval_status>"),
-        "{}",
-        r.text()
-    );
+    let r = h.call("TaskOutput", json!({ "task_id": id, "block": false })).await;
+    assert!(r.text().starts_with("<retrieval_status>not_ready</retrieval_status>"), "{}", r.text());
     assert!(r.text().contains("<status>running</status>"));
     assert!(!r.text().contains("<exit_code>"));
-    let r = h
-        .call(
-            "TaskOutput",
-            json!({ "task_id": id, "block": true, "timeout": 50 }),
-        )
-        .await;
-    assert!(
-        r.text()
-            .starts_with("<retrieval_status>timeout</retrieval_status>"),
-        "{}",
-        r.text()
-    );
+    let r = h.call("TaskOutput", json!({ "task_id": id, "block": true, "timeout": 50 })).await;
+    assert!(r.text().starts_with("<retrieval_status>timeout</retrieval_status>"), "{}", r.text());
 
     let r = h.call("TaskStop", json!({ "task_id": id })).await;
     assert!(!r.is_error, "{r:?}");
@@ -171,10 +128,7 @@ async fn a_running_task_can_be_polled_and_stopped() {
     );
     assert_eq!(reply["task_type"], "local_bash");
     assert!(eventually(|| !alive(shell)));
-    assert!(
-        eventually(|| hands_groups_empty(shell)),
-        "a process of the task survived TaskStop"
-    );
+    assert!(eventually(|| hands_groups_empty(shell)), "a process of the task survived TaskStop");
     let r = h.call("TaskOutput", json!({ "task_id": id })).await;
     assert!(r.text().contains("<status>killed</status>"), "{}", r.text());
 }
@@ -189,8 +143,7 @@ fn hands_groups_empty(pgid: i32) -> bool {
             return true;
         };
         let fields: Vec<&str> = rest.split_whitespace().collect();
-        fields.get(2).and_then(|p| p.parse::<i32>().ok()) != Some(pgid)
-            || matches!(fields[0], "Z" | "X")
+        fields.get(2).and_then(|p| p.parse::<i32>().ok()) != Some(pgid) || matches!(fields[0], "Z" | "X")
     })
 }
 
@@ -199,26 +152,10 @@ async fn old_names_and_parameters_still_work() {
     let h = Harness::new();
     let (id, path) = h.start("echo \"shell:$$\"; exec sleep 1000").await;
     let shell = printed_pid(&path);
-    let r = h
-        .call(
-            "BashOutput",
-            json!({ "bash_id": id, "wait_up_to": 0, "filter": "x" }),
-        )
-        .await;
-    assert!(
-        r.text()
-            .starts_with("<retrieval_status>timeout</retrieval_status>"),
-        "{}",
-        r.text()
-    );
-    let r = h
-        .call("BashOutputTool", json!({ "task_id": id, "block": "false" }))
-        .await;
-    assert!(
-        r.text().contains("<status>running</status>"),
-        "{}",
-        r.text()
-    );
+    let r = h.call("BashOutput", json!({ "bash_id": id, "wait_up_to": 0, "filter": "x" })).await;
+    assert!(r.text().starts_with("<retrieval_status>timeout</retrieval_status>"), "{}", r.text());
+    let r = h.call("BashOutputTool", json!({ "task_id": id, "block": "false" })).await;
+    assert!(r.text().contains("<status>running</status>"), "{}", r.text());
     let r = h.call("KillShell", json!({ "shell_id": id })).await;
     assert!(!r.is_error, "{r:?}");
     assert!(eventually(|| !alive(shell)));
@@ -230,21 +167,12 @@ async fn errors_name_the_problem() {
     let r = h.call("TaskOutput", json!({ "task_id": "b999" })).await;
     assert_eq!(
         (r.is_error, r.text()),
-        (
-            true,
-            "<tool_use_error>No task found with ID: b999</tool_use_error>".to_string()
-        )
+        (true, "<tool_use_error>No task found with ID: b999</tool_use_error>".to_string())
     );
     let r = h.call("TaskStop", json!({})).await;
-    assert_eq!(
-        r.text(),
-        "<tool_use_error>Missing required parameter: task_id</tool_use_error>"
-    );
+    assert_eq!(r.text(), "<tool_use_error>Missing required parameter: task_id</tool_use_error>");
     let r = h.call("TaskStop", json!({ "task_id": "nope" })).await;
-    assert_eq!(
-        r.text(),
-        "<tool_use_error>No task found with ID: nope</tool_use_error>"
-    );
+    assert_eq!(r.text(), "<tool_use_error>No task found with ID: nope</tool_use_error>");
 }
 
 #[tokio::test]
@@ -253,12 +181,7 @@ async fn the_running_task_limit_gives_a_clear_error() {
     TaskRegistry::of_with_limit(&h.session, 2);
     let (a, _) = h.start("exec sleep 1000").await;
     h.start("exec sleep 1000").await;
-    let r = h
-        .call(
-            "Bash",
-            json!({ "command": "sleep 1000", "run_in_background": true }),
-        )
-        .await;
+    let r = h.call("Bash", json!({ "command": "sleep 1000", "run_in_background": true })).await;
     assert!(r.is_error);
     assert_eq!(
         r.text(),
@@ -275,10 +198,7 @@ async fn ending_the_session_stops_every_task() {
     let (_, second) = h.start("echo \"shell:$$\"; trap '' TERM; sleep 1000").await;
     let (first, second) = (printed_pid(&first), printed_pid(&second));
     h.session.close();
-    assert!(
-        eventually(|| hands_groups_empty(first) && hands_groups_empty(second)),
-        "a task outlived its session"
-    );
+    assert!(eventually(|| hands_groups_empty(first) && hands_groups_empty(second)), "a task outlived its session");
 }
 
 #[tokio::test]
@@ -287,10 +207,7 @@ async fn dropping_the_session_stops_its_tasks() {
     let (_, path) = h.start("echo \"shell:$$\"; sleep 1000").await;
     let shell = printed_pid(&path);
     drop(h);
-    assert!(
-        eventually(|| hands_groups_empty(shell)),
-        "a task outlived its dropped session"
-    );
+    assert!(eventually(|| hands_groups_empty(shell)), "a task outlived its dropped session");
 }
 
 #[test]
@@ -302,15 +219,8 @@ fn schemas_match_claude_code() {
     assert_eq!(schema["required"], json!(["task_id"]));
     assert_eq!(schema["properties"]["timeout"]["maximum"], json!(600000));
     let stop = hands_core::tool::typed_arc(TaskStopTool);
-    let props: Vec<&String> = stop.input_schema()["properties"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .collect();
+    let props: Vec<&String> = stop.input_schema()["properties"].as_object().unwrap().keys().collect();
     assert_eq!(props, ["task_id", "shell_id"]);
-    assert_eq!(
-        output.aliases(),
-        ["BashOutput", "BashOutputTool", "AgentOutputTool"]
-    );
+    assert_eq!(output.aliases(), ["BashOutput", "BashOutputTool", "AgentOutputTool"]);
     assert_eq!(stop.aliases(), ["KillShell"]);
 }

@@ -21,17 +21,14 @@ use std::sync::Arc;
 
 use hands_core::deferral::{self, ToolSearchMode};
 use hands_core::{
-    ContentBlock, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool,
-    ValidationError,
+    ContentBlock, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
 };
 use hands_spec::ToolNames;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::constants::{
-    DEFAULT_MAX_RESULTS, MAX_RESULT_SIZE_CHARS, NAME, NO_MATCHES, SELECT_PREFIX,
-};
+use crate::constants::{DEFAULT_MAX_RESULTS, MAX_RESULT_SIZE_CHARS, NAME, NO_MATCHES, SELECT_PREFIX};
 use crate::search::Searchable;
 
 /// ToolSearch's input.
@@ -47,8 +44,7 @@ pub struct ToolSearchInput {
 impl ToolSearchInput {
     /// `max_results` as a count (fractions rounded down).
     pub fn max_results(&self) -> usize {
-        self.max_results
-            .map_or(DEFAULT_MAX_RESULTS, |n| n.floor().max(0.0) as usize)
+        self.max_results.map_or(DEFAULT_MAX_RESULTS, |n| n.floor().max(0.0) as usize)
     }
 
     /// The names listed after `select:` (prefix matched case-insensitively), if this is a select.
@@ -57,13 +53,7 @@ impl ToolSearchInput {
         if !prefix.eq_ignore_ascii_case(SELECT_PREFIX) || self.query.len() == SELECT_PREFIX.len() {
             return None;
         }
-        Some(
-            self.query[SELECT_PREFIX.len()..]
-                .split(',')
-                .map(str::trim)
-                .filter(|n| !n.is_empty())
-                .collect(),
-        )
+        Some(self.query[SELECT_PREFIX.len()..].split(',').map(str::trim).filter(|n| !n.is_empty()).collect())
     }
 }
 
@@ -73,35 +63,21 @@ pub struct ToolSearch;
 
 /// Find a tool for a `select:` name: exact name or alias among the deferred tools, then among
 /// all tools, then by the portable name the model may have been shown.
-fn select_one<'a>(
-    pool_tools: &'a [Arc<dyn Tool>],
-    names: &ToolNames,
-    wanted: &str,
-) -> Option<&'a Arc<dyn Tool>> {
+fn select_one<'a>(pool_tools: &'a [Arc<dyn Tool>], names: &ToolNames, wanted: &str) -> Option<&'a Arc<dyn Tool>> {
     let matches = |t: &&Arc<dyn Tool>| t.name() == wanted || t.aliases().contains(&wanted);
     pool_tools
         .iter()
         .filter(|t| deferral::is_deferrable(t.as_ref()))
         .find(matches)
         .or_else(|| pool_tools.iter().find(matches))
-        .or_else(|| {
-            names
-                .resolve(wanted)
-                .and_then(|original| pool_tools.iter().find(|t| t.name() == original))
-        })
+        .or_else(|| names.resolve(wanted).and_then(|original| pool_tools.iter().find(|t| t.name() == original)))
 }
 
 /// MCP servers the client reports as still connecting ([`deferral::PENDING_MCP_SERVERS_KEY`]).
 fn pending_mcp_servers(session: &Session) -> Vec<String> {
     session
         .data(deferral::PENDING_MCP_SERVERS_KEY)
-        .and_then(|v| {
-            v.as_array().map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(str::to_string))
-                    .collect()
-            })
-        })
+        .and_then(|v| v.as_array().map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect()))
         .unwrap_or_default()
 }
 
@@ -115,10 +91,7 @@ fn find_tools<'a>(
 ) -> Vec<&'a Arc<dyn Tool>> {
     let mut found: Vec<&Arc<dyn Tool>> = Vec::new();
     if let Some(wanted) = input.selected_names() {
-        for tool in wanted
-            .into_iter()
-            .filter_map(|name| select_one(pool_tools, names, name))
-        {
+        for tool in wanted.into_iter().filter_map(|name| select_one(pool_tools, names, name)) {
             if !found.iter().any(|f| f.name() == tool.name()) {
                 found.push(tool);
             }
@@ -126,11 +99,8 @@ fn find_tools<'a>(
         return found;
     }
     let prompts: Vec<String> = deferred.iter().map(|t| t.prompt(session)).collect();
-    let searchable: Vec<Searchable<'_>> = deferred
-        .iter()
-        .zip(&prompts)
-        .map(|(t, prompt)| Searchable::new(t.name(), t.search_hint(), prompt))
-        .collect();
+    let searchable: Vec<Searchable<'_>> =
+        deferred.iter().zip(&prompts).map(|(t, prompt)| Searchable::new(t.name(), t.search_hint(), prompt)).collect();
     let all_names: Vec<&str> = pool_tools.iter().map(|t| t.name()).collect();
     search::keyword_search(&input.query, &searchable, &all_names, input.max_results())
         .into_iter()
@@ -193,30 +163,19 @@ impl TypedTool for ToolSearch {
     fn is_concurrency_safe(&self, _: &ToolSearchInput) -> bool {
         true
     }
-    async fn validate_input(
-        &self,
-        input: &ToolSearchInput,
-        _: &ToolContext,
-    ) -> Result<(), ValidationError> {
+    async fn validate_input(&self, input: &ToolSearchInput, _: &ToolContext) -> Result<(), ValidationError> {
         match input.max_results {
-            Some(n) if !n.is_finite() || n < 1.0 => Err(ValidationError::new(format!(
-                "max_results must be a number of at least 1, got {n}"
-            ))),
+            Some(n) if !n.is_finite() || n < 1.0 => {
+                Err(ValidationError::new(format!("max_results must be a number of at least 1, got {n}")))
+            }
             _ => Ok(()),
         }
     }
-    async fn call(
-        &self,
-        input: &ToolSearchInput,
-        ctx: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: &ToolSearchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
         let pool_tools: Vec<Arc<dyn Tool>> = ctx.pool().tools().cloned().collect();
         let names = ToolNames::for_pool(ctx.pool());
-        let deferred: Vec<&Arc<dyn Tool>> = pool_tools
-            .iter()
-            .filter(|t| deferral::is_deferrable(t.as_ref()))
-            .collect();
+        let deferred: Vec<&Arc<dyn Tool>> = pool_tools.iter().filter(|t| deferral::is_deferrable(t.as_ref())).collect();
 
         let found = find_tools(input, &pool_tools, &deferred, &names, session);
         let matches: Vec<&str> = found.iter().map(|t| t.name()).collect();
@@ -227,12 +186,7 @@ impl TypedTool for ToolSearch {
         deferral::record_discovered(session, matches.iter().copied());
         let output = if deferral::tool_reference_support(session) {
             ToolOutput::blocks(
-                found
-                    .iter()
-                    .map(|t| ContentBlock::ToolReference {
-                        tool_name: names.wire(t.name()),
-                    })
-                    .collect(),
+                found.iter().map(|t| ContentBlock::ToolReference { tool_name: names.wire(t.name()) }).collect(),
             )
         } else {
             ToolOutput::text(functions_block(&found, session, &names))
@@ -257,18 +211,12 @@ mod tests {
     use super::*;
 
     fn input(query: &str) -> ToolSearchInput {
-        ToolSearchInput {
-            query: query.into(),
-            max_results: None,
-        }
+        ToolSearchInput { query: query.into(), max_results: None }
     }
 
     #[test]
     fn select_prefix_is_case_insensitive_and_needs_names() {
-        assert_eq!(
-            input("select:A, B,,C").selected_names(),
-            Some(vec!["A", "B", "C"])
-        );
+        assert_eq!(input("select:A, B,,C").selected_names(), Some(vec!["A", "B", "C"]));
         assert_eq!(input("SELECT:Read").selected_names(), Some(vec!["Read"]));
         assert_eq!(input("select:").selected_names(), None);
         assert_eq!(input("selection tools").selected_names(), None);
@@ -279,13 +227,6 @@ mod tests {
     #[test]
     fn max_results_defaults_to_five_and_rounds_down() {
         assert_eq!(input("x").max_results(), 5);
-        assert_eq!(
-            ToolSearchInput {
-                query: "x".into(),
-                max_results: Some(2.9)
-            }
-            .max_results(),
-            2
-        );
+        assert_eq!(ToolSearchInput { query: "x".into(), max_results: Some(2.9) }.max_results(), 2);
     }
 }

@@ -7,8 +7,7 @@
 pub const PROMPT_MARKER: &str = "hands-tool-marker:tool-search";
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str =
-    "Fetches full schema definitions for deferred tools so they can be called.";
+pub const DESCRIPTION: &str = "Fetches full schema definitions for deferred tools so they can be called.";
 
 /// The full prompt sent as the tool's description.
 pub const PROMPT: &str = concat!(

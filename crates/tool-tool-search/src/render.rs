@@ -8,10 +8,7 @@ use crate::constants::NAME;
 
 /// `ToolSearch("<query>")`, the query cut to 80 characters.
 pub fn render_use(input: &ToolSearchInput) -> String {
-    format!(
-        "{NAME}({:?})",
-        hands_core::text::truncate_chars(&input.query, 80).as_ref()
-    )
+    format!("{NAME}({:?})", hands_core::text::truncate_chars(&input.query, 80).as_ref())
 }
 
 /// `Loaded N tools: a, b` for references or a `<functions>` block; the text otherwise.
@@ -30,11 +27,7 @@ pub fn render_result(result: &ToolResult) -> String {
             .lines()
             .filter_map(|line| line.strip_prefix("<function>")?.strip_suffix("</function>"))
             .filter_map(|json| {
-                serde_json::from_str::<serde_json::Value>(json)
-                    .ok()?
-                    .get("name")?
-                    .as_str()
-                    .map(str::to_string)
+                serde_json::from_str::<serde_json::Value>(json).ok()?.get("name")?.as_str().map(str::to_string)
             })
             .collect();
     }
@@ -51,27 +44,17 @@ mod tests {
 
     #[test]
     fn summaries() {
-        let input = ToolSearchInput {
-            query: "select:WebFetch".into(),
-            max_results: None,
-        };
+        let input = ToolSearchInput { query: "select:WebFetch".into(), max_results: None };
         assert_eq!(render_use(&input), "ToolSearch(\"select:WebFetch\")");
         let refs = ToolResult::new(
             "t",
             vec![
-                ContentBlock::ToolReference {
-                    tool_name: "WebFetch".into(),
-                },
-                ContentBlock::ToolReference {
-                    tool_name: "NotebookEdit".into(),
-                },
+                ContentBlock::ToolReference { tool_name: "WebFetch".into() },
+                ContentBlock::ToolReference { tool_name: "NotebookEdit".into() },
             ],
             false,
         );
-        assert_eq!(
-            render_result(&refs),
-            "Loaded 2 tools: WebFetch, NotebookEdit"
-        );
+        assert_eq!(render_result(&refs), "Loaded 2 tools: WebFetch, NotebookEdit");
         let text = ToolResult::new(
             "t",
             vec![ContentBlock::text(
@@ -80,11 +63,7 @@ mod tests {
             false,
         );
         assert_eq!(render_result(&text), "Loaded 1 tool: X");
-        let none = ToolResult::new(
-            "t",
-            vec![ContentBlock::text(crate::constants::NO_MATCHES)],
-            false,
-        );
+        let none = ToolResult::new("t", vec![ContentBlock::text(crate::constants::NO_MATCHES)], false);
         assert_eq!(render_result(&none), "No matching deferred tools found");
     }
 }

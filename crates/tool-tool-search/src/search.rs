@@ -7,8 +7,8 @@
 //! `select:` queries are resolved in `lib.rs` (they need the pool); this file is pure.
 
 use crate::constants::{
-    MCP_PREFIX, SCORE_DESCRIPTION, SCORE_FULL_NAME_FALLBACK, SCORE_MCP_NAME_PART,
-    SCORE_MCP_NAME_PART_SUBSTRING, SCORE_NAME_PART, SCORE_NAME_PART_SUBSTRING, SCORE_SEARCH_HINT,
+    MCP_PREFIX, SCORE_DESCRIPTION, SCORE_FULL_NAME_FALLBACK, SCORE_MCP_NAME_PART, SCORE_MCP_NAME_PART_SUBSTRING,
+    SCORE_NAME_PART, SCORE_NAME_PART_SUBSTRING, SCORE_SEARCH_HINT,
 };
 
 /// One deferred tool as the search sees it.
@@ -45,17 +45,8 @@ struct NameParts {
 fn name_parts(name: &str) -> NameParts {
     if let Some(rest) = name.strip_prefix(MCP_PREFIX) {
         let rest = rest.to_lowercase();
-        let parts = rest
-            .split("__")
-            .flat_map(|p| p.split('_'))
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
-            .collect();
-        return NameParts {
-            parts,
-            spaced: rest.replace("__", " ").replace('_', " "),
-            is_mcp: true,
-        };
+        let parts = rest.split("__").flat_map(|p| p.split('_')).filter(|p| !p.is_empty()).map(str::to_string).collect();
+        return NameParts { parts, spaced: rest.replace("__", " ").replace('_', " "), is_mcp: true };
     }
     let mut spaced = String::with_capacity(name.len() + 4);
     let mut previous: Option<char> = None;
@@ -66,16 +57,8 @@ fn name_parts(name: &str) -> NameParts {
         spaced.push(if c == '_' { ' ' } else { c });
         previous = Some(c);
     }
-    let parts: Vec<String> = spaced
-        .to_lowercase()
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
-    NameParts {
-        spaced: parts.join(" "),
-        parts,
-        is_mcp: false,
-    }
+    let parts: Vec<String> = spaced.to_lowercase().split_whitespace().map(str::to_string).collect();
+    NameParts { spaced: parts.join(" "), parts, is_mcp: false }
 }
 
 fn is_word_char(c: Option<char>) -> bool {
@@ -96,8 +79,7 @@ pub fn contains_word(text: &str, term: &str) -> bool {
         let end = start + term.len();
         let before = text[..start].chars().next_back();
         let after = text[end..].chars().next();
-        if is_word_char(before) != is_word_char(first) && is_word_char(last) != is_word_char(after)
-        {
+        if is_word_char(before) != is_word_char(first) && is_word_char(last) != is_word_char(after) {
             return true;
         }
         from = start + first.map_or(1, char::len_utf8);
@@ -115,17 +97,9 @@ fn score(tool: &Searchable<'_>, parts: &NameParts, terms: &[&str]) -> u32 {
     let mut score = 0;
     for term in terms {
         if parts.parts.iter().any(|p| p == term) {
-            score += if parts.is_mcp {
-                SCORE_MCP_NAME_PART
-            } else {
-                SCORE_NAME_PART
-            };
+            score += if parts.is_mcp { SCORE_MCP_NAME_PART } else { SCORE_NAME_PART };
         } else if parts.parts.iter().any(|p| p.contains(term)) {
-            score += if parts.is_mcp {
-                SCORE_MCP_NAME_PART_SUBSTRING
-            } else {
-                SCORE_NAME_PART_SUBSTRING
-            };
+            score += if parts.is_mcp { SCORE_MCP_NAME_PART_SUBSTRING } else { SCORE_NAME_PART_SUBSTRING };
         }
         if score == 0 && parts.spaced.contains(term) {
             score += SCORE_FULL_NAME_FALLBACK;
@@ -142,23 +116,13 @@ fn score(tool: &Searchable<'_>, parts: &NameParts, terms: &[&str]) -> u32 {
 
 /// The names of the deferred tools matching `query`, best first, at most `max_results`.
 /// `all_names` are every tool of the pool, for the exact-name shortcut.
-pub fn keyword_search(
-    query: &str,
-    deferred: &[Searchable<'_>],
-    all_names: &[&str],
-    max_results: usize,
-) -> Vec<String> {
+pub fn keyword_search(query: &str, deferred: &[Searchable<'_>], all_names: &[&str], max_results: usize) -> Vec<String> {
     let query = query.trim().to_lowercase();
     let exact = deferred
         .iter()
         .map(|t| t.name)
         .find(|n| n.to_lowercase() == query)
-        .or_else(|| {
-            all_names
-                .iter()
-                .copied()
-                .find(|n| n.to_lowercase() == query)
-        });
+        .or_else(|| all_names.iter().copied().find(|n| n.to_lowercase() == query));
     if let Some(name) = exact {
         return vec![name.to_string()];
     }
@@ -174,9 +138,8 @@ pub fn keyword_search(
         }
     }
 
-    let (required, optional): (Vec<&str>, Vec<&str>) = query
-        .split_whitespace()
-        .partition(|t| t.len() > 1 && t.starts_with('+'));
+    let (required, optional): (Vec<&str>, Vec<&str>) =
+        query.split_whitespace().partition(|t| t.len() > 1 && t.starts_with('+'));
     let required: Vec<&str> = required.iter().map(|t| &t[1..]).collect();
     let terms: Vec<&str> = required.iter().chain(optional.iter()).copied().collect();
 
@@ -184,10 +147,7 @@ pub fn keyword_search(
         .iter()
         .filter_map(|tool| {
             let parts = name_parts(tool.name);
-            if !required
-                .iter()
-                .all(|term| matches_required(tool, &parts, term))
-            {
+            if !required.iter().all(|term| matches_required(tool, &parts, term)) {
                 return None;
             }
             let s = score(tool, &parts, &terms);
@@ -195,11 +155,7 @@ pub fn keyword_search(
         })
         .collect();
     scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
-    scored
-        .into_iter()
-        .take(max_results)
-        .map(|(_, name)| name.to_string())
-        .collect()
+    scored.into_iter().take(max_results).map(|(_, name)| name.to_string()).collect()
 }
 
 #[cfg(test)]
@@ -246,21 +202,9 @@ mod tests {
                 Some("fetch and extract content from a URL"),
                 "Fetches a URL and summarises it.",
             ),
-            Searchable::new(
-                "mcp__slack__send_message",
-                None,
-                "Send a message to a Slack channel.",
-            ),
-            Searchable::new(
-                "mcp__slack__read_channel",
-                None,
-                "Read messages of a channel.",
-            ),
-            Searchable::new(
-                "mcp__github__create_issue",
-                None,
-                "Open an issue; mentions slack nowhere.",
-            ),
+            Searchable::new("mcp__slack__send_message", None, "Send a message to a Slack channel."),
+            Searchable::new("mcp__slack__read_channel", None, "Read messages of a channel."),
+            Searchable::new("mcp__github__create_issue", None, "Open an issue; mentions slack nowhere."),
         ]
     }
 
@@ -268,10 +212,7 @@ mod tests {
     fn scores_follow_the_reference() {
         let t = tools();
         // notebook: name part 10 + hint 4 + description 2; jupyter: hint 4.
-        assert_eq!(
-            score(&t[0], &name_parts(t[0].name), &["notebook", "jupyter"]),
-            20
-        );
+        assert_eq!(score(&t[0], &name_parts(t[0].name), &["notebook", "jupyter"]), 20);
         // slack: MCP name part 12 + description 2; send: part 12 + description 2.
         assert_eq!(score(&t[2], &name_parts(t[2].name), &["slack", "send"]), 28);
         // mess: substring of an MCP part 6.
@@ -284,35 +225,18 @@ mod tests {
     fn keyword_search_ranks_and_limits() {
         let t = tools();
         let all = ["Bash", "Read", "NotebookEdit", "WebFetch"];
-        assert_eq!(
-            keyword_search("notebook jupyter", &t, &all, 5),
-            ["NotebookEdit"]
-        );
+        assert_eq!(keyword_search("notebook jupyter", &t, &all, 5), ["NotebookEdit"]);
         assert_eq!(
             keyword_search("slack", &t, &all, 5),
-            [
-                "mcp__slack__send_message",
-                "mcp__slack__read_channel",
-                "mcp__github__create_issue"
-            ]
+            ["mcp__slack__send_message", "mcp__slack__read_channel", "mcp__github__create_issue"]
         );
-        assert_eq!(
-            keyword_search("slack", &t, &all, 1),
-            ["mcp__slack__send_message"]
-        );
+        assert_eq!(keyword_search("slack", &t, &all, 1), ["mcp__slack__send_message"]);
         // Required terms filter, the rest ranks.
         assert_eq!(
             keyword_search("+slack read", &t, &all, 5),
-            [
-                "mcp__slack__read_channel",
-                "mcp__slack__send_message",
-                "mcp__github__create_issue"
-            ]
+            ["mcp__slack__read_channel", "mcp__slack__send_message", "mcp__github__create_issue"]
         );
-        assert_eq!(
-            keyword_search("+github slack", &t, &all, 5),
-            ["mcp__github__create_issue"]
-        );
+        assert_eq!(keyword_search("+github slack", &t, &all, 5), ["mcp__github__create_issue"]);
         assert!(keyword_search("+zebra slack", &t, &all, 5).is_empty());
         assert!(keyword_search("", &t, &all, 5).is_empty());
     }
@@ -324,13 +248,7 @@ mod tests {
         assert_eq!(keyword_search("webfetch", &t, &all, 5), ["WebFetch"]);
         // A loaded tool by its exact name is returned too (harmless no-op).
         assert_eq!(keyword_search("Bash", &t, &all, 5), ["Bash"]);
-        assert_eq!(
-            keyword_search("mcp__slack", &t, &all, 5),
-            ["mcp__slack__send_message", "mcp__slack__read_channel"]
-        );
-        assert_eq!(
-            keyword_search("mcp__slack", &t, &all, 1),
-            ["mcp__slack__send_message"]
-        );
+        assert_eq!(keyword_search("mcp__slack", &t, &all, 5), ["mcp__slack__send_message", "mcp__slack__read_channel"]);
+        assert_eq!(keyword_search("mcp__slack", &t, &all, 1), ["mcp__slack__send_message"]);
     }
 }

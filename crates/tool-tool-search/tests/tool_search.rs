@@ -8,8 +8,8 @@ use hands_core::deferral::{TOOL_REFERENCE_SUPPORT_KEY, TOOL_SEARCH_KEY, discover
 use hands_core::permissions::PermissionMode;
 use hands_core::tool::typed_arc;
 use hands_core::{
-    ContentBlock, Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall,
-    ToolContext, ToolError, ToolInput, ToolOutput, ToolResult, Turn, TypedTool,
+    ContentBlock, Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext,
+    ToolError, ToolInput, ToolOutput, ToolResult, Turn, TypedTool,
 };
 use hands_tool_tool_search::ToolSearch;
 use schemars::JsonSchema;
@@ -49,10 +49,7 @@ impl TypedTool for NotebookLike {
         true
     }
     async fn call(&self, input: &CellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!(
-            "edited cell {} of {}",
-            input.cell, input.notebook_path
-        )))
+        Ok(ToolOutput::text(format!("edited cell {} of {}", input.cell, input.notebook_path)))
     }
 }
 
@@ -119,8 +116,7 @@ fn mcp(name: &str, description: &str) -> Arc<dyn Tool> {
     })
 }
 
-const LONG: &str =
-    "mcp__enterprise-knowledge-base__search_documents_by_semantic_similarity_and_metadata";
+const LONG: &str = "mcp__enterprise-knowledge-base__search_documents_by_semantic_similarity_and_metadata";
 
 struct Fixture {
     engine: Engine,
@@ -140,47 +136,22 @@ fn fixture() -> Fixture {
     .unwrap();
     session.set_data(TOOL_SEARCH_KEY, Some(json!("true")));
     let external = vec![
-        mcp(
-            "mcp__slack__send_message",
-            "Send a message to a Slack channel.",
-        ),
-        mcp(
-            "mcp__slack__read_channel",
-            "Read the latest messages of a channel.",
-        ),
-        mcp(
-            "mcp__github__create_issue",
-            "Open an issue in a repository.",
-        ),
+        mcp("mcp__slack__send_message", "Send a message to a Slack channel."),
+        mcp("mcp__slack__read_channel", "Read the latest messages of a channel."),
+        mcp("mcp__github__create_issue", "Open an issue in a repository."),
         mcp(LONG, "Search the knowledge base."),
     ];
     let pool = Arc::new(Pool::assemble(
-        vec![
-            typed_arc(ToolSearch),
-            typed_arc(NotebookLike),
-            typed_arc(CoreLike),
-        ],
-        PoolConfig {
-            external,
-            ..Default::default()
-        },
+        vec![typed_arc(ToolSearch), typed_arc(NotebookLike), typed_arc(CoreLike)],
+        PoolConfig { external, ..Default::default() },
     ));
     let engine = Engine::builder(pool, Arc::clone(&session)).build();
-    Fixture {
-        engine,
-        session,
-        _dirs: (dir, state),
-    }
+    Fixture { engine, session, _dirs: (dir, state) }
 }
 
 impl Fixture {
     async fn search(&self, input: Value) -> ToolResult {
-        self.engine
-            .run_one(
-                ToolCall::new("toolu_search", "ToolSearch", input),
-                &Turn::new(),
-            )
-            .await
+        self.engine.run_one(ToolCall::new("toolu_search", "ToolSearch", input), &Turn::new()).await
     }
 }
 
@@ -198,18 +169,14 @@ fn references(result: &ToolResult) -> Vec<&str> {
 #[tokio::test]
 async fn select_returns_references_in_order_ignores_missing_names_and_records_discovery() {
     let fx = fixture();
-    let r = fx
-        .search(json!({"query": "select:NotebookLike, mcp__slack__send_message,Missing"}))
-        .await;
+    let r = fx.search(json!({"query": "select:NotebookLike, mcp__slack__send_message,Missing"})).await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(references(&r), ["NotebookLike", "mcp__slack__send_message"]);
     let discovered: Vec<String> = discovered_tools(&fx.session).into_iter().collect();
     assert_eq!(discovered, ["NotebookLike", "mcp__slack__send_message"]);
 
     // Aliases and loaded tools are fine; the prefix is case-insensitive; duplicates collapse.
-    let r = fx
-        .search(json!({"query": "SELECT:NotebookOld,CoreLike,NotebookLike"}))
-        .await;
+    let r = fx.search(json!({"query": "SELECT:NotebookOld,CoreLike,NotebookLike"})).await;
     assert_eq!(references(&r), ["NotebookLike", "CoreLike"]);
 }
 
@@ -223,13 +190,8 @@ async fn nothing_found_says_so_and_records_nothing() {
     }
     assert!(discovered_tools(&fx.session).is_empty());
 
-    fx.session.set_data(
-        hands_core::deferral::PENDING_MCP_SERVERS_KEY,
-        Some(json!(["linear", "sentry"])),
-    );
-    let r = fx
-        .search(json!({"query": "select:mcp__linear__list_issues"}))
-        .await;
+    fx.session.set_data(hands_core::deferral::PENDING_MCP_SERVERS_KEY, Some(json!(["linear", "sentry"])));
+    let r = fx.search(json!({"query": "select:mcp__linear__list_issues"})).await;
     assert_eq!(
         r.text(),
         "No matching deferred tools found. Some MCP servers are still connecting: linear, sentry. Their tools will become available shortly — try searching again."
@@ -242,23 +204,13 @@ async fn keyword_queries_rank_deferred_tools() {
     let r = fx.search(json!({"query": "notebook jupyter"})).await;
     assert_eq!(references(&r), ["NotebookLike"]);
     let r = fx.search(json!({"query": "slack"})).await;
-    assert_eq!(
-        references(&r),
-        ["mcp__slack__send_message", "mcp__slack__read_channel"]
-    );
+    assert_eq!(references(&r), ["mcp__slack__send_message", "mcp__slack__read_channel"]);
     let r = fx.search(json!({"query": "+slack read"})).await;
-    assert_eq!(
-        references(&r),
-        ["mcp__slack__read_channel", "mcp__slack__send_message"]
-    );
+    assert_eq!(references(&r), ["mcp__slack__read_channel", "mcp__slack__send_message"]);
     // A server prefix lists that server's tools in pool (name) order.
-    let r = fx
-        .search(json!({"query": "mcp__slack", "max_results": 1}))
-        .await;
+    let r = fx.search(json!({"query": "mcp__slack", "max_results": 1})).await;
     assert_eq!(references(&r), ["mcp__slack__read_channel"]);
-    let r = fx
-        .search(json!({"query": "message", "max_results": "1"}))
-        .await;
+    let r = fx.search(json!({"query": "message", "max_results": "1"})).await;
     assert_eq!(references(&r).len(), 1, "string numbers are coerced");
     // Core tools are not searched by keyword, only by exact name.
     let r = fx.search(json!({"query": "reads path"})).await;
@@ -270,38 +222,23 @@ async fn keyword_queries_rank_deferred_tools() {
 #[tokio::test]
 async fn clients_without_tool_reference_get_the_definitions_as_text() {
     let fx = fixture();
-    fx.session
-        .set_data(TOOL_REFERENCE_SUPPORT_KEY, Some(json!(false)));
-    let r = fx
-        .search(json!({"query": "select:NotebookLike,mcp__github__create_issue"}))
-        .await;
+    fx.session.set_data(TOOL_REFERENCE_SUPPORT_KEY, Some(json!(false)));
+    let r = fx.search(json!({"query": "select:NotebookLike,mcp__github__create_issue"})).await;
     assert!(!r.is_error);
     let text = r.text();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 4, "{text}");
     assert_eq!(lines[0], "<functions>");
     assert_eq!(lines[3], "</functions>");
-    let def: Value = serde_json::from_str(
-        lines[1]
-            .strip_prefix("<function>")
-            .unwrap()
-            .strip_suffix("</function>")
-            .unwrap(),
-    )
-    .unwrap();
+    let def: Value =
+        serde_json::from_str(lines[1].strip_prefix("<function>").unwrap().strip_suffix("</function>").unwrap())
+            .unwrap();
     assert_eq!(def["name"], "NotebookLike");
     assert_eq!(def["description"], "Replace the source of one cell.");
     assert_eq!(def["parameters"]["properties"]["cell"]["type"], "integer");
-    assert_eq!(
-        def["parameters"]["required"],
-        json!(["notebook_path", "cell"])
-    );
+    assert_eq!(def["parameters"]["required"], json!(["notebook_path", "cell"]));
     assert!(lines[2].contains("\"name\":\"mcp__github__create_issue\""));
-    assert_eq!(
-        discovered_tools(&fx.session).len(),
-        2,
-        "text results count as loaded too"
-    );
+    assert_eq!(discovered_tools(&fx.session).len(), 2, "text results count as loaded too");
 }
 
 #[tokio::test]
@@ -311,30 +248,14 @@ async fn the_schema_hint_goes_away_once_the_tool_is_loaded() {
     let call = |input: Value| ToolCall::new("toolu_nb", "NotebookLike", input);
     let r = fx.engine.run_one(call(bad.clone()), &Turn::new()).await;
     assert!(r.is_error);
-    assert!(
-        r.text()
-            .starts_with("<tool_use_error>InputValidationError: NotebookLike failed"),
-        "{}",
-        r.text()
-    );
-    assert!(
-        r.text()
-            .contains(&hands_core::messages::schema_not_sent_hint("NotebookLike")),
-        "{}",
-        r.text()
-    );
+    assert!(r.text().starts_with("<tool_use_error>InputValidationError: NotebookLike failed"), "{}", r.text());
+    assert!(r.text().contains(&hands_core::messages::schema_not_sent_hint("NotebookLike")), "{}", r.text());
 
     fx.search(json!({"query": "select:NotebookLike"})).await;
     let r = fx.engine.run_one(call(bad), &Turn::new()).await;
     assert!(r.is_error);
     assert!(!r.text().contains("ToolSearch"), "{}", r.text());
-    let r = fx
-        .engine
-        .run_one(
-            call(json!({"notebook_path": "a.ipynb", "cell": 2})),
-            &Turn::new(),
-        )
-        .await;
+    let r = fx.engine.run_one(call(json!({"notebook_path": "a.ipynb", "cell": 2})), &Turn::new()).await;
     assert_eq!(r.text(), "edited cell 2 of a.ipynb");
 }
 
@@ -352,10 +273,7 @@ async fn max_results_below_one_is_refused() {
     let fx = fixture();
     let r = fx.search(json!({"query": "slack", "max_results": 0})).await;
     assert!(r.is_error);
-    assert_eq!(
-        r.text(),
-        "<tool_use_error>max_results must be a number of at least 1, got 0</tool_use_error>"
-    );
+    assert_eq!(r.text(), "<tool_use_error>max_results must be a number of at least 1, got 0</tool_use_error>");
 }
 
 #[tokio::test]
@@ -364,8 +282,5 @@ async fn tool_search_is_read_only_and_concurrency_safe() {
     let input = ToolInput::new(json!({"query": "x"}));
     assert!(tool.is_read_only(&input) && tool.is_concurrency_safe(&input));
     assert!(!hands_core::deferral::is_deferrable(tool.as_ref()));
-    assert!(
-        tool.prompt(&fixture().session)
-            .contains("hands-tool-marker:tool-search")
-    );
+    assert!(tool.prompt(&fixture().session).contains("hands-tool-marker:tool-search"));
 }

@@ -22,8 +22,7 @@ use hands_core::file_state::{FileState, Freshness};
 use hands_core::path_policy::{self, FileKind, PathCheck};
 use hands_core::permissions::RuleSubject;
 use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult,
-    TypedTool, ValidationError,
+    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -60,19 +59,13 @@ pub struct WriteTool;
 /// Why an existing file may not be replaced, if it may not.
 fn read_state_problem(session: &Session, path: &Path) -> Option<ValidationError> {
     let Some(state) = session.file_state().get(path).filter(|s| !s.partial) else {
-        return Some(ValidationError::with_code(
-            prompt::NOT_READ,
-            codes::NOT_READ,
-        ));
+        return Some(ValidationError::with_code(prompt::NOT_READ, codes::NOT_READ));
     };
     match state.freshness(path) {
         Ok(Freshness::Unchanged | Freshness::Touched) => None,
         // Deleted since the read: writing creates it again, which is what the model asked for.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        _ => Some(ValidationError::with_code(
-            prompt::MODIFIED_SINCE_READ,
-            codes::MODIFIED,
-        )),
+        _ => Some(ValidationError::with_code(prompt::MODIFIED_SINCE_READ, codes::MODIFIED)),
     }
 }
 
@@ -100,25 +93,14 @@ fn write_file(
             if let Some(problem) = read_state_problem(session, path) {
                 return Ok(ToolOutput::error(problem.message));
             }
-            Before {
-                state: session.file_state().get(path),
-                bytes: Some(bytes),
-            }
+            Before { state: session.file_state().get(path), bytes: Some(bytes) }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Before {
-            state: None,
-            bytes: None,
-        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Before { state: None, bytes: None },
         Err(e) => return Err(io("reading", e)),
     };
-    let encoding = before
-        .bytes
-        .as_deref()
-        .map_or(Encoding::Utf8, encoding::detect_encoding);
+    let encoding = before.bytes.as_deref().map_or(Encoding::Utf8, encoding::detect_encoding);
     let bytes = match encoding {
-        Encoding::Utf16Le | Encoding::Utf16Be => {
-            encoding::encode(content, encoding, LineEnding::Lf)
-        }
+        Encoding::Utf16Le | Encoding::Utf16Be => encoding::encode(content, encoding, LineEnding::Lf),
         Encoding::Utf8 | Encoding::Utf8Bom => content.as_bytes().to_vec(),
     };
     if let Some(parent) = path.parent() {
@@ -130,19 +112,10 @@ fn write_file(
     let race_check = || -> std::io::Result<()> {
         on_prepared();
         let unchanged = match &expected {
-            Some(state) => matches!(
-                state.freshness(path),
-                Ok(Freshness::Unchanged | Freshness::Touched)
-            ),
-            None => {
-                std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-            }
+            Some(state) => matches!(state.freshness(path), Ok(Freshness::Unchanged | Freshness::Touched)),
+            None => std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound),
         };
-        if unchanged {
-            Ok(())
-        } else {
-            Err(std::io::Error::other(prompt::UNEXPECTEDLY_MODIFIED))
-        }
+        if unchanged { Ok(()) } else { Err(std::io::Error::other(prompt::UNEXPECTEDLY_MODIFIED)) }
     };
     match hands_core::fs::atomic_write_checked(path, &bytes, race_check) {
         Ok(()) => {}
@@ -152,17 +125,10 @@ fn write_file(
         Err(e) => return Err(io("writing", e)),
     }
     let meta = std::fs::metadata(path).map_err(|e| io("reading the metadata of", e))?;
-    session
-        .file_state()
-        .record(path, FileState::full(&bytes, &meta));
-    let (kind, text) = if existed {
-        ("update", prompt::updated(&shown))
-    } else {
-        ("create", prompt::created(&shown))
-    };
+    session.file_state().record(path, FileState::full(&bytes, &meta));
+    let (kind, text) = if existed { ("update", prompt::updated(&shown)) } else { ("create", prompt::created(&shown)) };
     let original = before.bytes.as_deref().map(|b| encoding::decode(b).text);
-    let data =
-        json!({"type": kind, "filePath": shown, "content": content, "originalFile": original});
+    let data = json!({"type": kind, "filePath": shown, "content": content, "originalFile": original});
     Ok(ToolOutput::text(text).with_data(data))
 }
 
@@ -196,21 +162,16 @@ impl TypedTool for WriteTool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    async fn validate_input(
-        &self,
-        input: &WriteInput,
-        ctx: &ToolContext,
-    ) -> Result<(), ValidationError> {
+    async fn validate_input(&self, input: &WriteInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         let session = ctx.session();
         let check = self.check(input, session);
         if let Some(message) = check.refusal("write to") {
             return Err(ValidationError::with_code(message, codes::SPECIAL_FILE));
         }
         match check.kind {
-            FileKind::Directory => Err(ValidationError::with_code(
-                prompt::is_directory(&check.path.to_string_lossy()),
-                codes::DIRECTORY,
-            )),
+            FileKind::Directory => {
+                Err(ValidationError::with_code(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
+            }
             FileKind::Missing => Ok(()),
             _ => read_state_problem(session, &check.path).map_or(Ok(()), Err),
         }
@@ -218,8 +179,7 @@ impl TypedTool for WriteTool {
 
     async fn check_permissions(&self, input: &WriteInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
-        self.check(input, session)
-            .write_permission(TOOL_NAME, session.permission_mode())
+        self.check(input, session).write_permission(TOOL_NAME, session.permission_mode())
     }
 
     fn rule_subject(&self, input: &WriteInput, session: &Session) -> RuleSubject {
@@ -265,34 +225,18 @@ mod tests {
     #[test]
     fn a_change_during_the_write_is_refused_and_kept() {
         let work = tempfile::tempdir().unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(work.path().into()),
-            ..Default::default()
-        })
-        .unwrap();
+        let session = Session::new(SessionConfig { cwd: Some(work.path().into()), ..Default::default() }).unwrap();
         let check = path_policy::check_path(&session, "a.txt");
         std::fs::write(&check.path, "old\n").unwrap();
         let meta = std::fs::metadata(&check.path).unwrap();
-        session
-            .file_state()
-            .record(&check.path, FileState::full(b"old\n", &meta));
+        session.file_state().record(&check.path, FileState::full(b"old\n", &meta));
 
         let sneak = || std::fs::write(&check.path, "someone else's\n").unwrap();
         let out = write_file(&session, &check, "mine\n", &sneak).unwrap();
         assert!(out.is_error);
-        assert_eq!(
-            out.content[0].as_text(),
-            Some(prompt::UNEXPECTEDLY_MODIFIED)
-        );
-        assert_eq!(
-            std::fs::read_to_string(&check.path).unwrap(),
-            "someone else's\n"
-        );
-        assert_eq!(
-            std::fs::read_dir(work.path()).unwrap().count(),
-            1,
-            "no temp file left behind"
-        );
+        assert_eq!(out.content[0].as_text(), Some(prompt::UNEXPECTEDLY_MODIFIED));
+        assert_eq!(std::fs::read_to_string(&check.path).unwrap(), "someone else's\n");
+        assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 1, "no temp file left behind");
 
         // A file created by someone else while a new file is being written is not replaced.
         let fresh = path_policy::check_path(&session, "new.txt");

@@ -53,10 +53,7 @@ fn main() {
     let path = dir.path().join("large.bin");
     let (old, new) = contents();
     std::fs::write(&path, &old).unwrap();
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
     let mut random = Random(seed ^ u64::from(std::process::id()) | 1);
     let exe = std::env::current_exe().unwrap();
     let (mut saw_old, mut saw_new, mut torn) = (0, 0, 0);
@@ -68,14 +65,8 @@ fn main() {
             .spawn()
             .expect("spawn the writer");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert_eq!(
-            line.trim(),
-            "ready",
-            "trial {trial}: the child did not start"
-        );
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(line.trim(), "ready", "trial {trial}: the child did not start");
         // A random moment within the first few writes (each takes milliseconds).
         std::thread::sleep(Duration::from_micros(random.next() % 40_000));
         child.kill().expect("SIGKILL the writer");

@@ -10,9 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use hands_core::tool::typed_arc;
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_read::ReadTool;
 use hands_tool_write::{WriteTool, prompt};
 use serde_json::json;
@@ -35,15 +33,8 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Pool::assemble(
-            vec![typed_arc(ReadTool), typed_arc(WriteTool)],
-            PoolConfig::default(),
-        );
-        Fixture {
-            _work: work,
-            root,
-            engine: Engine::builder(Arc::new(pool), session).build(),
-        }
+        let pool = Pool::assemble(vec![typed_arc(ReadTool), typed_arc(WriteTool)], PoolConfig::default());
+        Fixture { _work: work, root, engine: Engine::builder(Arc::new(pool), session).build() }
     }
 
     fn session(&self) -> &Arc<Session> {
@@ -52,17 +43,12 @@ impl Fixture {
 
     async fn write(&self, path: impl AsRef<Path>, content: &str) -> ToolResult {
         let input = json!({"file_path": path.as_ref(), "content": content});
-        self.engine
-            .run_one(ToolCall::new("toolu_w", "Write", input), &Turn::new())
-            .await
+        self.engine.run_one(ToolCall::new("toolu_w", "Write", input), &Turn::new()).await
     }
 
     async fn read(&self, path: impl AsRef<Path>) -> ToolResult {
         let input = json!({"file_path": path.as_ref()});
-        let result = self
-            .engine
-            .run_one(ToolCall::new("toolu_r", "Read", input), &Turn::new())
-            .await;
+        let result = self.engine.run_one(ToolCall::new("toolu_r", "Read", input), &Turn::new()).await;
         assert!(!result.is_error, "read failed: {}", result.text());
         result
     }
@@ -70,8 +56,7 @@ impl Fixture {
 
 fn bump_mtime(path: &Path, seconds: u64) {
     let f = fs::File::options().write(true).open(path).unwrap();
-    f.set_modified(SystemTime::now() + Duration::from_secs(seconds))
-        .unwrap();
+    f.set_modified(SystemTime::now() + Duration::from_secs(seconds)).unwrap();
 }
 
 fn tool_use_error(message: &str) -> String {
@@ -85,17 +70,11 @@ async fn creates_files_and_parent_directories_with_exact_bytes() {
     let content = "line one\r\n\tindented  \r\nno newline at end";
     let result = fx.write(&path, content).await;
     assert!(!result.is_error, "{}", result.text());
-    assert_eq!(
-        result.text(),
-        format!("File created successfully at: {}", path.display())
-    );
+    assert_eq!(result.text(), format!("File created successfully at: {}", path.display()));
     assert_eq!(fs::read(&path).unwrap(), content.as_bytes());
     // The write counts as a full view: writing again needs no read.
     let result = fx.write(&path, "second").await;
-    assert_eq!(
-        result.text(),
-        format!("The file {} has been updated successfully.", path.display())
-    );
+    assert_eq!(result.text(), format!("The file {} has been updated successfully.", path.display()));
     assert_eq!(fs::read_to_string(&path).unwrap(), "second");
     // Relative paths resolve against the working directory.
     let result = fx.write("rel/x.txt", "x").await;
@@ -108,35 +87,19 @@ async fn an_existing_file_must_be_fully_read_first() {
     let fx = Fixture::new(PermissionMode::AcceptEdits);
     let path = fx.root.join("a.txt");
     fs::write(&path, "original\n").unwrap();
-    assert_eq!(
-        fx.write(&path, "new").await.text(),
-        tool_use_error(prompt::NOT_READ)
-    );
-    assert_eq!(
-        prompt::NOT_READ,
-        "File has not been read yet. Read it first before writing to it."
-    );
+    assert_eq!(fx.write(&path, "new").await.text(), tool_use_error(prompt::NOT_READ));
+    assert_eq!(prompt::NOT_READ, "File has not been read yet. Read it first before writing to it.");
     assert_eq!(fs::read_to_string(&path).unwrap(), "original\n");
 
     // A partial view (the default read of a long file) is not a full read.
     let long = fx.root.join("long.txt");
-    fs::write(
-        &long,
-        (1..=3000).map(|i| format!("{i}\n")).collect::<String>(),
-    )
-    .unwrap();
+    fs::write(&long, (1..=3000).map(|i| format!("{i}\n")).collect::<String>()).unwrap();
     fx.read(&long).await;
-    assert_eq!(
-        fx.write(&long, "x").await.text(),
-        tool_use_error(prompt::NOT_READ)
-    );
+    assert_eq!(fx.write(&long, "x").await.text(), tool_use_error(prompt::NOT_READ));
 
     fx.read(&path).await;
     let result = fx.write(&path, "replaced\n").await;
-    assert_eq!(
-        result.text(),
-        format!("The file {} has been updated successfully.", path.display())
-    );
+    assert_eq!(result.text(), format!("The file {} has been updated successfully.", path.display()));
     assert_eq!(fs::read_to_string(&path).unwrap(), "replaced\n");
 }
 
@@ -179,10 +142,7 @@ async fn utf16_files_stay_utf16_and_modes_are_kept() {
     let mut expected = vec![0xFF, 0xFE];
     expected.extend("néw\r\nline\n".encode_utf16().flat_map(u16::to_le_bytes));
     assert_eq!(fs::read(&path).unwrap(), expected);
-    assert_eq!(
-        fs::metadata(&path).unwrap().permissions().mode() & 0o7777,
-        0o754
-    );
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o7777, 0o754);
 }
 
 #[tokio::test]
@@ -194,13 +154,7 @@ async fn symlinks_inside_write_through_and_outside_ask() {
     std::os::unix::fs::symlink("target.txt", &link).unwrap();
     fx.read(&link).await;
     assert!(!fx.write(&link, "new").await.is_error);
-    assert!(
-        fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink(),
-        "the link is kept"
-    );
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link is kept");
     assert_eq!(fs::read_to_string(&target).unwrap(), "new");
 
     // A link (or `..`) that leaves the working directories asks, and nobody can answer here.
@@ -214,27 +168,10 @@ async fn symlinks_inside_write_through_and_outside_ask() {
         assert_eq!(result.text(), tool_use_error(prompt::NOT_READ), "{path}");
     }
     let result = fx.write("../new-outside.txt", "overwritten").await;
-    assert!(
-        result
-            .text()
-            .contains("Permission to use Write has been denied"),
-        "{}",
-        result.text()
-    );
+    assert!(result.text().contains("Permission to use Write has been denied"), "{}", result.text());
     // Even in acceptEdits mode, a read of the escaping link asks too, so it cannot be unlocked.
-    let read = fx
-        .engine
-        .run_one(
-            ToolCall::new("r", "Read", json!({"file_path": "escape.txt"})),
-            &Turn::new(),
-        )
-        .await;
-    assert!(
-        read.text()
-            .contains("Permission to use Read has been denied"),
-        "{}",
-        read.text()
-    );
+    let read = fx.engine.run_one(ToolCall::new("r", "Read", json!({"file_path": "escape.txt"})), &Turn::new()).await;
+    assert!(read.text().contains("Permission to use Read has been denied"), "{}", read.text());
     assert_eq!(fs::read_to_string(&outside).unwrap(), "keep");
     assert!(!fx.root.parent().unwrap().join("new-outside.txt").exists());
 }
@@ -242,44 +179,20 @@ async fn symlinks_inside_write_through_and_outside_ask() {
 #[tokio::test]
 async fn protected_paths_ask_and_special_files_are_refused() {
     let fx = Fixture::new(PermissionMode::AcceptEdits);
-    for path in [
-        ".git/config",
-        ".GIT/hooks/pre-commit",
-        ".bashrc",
-        "sub/.vscode/settings.json",
-        ".mcp.json",
-    ] {
+    for path in [".git/config", ".GIT/hooks/pre-commit", ".bashrc", "sub/.vscode/settings.json", ".mcp.json"] {
         let result = fx.write(path, "x").await;
-        assert!(
-            result
-                .text()
-                .contains("Permission to use Write has been denied"),
-            "{path}: {}",
-            result.text()
-        );
+        assert!(result.text().contains("Permission to use Write has been denied"), "{path}: {}", result.text());
         assert!(!fx.root.join(path).exists());
     }
     let fifo = fx.root.join("pipe");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let result = fx.write(&fifo, "x").await;
     assert!(result.is_error);
-    assert!(
-        result.text().contains("named pipe (FIFO)"),
-        "{}",
-        result.text()
-    );
+    assert!(result.text().contains("named pipe (FIFO)"), "{}", result.text());
     let result = fx.write("/dev/null", "x").await;
     assert_eq!(
         result.text(),
-        tool_use_error(
-            "Cannot write to '/dev/null': this device file would block or produce infinite output."
-        )
+        tool_use_error("Cannot write to '/dev/null': this device file would block or produce infinite output.")
     );
     fs::create_dir(fx.root.join("dir")).unwrap();
     assert!(fx.write("dir", "x").await.text().contains("is a directory"));
@@ -291,7 +204,6 @@ async fn default_mode_defers_inside_writes_to_the_general_rules() {
     let result = fx.write("a.txt", "x").await;
     assert!(result.is_error, "default mode asks for writes");
     assert!(!fx.root.join("a.txt").exists());
-    fx.session()
-        .set_permission_mode(PermissionMode::BypassPermissions);
+    fx.session().set_permission_mode(PermissionMode::BypassPermissions);
     assert!(!fx.write("a.txt", "x").await.is_error);
 }

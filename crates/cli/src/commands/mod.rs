@@ -18,7 +18,9 @@ pub fn render_content(result: &ToolResult) -> String {
         }
         match block {
             ContentBlock::Text { text } => out.push_str(text),
-            ContentBlock::Image { source } => out.push_str(&format!("[image {} ({} base64 chars)]", source.media_type, source.data.len())),
+            ContentBlock::Image { source } => {
+                out.push_str(&format!("[image {} ({} base64 chars)]", source.media_type, source.data.len()))
+            }
             ContentBlock::Document { source } => {
                 out.push_str(&format!("[document {} ({} base64 chars)]", source.media_type, source.data.len()))
             }

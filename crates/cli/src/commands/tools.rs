@@ -37,7 +37,13 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let session = args.options.open_session(None)?;
     let permissions = args.options.permissions(session.project_dir(), false)?;
     let external = clients.as_ref().map(|c| c.tools()).unwrap_or_default();
-    let engine = args.options.engine(&session, &permissions, external, std::sync::Arc::new(hands_core::permissions::NoAsker), None);
+    let engine = args.options.engine(
+        &session,
+        &permissions,
+        external,
+        std::sync::Arc::new(hands_core::permissions::NoAsker),
+        None,
+    );
     let pool = engine.pool();
     // Stats measure an API payload: names alone are not one, so they default to Anthropic's.
     let format = if args.stats && args.format == Format::Names { Format::Anthropic } else { args.format };

@@ -27,16 +27,8 @@ pub struct EditSpec {
 
 impl EditSpec {
     /// An edit replacing `old_string` with `new_string`.
-    pub fn new(
-        old_string: impl Into<String>,
-        new_string: impl Into<String>,
-        replace_all: bool,
-    ) -> Self {
-        Self {
-            old_string: old_string.into(),
-            new_string: new_string.into(),
-            replace_all,
-        }
+    pub fn new(old_string: impl Into<String>, new_string: impl Into<String>, replace_all: bool) -> Self {
+        Self { old_string: old_string.into(), new_string: new_string.into(), replace_all }
     }
 }
 
@@ -87,8 +79,7 @@ pub struct Replacement {
 impl Replacement {
     /// `text` with the replacement applied.
     pub fn apply_to(&self, text: &str) -> String {
-        let mut out =
-            String::with_capacity(text.len() - self.region.len() + self.replacement.len());
+        let mut out = String::with_capacity(text.len() - self.region.len() + self.replacement.len());
         out.push_str(&text[..self.region.start]);
         out.push_str(&self.replacement);
         out.push_str(&text[self.region.end..]);
@@ -121,9 +112,7 @@ const DESANITIZATIONS: &[(&str, &str)] = &[
 
 /// Trailing whitespace removed from every line, line breaks kept.
 pub fn strip_trailing_whitespace(s: &str) -> Cow<'_, str> {
-    let needs = s
-        .split('\n')
-        .any(|line| line.trim_end().len() != line.len());
+    let needs = s.split('\n').any(|line| line.trim_end().len() != line.len());
     if !needs {
         return Cow::Borrowed(s);
     }
@@ -144,17 +133,9 @@ pub fn is_markdown_path(path: &str) -> bool {
 pub fn normalize_edit_input(content: &str, spec: &EditSpec, markdown: bool) -> EditSpec {
     let old = crate::encoding::normalize_newlines(&spec.old_string);
     let new = crate::encoding::normalize_newlines(&spec.new_string);
-    let new = if markdown {
-        new
-    } else {
-        strip_trailing_whitespace(&new).into_owned()
-    };
+    let new = if markdown { new } else { strip_trailing_whitespace(&new).into_owned() };
     if old.is_empty() || memmem::find(content.as_bytes(), old.as_bytes()).is_some() {
-        return EditSpec {
-            old_string: old,
-            new_string: new,
-            replace_all: spec.replace_all,
-        };
+        return EditSpec { old_string: old, new_string: new, replace_all: spec.replace_all };
     }
     let mut desanitized_old = old.clone();
     let mut applied = Vec::new();
@@ -169,17 +150,9 @@ pub fn normalize_edit_input(content: &str, spec: &EditSpec, markdown: bool) -> E
         for (from, to) in applied {
             desanitized_new = desanitized_new.replace(from, to);
         }
-        return EditSpec {
-            old_string: desanitized_old,
-            new_string: desanitized_new,
-            replace_all: spec.replace_all,
-        };
+        return EditSpec { old_string: desanitized_old, new_string: desanitized_new, replace_all: spec.replace_all };
     }
-    EditSpec {
-        old_string: old,
-        new_string: new,
-        replace_all: spec.replace_all,
-    }
+    EditSpec { old_string: old, new_string: new, replace_all: spec.replace_all }
 }
 
 /// Apply one edit (already normalized) to `content` with Edit's rules: the quote fallback, the
@@ -190,9 +163,7 @@ pub fn apply_edit(content: &str, spec: &EditSpec) -> Result<Replacement, EditErr
     if spec.old_string == spec.new_string {
         return Err(EditError::NoChange);
     }
-    let not_found = || EditError::NotFound {
-        old_string: spec.old_string.clone(),
-    };
+    let not_found = || EditError::NotFound { old_string: spec.old_string.clone() };
     if spec.old_string.is_empty() {
         return Err(not_found());
     }
@@ -211,27 +182,14 @@ pub fn apply_edit(content: &str, spec: &EditSpec) -> Result<Replacement, EditErr
         // Counted like `str::matches`: non-overlapping, from the start.
         let (count, _) = finder
             .find_iter(content.as_bytes())
-            .fold((0, 0), |(n, next), at| {
-                if at >= next {
-                    (n + 1, at + len)
-                } else {
-                    (n, next)
-                }
-            });
-        return Err(EditError::NotUnique {
-            count,
-            old_string: spec.old_string.clone(),
-        });
+            .fold((0, 0), |(n, next), at| if at >= next { (n + 1, at + len) } else { (n, next) });
+        return Err(EditError::NotUnique { count, old_string: spec.old_string.clone() });
     }
 
     // Deleting text also deletes the line break after it, so no blank line is left behind.
     let eat_newline = new_string.is_empty() && !actual_old.ends_with('\n');
     let match_len = |at: usize| -> usize {
-        if eat_newline && content.as_bytes().get(at + len) == Some(&b'\n') {
-            len + 1
-        } else {
-            len
-        }
+        if eat_newline && content.as_bytes().get(at + len) == Some(&b'\n') { len + 1 } else { len }
     };
 
     if !spec.replace_all {
@@ -256,12 +214,7 @@ pub fn apply_edit(content: &str, spec: &EditSpec) -> Result<Replacement, EditErr
         cursor = at + match_len(at);
         replaced += 1;
     }
-    Ok(Replacement {
-        region: first..cursor,
-        replacement,
-        count: replaced,
-        actual_old: actual_old.to_string(),
-    })
+    Ok(Replacement { region: first..cursor, replacement, count: replaced, actual_old: actual_old.to_string() })
 }
 
 /// Apply `edits` in order, each to the result of the previous (MultiEdit, reference §1.7).
@@ -269,10 +222,7 @@ pub fn apply_edit(content: &str, spec: &EditSpec) -> Result<Replacement, EditErr
 ///
 /// An `old_string` of `""` is allowed only as the first edit and only on empty `content`: it
 /// makes `new_string` the whole text.
-pub fn apply_edits(
-    content: &str,
-    edits: &[EditSpec],
-) -> Result<(String, Vec<Replacement>), (usize, EditError)> {
+pub fn apply_edits(content: &str, edits: &[EditSpec]) -> Result<(String, Vec<Replacement>), (usize, EditError)> {
     let mut text = content.to_string();
     let mut applied_new_strings: Vec<&str> = Vec::new();
     let mut replacements = Vec::with_capacity(edits.len());
@@ -286,12 +236,7 @@ pub fn apply_edits(
                 return Err((index, EditError::NoChange));
             }
             if !text.trim().is_empty() {
-                return Err((
-                    index,
-                    EditError::NotFound {
-                        old_string: String::new(),
-                    },
-                ));
+                return Err((index, EditError::NotFound { old_string: String::new() }));
             }
             let r = Replacement {
                 region: 0..text.len(),
@@ -332,10 +277,7 @@ pub fn changed_region(before: &str, after: &str) -> (Range<usize>, String) {
     while !before.is_char_boundary(a.len() - suffix) || !after.is_char_boundary(b.len() - suffix) {
         suffix -= 1;
     }
-    (
-        prefix..a.len() - suffix,
-        after[prefix..b.len() - suffix].to_string(),
-    )
+    (prefix..a.len() - suffix, after[prefix..b.len() - suffix].to_string())
 }
 
 fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
@@ -375,19 +317,13 @@ mod tests {
 
     #[test]
     fn replaces_a_unique_string_literally() {
-        assert_eq!(
-            edit("let a = 1;\n", "1", "$1 $& $$", false).unwrap(),
-            "let a = $1 $& $$;\n"
-        );
+        assert_eq!(edit("let a = 1;\n", "1", "$1 $& $$", false).unwrap(), "let a = $1 $& $$;\n");
     }
 
     #[test]
     fn messages_match_claude_code() {
         let e = edit("abc", "x", "y", false).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "String to replace not found in file.\nString: x"
-        );
+        assert_eq!(e.to_string(), "String to replace not found in file.\nString: x");
         let e = edit("a a a", "a", "b", false).unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -415,95 +351,45 @@ mod tests {
     #[test]
     fn quote_fallback_keeps_the_files_quotes() {
         let file = "print(\u{201C}hello\u{201D})\n";
-        assert_eq!(
-            edit(file, "\"hello\"", "\"bye\"", false).unwrap(),
-            "print(\u{201C}bye\u{201D})\n"
-        );
+        assert_eq!(edit(file, "\"hello\"", "\"bye\"", false).unwrap(), "print(\u{201C}bye\u{201D})\n");
     }
 
     #[test]
     fn input_normalization() {
         let spec = EditSpec::new("a\r\nb", "x  \ny\t", false);
         let n = normalize_edit_input("a\nb", &spec, false);
-        assert_eq!(
-            (n.old_string.as_str(), n.new_string.as_str()),
-            ("a\nb", "x\ny")
-        );
+        assert_eq!((n.old_string.as_str(), n.new_string.as_str()), ("a\nb", "x\ny"));
         let n = normalize_edit_input("a\nb", &spec, true);
         assert_eq!(n.new_string, "x  \ny\t");
-        let n = normalize_edit_input(
-            "<function_results>x",
-            &EditSpec::new("<fnr>x", "<fnr>y", false),
-            false,
-        );
-        assert_eq!(
-            (n.old_string.as_str(), n.new_string.as_str()),
-            ("<function_results>x", "<function_results>y")
-        );
-        assert!(
-            is_markdown_path("/a/README.MD")
-                && is_markdown_path("x.mdx")
-                && !is_markdown_path("x.rs")
-        );
+        let n = normalize_edit_input("<function_results>x", &EditSpec::new("<fnr>x", "<fnr>y", false), false);
+        assert_eq!((n.old_string.as_str(), n.new_string.as_str()), ("<function_results>x", "<function_results>y"));
+        assert!(is_markdown_path("/a/README.MD") && is_markdown_path("x.mdx") && !is_markdown_path("x.rs"));
     }
 
     #[test]
     fn multi_edits_apply_in_order_all_or_none() {
-        let edits = [
-            EditSpec::new("a", "b", false),
-            EditSpec::new("c", "d", false),
-        ];
+        let edits = [EditSpec::new("a", "b", false), EditSpec::new("c", "d", false)];
         assert_eq!(apply_edits("a c", &edits).unwrap().0, "b d");
-        let edits = [
-            EditSpec::new("a", "b", false),
-            EditSpec::new("zz", "d", false),
-        ];
+        let edits = [EditSpec::new("a", "b", false), EditSpec::new("zz", "d", false)];
         assert_eq!(apply_edits("a c", &edits).unwrap_err().0, 1);
-        let edits = [
-            EditSpec::new("a", "xyz", false),
-            EditSpec::new("y", "q", false),
-        ];
-        assert_eq!(
-            apply_edits("a", &edits).unwrap_err().1,
-            EditError::InsidePreviousNewString
-        );
-        let edits = [
-            EditSpec::new("a", "b", false),
-            EditSpec::new("b", "a", false),
-        ];
-        assert_eq!(
-            apply_edits("a", &edits).unwrap_err().1,
-            EditError::InsidePreviousNewString
-        );
-        let edits = [
-            EditSpec::new("a", "x", false),
-            EditSpec::new("xb", "ab", false),
-        ];
-        assert_eq!(
-            apply_edits("ab", &edits).unwrap_err(),
-            (1, EditError::Unchanged)
-        );
-        let edits = [
-            EditSpec::new("", "new file\n", false),
-            EditSpec::new("file", "text", false),
-        ];
+        let edits = [EditSpec::new("a", "xyz", false), EditSpec::new("y", "q", false)];
+        assert_eq!(apply_edits("a", &edits).unwrap_err().1, EditError::InsidePreviousNewString);
+        let edits = [EditSpec::new("a", "b", false), EditSpec::new("b", "a", false)];
+        assert_eq!(apply_edits("a", &edits).unwrap_err().1, EditError::InsidePreviousNewString);
+        let edits = [EditSpec::new("a", "x", false), EditSpec::new("xb", "ab", false)];
+        assert_eq!(apply_edits("ab", &edits).unwrap_err(), (1, EditError::Unchanged));
+        let edits = [EditSpec::new("", "new file\n", false), EditSpec::new("file", "text", false)];
         assert_eq!(apply_edits("", &edits).unwrap().0, "new text\n");
     }
 
     #[test]
     fn changed_region_is_minimal_and_char_safe() {
-        assert_eq!(
-            changed_region("hello world", "hello there world"),
-            (6..6, "there ".to_string())
-        );
+        assert_eq!(changed_region("hello world", "hello there world"), (6..6, "there ".to_string()));
         assert_eq!(changed_region("aaa", "aa"), (2..3, String::new()));
         let (r, s) = changed_region("x\u{e9}y", "x\u{e8}y");
         assert_eq!((r, s.as_str()), (1..3, "\u{e8}"));
         let before = "a".repeat(1000) + "b" + &"c".repeat(1000);
         let after = "a".repeat(1000) + "BB" + &"c".repeat(1000);
-        assert_eq!(
-            changed_region(&before, &after),
-            (1000..1001, "BB".to_string())
-        );
+        assert_eq!(changed_region(&before, &after), (1000..1001, "BB".to_string()));
     }
 }

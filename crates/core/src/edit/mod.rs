@@ -17,14 +17,10 @@ pub mod quotes;
 pub mod text_file;
 pub mod transaction;
 
-pub use apply::{
-    EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, normalize_edit_input,
-};
+pub use apply::{EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, normalize_edit_input};
 pub use near_match::{NearMatch, closest_match, not_found_hint};
 pub use text_file::{NotText, TextFile};
-pub use transaction::{
-    CommitError, FileSnapshot, ReadState, commit, read_state, read_with_snapshot,
-};
+pub use transaction::{CommitError, FileSnapshot, ReadState, commit, read_state, read_with_snapshot};
 
 /// Editing a file that was never read in full (reference §1.5, §1.6).
 pub const FILE_NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";

@@ -94,11 +94,7 @@ pub fn closest_match(content: &str, old_string: &str) -> Option<NearMatch> {
 }
 
 /// [`closest_match`] reading at most `max_scan_bytes` of `content`.
-fn closest_match_within(
-    content: &str,
-    old_string: &str,
-    max_scan_bytes: usize,
-) -> Option<NearMatch> {
+fn closest_match_within(content: &str, old_string: &str, max_scan_bytes: usize) -> Option<NearMatch> {
     let old_body = old_string.strip_suffix('\n').unwrap_or(old_string);
     let old_lines: Vec<&str> = old_body.split('\n').collect();
     let n = old_lines.len();
@@ -159,43 +155,28 @@ fn closest_match_within(
             }
         }
     }
-    let (&start, &best) = votes
-        .iter()
-        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))?;
+    let (&start, &best) = votes.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))?;
     if (best as usize) * 2 < voters {
         return None;
     }
 
-    let file_lines: Vec<String> = content
-        .split('\n')
-        .skip(start)
-        .take(n)
-        .map(str::to_string)
-        .collect();
+    let file_lines: Vec<String> = content.split('\n').skip(start).take(n).map(str::to_string).collect();
     let total_lines = content.split('\n').count();
     let mut differences = Vec::new();
     for (i, old_line) in old_lines.iter().enumerate() {
         let line_no = start + i + 1;
         let Some(file_line) = file_lines.get(i) else {
-            differences.push(LineDifference {
-                line: line_no,
-                description: "the file ends before this line".into(),
-            });
+            differences.push(LineDifference { line: line_no, description: "the file ends before this line".into() });
             break;
         };
         if let Some(description) = describe_line(file_line, old_line, position_of(i, n)) {
-            differences.push(LineDifference {
-                line: line_no,
-                description,
-            });
+            differences.push(LineDifference { line: line_no, description });
         }
     }
     if old_string.ends_with('\n') && start + n == total_lines && differences.is_empty() {
         differences.push(LineDifference {
             line: start + n,
-            description:
-                "old_string ends with a line break, but this is the file's last line and has none"
-                    .into(),
+            description: "old_string ends with a line break, but this is the file's last line and has none".into(),
         });
     }
     Some(NearMatch {
@@ -208,9 +189,7 @@ fn closest_match_within(
 
 /// Byte offsets of the non-whitespace chars of `s`.
 fn visible_offsets(s: &str) -> Vec<(usize, char)> {
-    s.char_indices()
-        .filter(|(_, c)| !c.is_whitespace())
-        .collect()
+    s.char_indices().filter(|(_, c)| !c.is_whitespace()).collect()
 }
 
 /// The piece of `file_line` that corresponds to `old_line` at `position`.
@@ -283,10 +262,7 @@ fn describe_whitespace(ws: &str) -> String {
             other => format!("{count} × U+{:04X}", other as u32),
         }
     };
-    runs.iter()
-        .map(|(c, n)| name(*c, *n))
-        .collect::<Vec<_>>()
-        .join(" + ")
+    runs.iter().map(|(c, n)| name(*c, *n)).collect::<Vec<_>>().join(" + ")
 }
 
 fn quoted(s: &str) -> String {
@@ -309,8 +285,7 @@ fn describe_line(file_line: &str, old_line: &str, position: Position) -> Option<
     let (old_lead, old_body, old_trail) = split_whitespace_edges(old_line);
     let mut parts = Vec::new();
     // A piece cut out of the middle of a line has no indentation of its own.
-    let compare_lead =
-        matches!(position, Position::Middle | Position::Last) || !old_lead.is_empty();
+    let compare_lead = matches!(position, Position::Middle | Position::Last) || !old_lead.is_empty();
     if compare_lead && file_lead != old_lead {
         parts.push(format!(
             "indentation differs: the file has {}, old_string has {}",
@@ -318,8 +293,7 @@ fn describe_line(file_line: &str, old_line: &str, position: Position) -> Option<
             describe_whitespace(old_lead)
         ));
     }
-    let compare_trail =
-        matches!(position, Position::Middle | Position::First) || !old_trail.is_empty();
+    let compare_trail = matches!(position, Position::Middle | Position::First) || !old_trail.is_empty();
     if compare_trail && file_trail != old_trail {
         parts.push(format!(
             "trailing whitespace differs: the file has {}, old_string has {}",
@@ -340,19 +314,11 @@ fn describe_line(file_line: &str, old_line: &str, position: Position) -> Option<
         } else {
             "the text differs"
         };
-        parts.push(format!(
-            "{what}: the file has {}, old_string has {}",
-            quoted(file_body),
-            quoted(old_body)
-        ));
+        parts.push(format!("{what}: the file has {}, old_string has {}", quoted(file_body), quoted(old_body)));
     }
     if parts.is_empty() {
         // Same pieces but the line as a whole does not line up (e.g. text around a partial line).
-        parts.push(format!(
-            "the file has {}, old_string has {}",
-            quoted(file_line),
-            quoted(old_line)
-        ));
+        parts.push(format!("the file has {}, old_string has {}", quoted(file_line), quoted(old_line)));
     }
     Some(parts.join("; "))
 }
@@ -361,17 +327,12 @@ fn describe_line(file_line: &str, old_line: &str, position: Position) -> Option<
 fn strip_read_prefixes(old_string: &str) -> Option<String> {
     let strip = |line: &str| -> Option<String> {
         let trimmed = line.trim_start_matches(' ');
-        let digits = trimmed.len()
-            - trimmed
-                .trim_start_matches(|c: char| c.is_ascii_digit())
-                .len();
+        let digits = trimmed.len() - trimmed.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         if digits == 0 {
             return None;
         }
         let rest = &trimmed[digits..];
-        rest.strip_prefix('\t')
-            .or_else(|| rest.strip_prefix('\u{2192}'))
-            .map(str::to_string)
+        rest.strip_prefix('\t').or_else(|| rest.strip_prefix('\u{2192}')).map(str::to_string)
     };
     let body = old_string.strip_suffix('\n').unwrap_or(old_string);
     let lines: Option<Vec<String>> = body.split('\n').map(strip).collect();
@@ -396,46 +357,25 @@ pub fn not_found_hint(content: &str, old_string: &str, format: LineNumberFormat)
     let near = closest_match(content, old_string)?;
     let last = near.first_line + near.file_lines.len().max(1) - 1;
     let mut out = String::new();
-    let range = if last == near.first_line {
-        format!("line {last}")
-    } else {
-        format!("lines {}-{last}", near.first_line)
-    };
-    let _ = writeln!(
-        out,
-        "Closest match: {range} of the file. How old_string differs from it:"
-    );
+    let range =
+        if last == near.first_line { format!("line {last}") } else { format!("lines {}-{last}", near.first_line) };
+    let _ = writeln!(out, "Closest match: {range} of the file. How old_string differs from it:");
     for d in near.differences.iter().take(MAX_DESCRIBED) {
         let _ = writeln!(out, "- line {}: {}", d.line, d.description);
     }
     if near.differences.len() > MAX_DESCRIBED {
-        let _ = writeln!(
-            out,
-            "- ... and {} more differing lines",
-            near.differences.len() - MAX_DESCRIBED
-        );
+        let _ = writeln!(out, "- ... and {} more differing lines", near.differences.len() - MAX_DESCRIBED);
     }
-    let _ = writeln!(
-        out,
-        "The file's text there (after the {} prefix):",
-        format.describe_prefix()
-    );
+    let _ = writeln!(out, "The file's text there (after the {} prefix):", format.describe_prefix());
     for (i, line) in near.file_lines.iter().take(MAX_SHOWN_LINES).enumerate() {
         format.push_line(&mut out, (near.first_line + i) as u64, line);
         out.push('\n');
     }
     if near.file_lines.len() > MAX_SHOWN_LINES {
-        let _ = writeln!(
-            out,
-            "... ({} more lines)",
-            near.file_lines.len() - MAX_SHOWN_LINES
-        );
+        let _ = writeln!(out, "... ({} more lines)", near.file_lines.len() - MAX_SHOWN_LINES);
     }
     if let Some(lines) = near.scanned_lines {
-        let _ = writeln!(
-            out,
-            "(Only the first {lines} lines of this large file were searched for a close match.)"
-        );
+        let _ = writeln!(out, "(Only the first {lines} lines of this large file were searched for a close match.)");
     }
     Some(out.trim_end().to_string())
 }
@@ -444,8 +384,7 @@ pub fn not_found_hint(content: &str, old_string: &str, format: LineNumberFormat)
 mod tests {
     use super::*;
 
-    const FILE: &str =
-        "fn main() {\n\tlet x = 1;\n\tif x > 0 {\n\t\tprintln!(\"pos\");   \n\t}\n}\n";
+    const FILE: &str = "fn main() {\n\tlet x = 1;\n\tif x > 0 {\n\t\tprintln!(\"pos\");   \n\t}\n}\n";
 
     #[test]
     fn tabs_versus_spaces() {
@@ -453,10 +392,7 @@ mod tests {
         let near = closest_match(FILE, old).unwrap();
         assert_eq!(near.first_line, 2);
         assert_eq!(near.differences.len(), 2);
-        assert_eq!(
-            near.differences[0].description,
-            "indentation differs: the file has 1 tab, old_string has 4 spaces"
-        );
+        assert_eq!(near.differences[0].description, "indentation differs: the file has 1 tab, old_string has 4 spaces");
     }
 
     #[test]
@@ -468,18 +404,12 @@ mod tests {
             near.differences,
             vec![LineDifference {
                 line: 4,
-                description:
-                    "trailing whitespace differs: the file has 3 spaces, old_string has none".into()
+                description: "trailing whitespace differs: the file has 3 spaces, old_string has none".into()
             }]
         );
         let near = closest_match(FILE, "let x  =  1;").unwrap();
         assert_eq!(near.first_line, 2);
-        assert!(
-            near.differences[0]
-                .description
-                .starts_with("spacing inside the line differs"),
-            "{near:?}"
-        );
+        assert!(near.differences[0].description.starts_with("spacing inside the line differs"), "{near:?}");
     }
 
     #[test]
@@ -489,33 +419,20 @@ mod tests {
         assert_eq!(near.first_line, 1);
         assert_eq!(near.differences.len(), 1);
         assert_eq!(near.differences[0].line, 2);
-        assert!(
-            near.differences[0]
-                .description
-                .starts_with("the text differs")
-        );
+        assert!(near.differences[0].description.starts_with("the text differs"));
     }
 
     #[test]
     fn unrelated_text_gives_no_hint() {
         assert_eq!(closest_match(FILE, "struct Foo;\nimpl Foo {}"), None);
-        assert_eq!(
-            not_found_hint(FILE, "   \n  ", LineNumberFormat::Compact),
-            None
-        );
+        assert_eq!(not_found_hint(FILE, "   \n  ", LineNumberFormat::Compact), None);
     }
 
     #[test]
     fn read_prefix_in_old_string_is_spotted() {
-        let hint = not_found_hint(
-            FILE,
-            "2\t\tlet x = 1;\n3\t\tif x > 0 {",
-            LineNumberFormat::Compact,
-        )
-        .unwrap();
+        let hint = not_found_hint(FILE, "2\t\tlet x = 1;\n3\t\tif x > 0 {", LineNumberFormat::Compact).unwrap();
         assert!(hint.contains("line-number prefix"), "{hint}");
-        let hint =
-            not_found_hint(FILE, "     2\u{2192}\tlet x = 1;", LineNumberFormat::Legacy).unwrap();
+        let hint = not_found_hint(FILE, "     2\u{2192}\tlet x = 1;", LineNumberFormat::Legacy).unwrap();
         assert!(hint.contains("line-number prefix"), "{hint}");
     }
 
@@ -544,10 +461,6 @@ mod tests {
         let big = "\tlet x = 1;\n".to_string() + &"x\n".repeat(total_lines);
         let near = closest_match_within(&big, "let x  = 1;", 1000).unwrap();
         assert_eq!(near.first_line, 1);
-        assert!(
-            near.scanned_lines.is_some_and(|n| n < total_lines),
-            "{:?}",
-            near.scanned_lines
-        );
+        assert!(near.scanned_lines.is_some_and(|n| n < total_lines), "{:?}", near.scanned_lines);
     }
 }

@@ -98,11 +98,7 @@ pub fn find_modulo_quotes(haystack: &str, needle: &str) -> Option<Range<usize>> 
         return Some(0..0);
     }
     let anchor = longest_quote_free_run(needle);
-    let (before, anchor_text, after) = (
-        &needle[..anchor.start],
-        &needle[anchor.clone()],
-        &needle[anchor.end..],
-    );
+    let (before, anchor_text, after) = (&needle[..anchor.start], &needle[anchor.clone()], &needle[anchor.end..]);
     let try_at = |pos: usize, anchor_len: usize| -> Option<Range<usize>> {
         let start = match_backward(&haystack[..pos], before)?;
         let tail = pos + anchor_len;
@@ -118,9 +114,7 @@ pub fn find_modulo_quotes(haystack: &str, needle: &str) -> Option<Range<usize>> 
     }
     // Anchor positions come in file order and the text before the anchor has a fixed number of
     // characters, so the first verified candidate is the first match.
-    haystack
-        .match_indices(anchor_text)
-        .find_map(|(pos, _)| try_at(pos, anchor_text.len()))
+    haystack.match_indices(anchor_text).find_map(|(pos, _)| try_at(pos, anchor_text.len()))
 }
 
 /// The text in `file` that `search` stands for: `search` itself when it occurs exactly, else the
@@ -139,10 +133,7 @@ fn is_opening_context(chars: &[char], index: usize) -> bool {
     if index == 0 {
         return true;
     }
-    matches!(
-        chars[index - 1],
-        ' ' | '\t' | '\n' | '\r' | '(' | '[' | '{' | '\u{2014}' | '\u{2013}'
-    )
+    matches!(chars[index - 1], ' ' | '\t' | '\n' | '\r' | '(' | '[' | '{' | '\u{2014}' | '\u{2013}')
 }
 
 fn apply_curly_double_quotes(s: &str) -> String {
@@ -180,11 +171,7 @@ fn apply_curly_single_quotes(s: &str) -> String {
 /// When `old_string` matched the file only through the quote fallback (`actual_old` differs),
 /// give `new_string` the file's curly quotes: opening after whitespace, an opening bracket or a
 /// dash, closing otherwise; apostrophes between letters become `’`.
-pub fn preserve_quote_style<'a>(
-    old_string: &str,
-    actual_old: &str,
-    new_string: &'a str,
-) -> Cow<'a, str> {
+pub fn preserve_quote_style<'a>(old_string: &str, actual_old: &str, new_string: &'a str) -> Cow<'a, str> {
     if old_string == actual_old {
         return Cow::Borrowed(new_string);
     }
@@ -210,21 +197,12 @@ mod tests {
     #[test]
     fn finds_curly_text_from_straight_search() {
         let file = "say \u{201C}hello\u{201D} and \u{2018}bye\u{2019}\n";
-        assert_eq!(
-            find_actual_string(file, "\"hello\""),
-            Some("\u{201C}hello\u{201D}")
-        );
-        assert_eq!(
-            find_actual_string(file, "'bye'"),
-            Some("\u{2018}bye\u{2019}")
-        );
+        assert_eq!(find_actual_string(file, "\"hello\""), Some("\u{201C}hello\u{201D}"));
+        assert_eq!(find_actual_string(file, "'bye'"), Some("\u{2018}bye\u{2019}"));
         assert_eq!(find_actual_string(file, "\"bye\""), None);
         assert_eq!(find_actual_string(file, "and"), Some("and"));
         assert_eq!(find_actual_string(file, "\"\""), None);
-        assert_eq!(
-            find_actual_string("a \u{201C}\u{201D} b", "\"\""),
-            Some("\u{201C}\u{201D}")
-        );
+        assert_eq!(find_actual_string("a \u{201C}\u{201D} b", "\"\""), Some("\u{201C}\u{201D}"));
     }
 
     #[test]
@@ -241,19 +219,13 @@ mod tests {
             "\u{201C}bye\u{201D} (\u{201C}x\u{201D})"
         );
         let actual = "\u{2018}hi\u{2019}";
-        assert_eq!(
-            preserve_quote_style("'hi'", actual, "'don't'"),
-            "\u{2018}don\u{2019}t\u{2019}"
-        );
+        assert_eq!(preserve_quote_style("'hi'", actual, "'don't'"), "\u{2018}don\u{2019}t\u{2019}");
         assert_eq!(preserve_quote_style("same", "same", "\"x\""), "\"x\"");
     }
 
     #[test]
     fn normalizes() {
-        assert_eq!(
-            normalize_quotes("\u{2018}a\u{2019} \u{201C}b\u{201D}"),
-            "'a' \"b\""
-        );
+        assert_eq!(normalize_quotes("\u{2018}a\u{2019} \u{201C}b\u{201D}"), "'a' \"b\"");
         assert!(matches!(normalize_quotes("plain 'x'"), Cow::Borrowed(_)));
     }
 }

@@ -37,25 +37,15 @@ fn dominant_line_ending(raw: &str) -> LineEnding {
 }
 
 fn decode_utf16(body: &[u8], little_endian: bool) -> Result<String, NotText> {
-    let name = if little_endian {
-        "UTF-16LE"
-    } else {
-        "UTF-16BE"
-    };
+    let name = if little_endian { "UTF-16LE" } else { "UTF-16BE" };
     if body.len() % 2 == 1 {
         return Err(NotText(name));
     }
     let units = body.chunks_exact(2).map(|c| {
         let pair = [c[0], c[1]];
-        if little_endian {
-            u16::from_le_bytes(pair)
-        } else {
-            u16::from_be_bytes(pair)
-        }
+        if little_endian { u16::from_le_bytes(pair) } else { u16::from_be_bytes(pair) }
     });
-    char::decode_utf16(units)
-        .collect::<Result<String, _>>()
-        .map_err(|_| NotText(name))
+    char::decode_utf16(units).collect::<Result<String, _>>().map_err(|_| NotText(name))
 }
 
 impl TextFile {
@@ -72,20 +62,12 @@ impl TextFile {
             Encoding::Utf16Be => decode_utf16(&bytes[2..], false)?,
         };
         let line_ending = dominant_line_ending(&raw);
-        Ok(TextFile {
-            encoding,
-            line_ending,
-            raw,
-        })
+        Ok(TextFile { encoding, line_ending, raw })
     }
 
     /// A new file's text, written as UTF-8 with LF line breaks.
     pub fn new_utf8(text: String) -> TextFile {
-        TextFile {
-            encoding: Encoding::Utf8,
-            line_ending: LineEnding::Lf,
-            raw: text,
-        }
+        TextFile { encoding: Encoding::Utf8, line_ending: LineEnding::Lf, raw: text }
     }
 
     /// The encoding the file was read with (and will be written with).
@@ -131,9 +113,7 @@ impl TextFile {
         let end = self.raw_offset(region.end);
         let replacement: Cow<'_, str> = match self.line_ending {
             LineEnding::Lf => Cow::Borrowed(replacement),
-            LineEnding::Crlf => {
-                Cow::Owned(crate::encoding::normalize_newlines(replacement).replace('\n', "\r\n"))
-            }
+            LineEnding::Crlf => Cow::Owned(crate::encoding::normalize_newlines(replacement).replace('\n', "\r\n")),
         };
         let mut text = String::with_capacity(self.raw.len() - (end - start) + replacement.len());
         text.push_str(&self.raw[..start]);
@@ -161,10 +141,7 @@ mod tests {
     fn lf_utf8_splices_in_place() {
         let f = TextFile::decode(b"one\ntwo\nthree\n".to_vec()).unwrap();
         assert_eq!(f.normalized(), "one\ntwo\nthree\n");
-        assert_eq!(
-            f.splice(4..7, "2\nand a half"),
-            b"one\n2\nand a half\nthree\n"
-        );
+        assert_eq!(f.splice(4..7, "2\nand a half"), b"one\n2\nand a half\nthree\n");
     }
 
     #[test]
@@ -187,37 +164,20 @@ mod tests {
         assert_eq!(f.splice(4..5, "2"), b"\xEF\xBB\xBFx = 2\n");
 
         let mut bytes = vec![0xFF, 0xFE];
-        bytes.extend(
-            "h\u{e9}llo\r\nw\u{f6}rld\r\n"
-                .encode_utf16()
-                .flat_map(u16::to_le_bytes),
-        );
+        bytes.extend("h\u{e9}llo\r\nw\u{f6}rld\r\n".encode_utf16().flat_map(u16::to_le_bytes));
         let f = TextFile::decode(bytes).unwrap();
         assert_eq!(f.encoding(), Encoding::Utf16Le);
         assert_eq!(f.normalized(), "h\u{e9}llo\nw\u{f6}rld\n");
         let out = f.splice(7..13, "welt");
         let mut expected = vec![0xFF, 0xFE];
-        expected.extend(
-            "h\u{e9}llo\r\nwelt\r\n"
-                .encode_utf16()
-                .flat_map(u16::to_le_bytes),
-        );
+        expected.extend("h\u{e9}llo\r\nwelt\r\n".encode_utf16().flat_map(u16::to_le_bytes));
         assert_eq!(out, expected);
     }
 
     #[test]
     fn undecodable_files_are_refused() {
-        assert_eq!(
-            TextFile::decode(b"ok \xFF no".to_vec()),
-            Err(NotText("UTF-8"))
-        );
-        assert_eq!(
-            TextFile::decode(vec![0xFF, 0xFE, 0x41]),
-            Err(NotText("UTF-16LE"))
-        );
-        assert_eq!(
-            TextFile::decode(vec![0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00]),
-            Err(NotText("UTF-16LE"))
-        );
+        assert_eq!(TextFile::decode(b"ok \xFF no".to_vec()), Err(NotText("UTF-8")));
+        assert_eq!(TextFile::decode(vec![0xFF, 0xFE, 0x41]), Err(NotText("UTF-16LE")));
+        assert_eq!(TextFile::decode(vec![0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00]), Err(NotText("UTF-16LE")));
     }
 }

@@ -36,11 +36,7 @@ pub struct FileSnapshot {
 }
 
 fn timestamp_of(secs: i64, nanos: i64) -> SystemTime {
-    if secs >= 0 {
-        UNIX_EPOCH + Duration::new(secs as u64, nanos as u32)
-    } else {
-        UNIX_EPOCH
-    }
+    if secs >= 0 { UNIX_EPOCH + Duration::new(secs as u64, nanos as u32) } else { UNIX_EPOCH }
 }
 
 impl FileSnapshot {
@@ -48,18 +44,8 @@ impl FileSnapshot {
         let mtime = (meta.mtime(), meta.mtime_nsec());
         let ctime = (meta.ctime(), meta.ctime_nsec());
         let newest = timestamp_of(mtime.0, mtime.1).max(timestamp_of(ctime.0, ctime.1));
-        let racy = read_at
-            .duration_since(newest)
-            .map_or(true, |age| age < RACY_WINDOW);
-        Self {
-            hash: hash_bytes(bytes),
-            len: meta.len(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-            mtime,
-            ctime,
-            racy,
-        }
+        let racy = read_at.duration_since(newest).map_or(true, |age| age < RACY_WINDOW);
+        Self { hash: hash_bytes(bytes), len: meta.len(), dev: meta.dev(), ino: meta.ino(), mtime, ctime, racy }
     }
 
     /// The xxh3 hash of the bytes read (the same hash the file-state cache records).
@@ -109,10 +95,7 @@ pub fn read_with_snapshot(path: &Path) -> io::Result<(Vec<u8>, FileSnapshot)> {
     let mut file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory",
-        ));
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
     }
     let read_at = SystemTime::now();
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
@@ -158,12 +141,7 @@ pub enum CommitError {
 /// did not exist (then missing parent directories are created, and the write is refused if the
 /// file appeared meanwhile). The check runs after the new content is on disk, right before the
 /// rename; a change found there abandons the write with [`CommitError::Modified`].
-pub fn commit(
-    session: &Session,
-    path: &Path,
-    before: Option<&FileSnapshot>,
-    bytes: &[u8],
-) -> Result<(), CommitError> {
+pub fn commit(session: &Session, path: &Path, before: Option<&FileSnapshot>, bytes: &[u8]) -> Result<(), CommitError> {
     if before.is_none() {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent)?;
@@ -188,9 +166,7 @@ pub fn commit(
         Ok(()) => {}
     }
     let meta = fs::metadata(path)?;
-    session
-        .file_state()
-        .record(path, FileState::full(bytes, &meta));
+    session.file_state().record(path, FileState::full(bytes, &meta));
     Ok(())
 }
 
@@ -209,12 +185,8 @@ mod tests {
         assert!(snap.still_current(&path).unwrap());
 
         let f = File::options().write(true).open(&path).unwrap();
-        f.set_modified(SystemTime::now() + Duration::from_secs(3))
-            .unwrap();
-        assert!(
-            snap.still_current(&path).unwrap(),
-            "a touch is not a change"
-        );
+        f.set_modified(SystemTime::now() + Duration::from_secs(3)).unwrap();
+        assert!(snap.still_current(&path).unwrap(), "a touch is not a change");
 
         fs::write(&path, "two\n").unwrap();
         assert!(!snap.still_current(&path).unwrap());
@@ -225,11 +197,7 @@ mod tests {
     #[test]
     fn read_state_follows_the_session_record() {
         let dir = tempfile::tempdir().unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(dir.path().into()),
-            ..Default::default()
-        })
-        .unwrap();
+        let session = Session::new(SessionConfig { cwd: Some(dir.path().into()), ..Default::default() }).unwrap();
         let path = dir.path().join("f.txt");
         fs::write(&path, "one\n").unwrap();
         let (bytes, snap) = read_with_snapshot(&path).unwrap();
@@ -239,27 +207,16 @@ mod tests {
         partial.partial = true;
         session.file_state().record(&path, partial);
         assert_eq!(read_state(&session, &path, &snap), ReadState::NotRead);
-        session
-            .file_state()
-            .record(&path, FileState::full(&bytes, &meta));
+        session.file_state().record(&path, FileState::full(&bytes, &meta));
         assert_eq!(read_state(&session, &path, &snap), ReadState::Current);
-        session
-            .file_state()
-            .record(&path, FileState::full(b"other", &meta));
-        assert_eq!(
-            read_state(&session, &path, &snap),
-            ReadState::ModifiedSinceRead
-        );
+        session.file_state().record(&path, FileState::full(b"other", &meta));
+        assert_eq!(read_state(&session, &path, &snap), ReadState::ModifiedSinceRead);
     }
 
     #[test]
     fn commit_refreshes_state_and_refuses_concurrent_changes() {
         let dir = tempfile::tempdir().unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(dir.path().into()),
-            ..Default::default()
-        })
-        .unwrap();
+        let session = Session::new(SessionConfig { cwd: Some(dir.path().into()), ..Default::default() }).unwrap();
         let path = dir.path().join("sub/new.txt");
         commit(&session, &path, None, b"created\n").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"created\n");
@@ -267,20 +224,13 @@ mod tests {
         assert_eq!(state.content_hash, hash_bytes(b"created\n"));
 
         // Appeared meanwhile: a create must not overwrite it.
-        assert!(matches!(
-            commit(&session, &path, None, b"x"),
-            Err(CommitError::Modified)
-        ));
+        assert!(matches!(commit(&session, &path, None, b"x"), Err(CommitError::Modified)));
 
         let (_, snap) = read_with_snapshot(&path).unwrap();
         fs::write(&path, "someone else\n").unwrap();
         let err = commit(&session, &path, Some(&snap), b"mine\n").unwrap_err();
         assert_eq!(err.to_string(), FILE_UNEXPECTEDLY_MODIFIED);
         assert_eq!(fs::read(&path).unwrap(), b"someone else\n");
-        assert_eq!(
-            fs::read_dir(path.parent().unwrap()).unwrap().count(),
-            1,
-            "no temp file left"
-        );
+        assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1, "no temp file left");
     }
 }

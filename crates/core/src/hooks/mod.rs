@@ -62,11 +62,23 @@ pub trait Hooks: Send + Sync {
         PreToolUseOutcome::default()
     }
     /// After a successful call.
-    async fn post_tool_use(&self, _tool: &str, _input: &ToolInput, _result: &ToolResult, _ctx: &ToolContext) -> PostToolUseOutcome {
+    async fn post_tool_use(
+        &self,
+        _tool: &str,
+        _input: &ToolInput,
+        _result: &ToolResult,
+        _ctx: &ToolContext,
+    ) -> PostToolUseOutcome {
         PostToolUseOutcome::default()
     }
     /// After a failed call.
-    async fn post_tool_use_failure(&self, _tool: &str, _input: &ToolInput, _result: &ToolResult, _ctx: &ToolContext) -> PostToolUseOutcome {
+    async fn post_tool_use_failure(
+        &self,
+        _tool: &str,
+        _input: &ToolInput,
+        _result: &ToolResult,
+        _ctx: &ToolContext,
+    ) -> PostToolUseOutcome {
         PostToolUseOutcome::default()
     }
     /// Whether any hook is configured; lets the pipeline skip the stages entirely.

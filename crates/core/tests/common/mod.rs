@@ -226,7 +226,8 @@ impl TypedTool for Chdir {
     }
     async fn call(&self, input: &DirInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let seen = ctx.cwd();
-        Ok(ToolOutput::text(seen.display().to_string()).with_context_change(ContextChange::set_cwd(PathBuf::from(&input.dir))))
+        Ok(ToolOutput::text(seen.display().to_string())
+            .with_context_change(ContextChange::set_cwd(PathBuf::from(&input.dir))))
     }
 }
 
@@ -253,7 +254,8 @@ impl TypedTool for SafeChdir {
     }
     async fn call(&self, input: &DirInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let seen = ctx.cwd();
-        Ok(ToolOutput::text(seen.display().to_string()).with_context_change(ContextChange::set_cwd(PathBuf::from(&input.dir))))
+        Ok(ToolOutput::text(seen.display().to_string())
+            .with_context_change(ContextChange::set_cwd(PathBuf::from(&input.dir))))
     }
 }
 
@@ -286,7 +288,8 @@ impl TypedTool for Big {
         true
     }
     async fn call(&self, input: &SizeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let line = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrs\n";
+        let line =
+            "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrs\n";
         let mut out = String::with_capacity(input.chars as usize);
         while out.len() < input.chars as usize {
             out.push_str(line);

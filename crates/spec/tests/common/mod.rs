@@ -13,8 +13,8 @@ use hands_core::deferral::TOOL_SEARCH_KEY;
 use hands_core::permissions::PermissionMode;
 use hands_core::tool::typed_arc;
 use hands_core::{
-    Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext, ToolError, ToolInput,
-    ToolOutput, TypedTool,
+    Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext, ToolError, ToolInput, ToolOutput,
+    TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -39,11 +39,7 @@ impl Fixture {
         })
         .unwrap();
         session.set_data(TOOL_SEARCH_KEY, Some(json!(mode)));
-        Fixture {
-            session,
-            dir,
-            state,
-        }
+        Fixture { session, dir, state }
     }
 
     /// `text` with this fixture's paths replaced by stable placeholders (for snapshots).
@@ -97,10 +93,7 @@ impl TypedTool for EditLike {
         "Edits files.".into()
     }
     fn prompt(&self, session: &Session) -> String {
-        format!(
-            "Performs exact string replacements in files under {}.",
-            session.cwd().display()
-        )
+        format!("Performs exact string replacements in files under {}.", session.cwd().display())
     }
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
@@ -149,11 +142,7 @@ impl TypedTool for NotebookLike {
     fn should_defer(&self) -> bool {
         true
     }
-    async fn call(
-        &self,
-        input: &NotebookLikeInput,
-        _: &ToolContext,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, input: &NotebookLikeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(format!("cell {}", input.cell)))
     }
 }
@@ -191,12 +180,7 @@ pub struct McpTool {
 
 impl McpTool {
     pub fn new(server: &str, tool: &str, description: &str, schema: Value) -> McpTool {
-        McpTool {
-            name: format!("mcp__{server}__{tool}"),
-            description: description.into(),
-            schema,
-            always_load: false,
-        }
+        McpTool { name: format!("mcp__{server}__{tool}"), description: description.into(), schema, always_load: false }
     }
 }
 
@@ -246,8 +230,7 @@ pub fn github_fixture_tools() -> Vec<Arc<dyn Tool>> {
 }
 
 /// Name of the long MCP tool in [`fixed_pool`] (over 64 characters).
-pub const LONG_MCP_NAME: &str =
-    "mcp__enterprise-knowledge-base__search_documents_by_semantic_similarity_and_metadata";
+pub const LONG_MCP_NAME: &str = "mcp__enterprise-knowledge-base__search_documents_by_semantic_similarity_and_metadata";
 
 /// The fixed test pool: ToolSearch, a core-like tool, a deferred built-in, an input-less tool,
 /// an MCP tool with a long name, and an always-loaded MCP tool.
@@ -281,17 +264,11 @@ pub fn fixed_pool() -> Pool {
             typed_arc(NotebookLike),
             typed_arc(PlanLike),
         ],
-        PoolConfig {
-            external: vec![Arc::new(long_tool), Arc::new(pinned)],
-            ..Default::default()
-        },
+        PoolConfig { external: vec![Arc::new(long_tool), Arc::new(pinned)], ..Default::default() },
     )
 }
 
 /// This build's built-in tools (hands-tools with default features) plus `external`.
 pub fn builtin_pool(external: Vec<Arc<dyn Tool>>) -> Pool {
-    hands_tools::builtin_pool(PoolConfig {
-        external,
-        ..Default::default()
-    })
+    hands_tools::builtin_pool(PoolConfig { external, ..Default::default() })
 }

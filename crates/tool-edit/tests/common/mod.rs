@@ -8,9 +8,7 @@ use std::sync::Arc;
 
 use hands_core::file_state::FileState;
 use hands_core::hooks::Hooks;
-use hands_core::{
-    Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
-};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_edit::EditTool;
 use serde_json::Value;
 
@@ -38,21 +36,12 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(
-            vec![hands_core::tool::typed_arc(EditTool)],
-            PoolConfig::default(),
-        ));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(EditTool)], PoolConfig::default()));
         let mut builder = Engine::builder(pool, Arc::clone(&session));
         if let Some(h) = hooks {
             builder = builder.hooks(h);
         }
-        Self {
-            dir,
-            state,
-            root,
-            session,
-            engine: builder.build(),
-        }
+        Self { dir, state, root, session, engine: builder.build() }
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -74,23 +63,15 @@ impl Fixture {
     pub fn mark_read(&self, path: &Path) {
         let bytes = std::fs::read(path).unwrap();
         let meta = std::fs::metadata(path).unwrap();
-        self.session
-            .file_state()
-            .record(path, FileState::full(&bytes, &meta));
+        self.session.file_state().record(path, FileState::full(&bytes, &meta));
     }
 
     pub async fn call(&self, tool: &str, input: Value) -> ToolResult {
-        self.engine
-            .run_one(ToolCall::new("toolu_1", tool, input), &Turn::new())
-            .await
+        self.engine.run_one(ToolCall::new("toolu_1", tool, input), &Turn::new()).await
     }
 
     pub async fn edit(&self, path: &Path, old: &str, new: &str) -> ToolResult {
-        self.call(
-            "Edit",
-            serde_json::json!({"file_path": path, "old_string": old, "new_string": new}),
-        )
-        .await
+        self.call("Edit", serde_json::json!({"file_path": path, "old_string": old, "new_string": new})).await
     }
 }
 
