@@ -94,7 +94,7 @@ pub fn persist_result(session: &Session, result: &mut ToolResult) -> io::Result<
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    crate::fs::atomic_write(&path, text.as_bytes())?;
+    crate::fs::atomic_write_scratch(&path, text.as_bytes())?;
     result.content = vec![ContentBlock::text(persisted_message(&path, text.len(), &text))];
     Ok(true)
 }

@@ -1,6 +1,7 @@
 //! File-system primitives every writing tool shares: [`atomic_write`], which never leaves a torn
 //! file (temp file in the same directory, fsync, rename), keeps the target's permissions and owner,
-//! and writes through symlinks to their target while keeping the link.
+//! and writes through symlinks to their target while keeping the link; [`atomic_write_scratch`],
+//! the same without the fsyncs, for files hands itself can recreate (persisted tool results).
 //!
 //! Path policy (what is inside the working directories, protected, a device) is not here.
 
@@ -36,11 +37,30 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     atomic_write_checked(path, bytes, || Ok(()))
 }
 
+/// [`atomic_write`] without the fsyncs: still temp file + rename, so readers and a process killed
+/// at any instant never see a torn file, but a power loss may lose the write. For scratch files
+/// that hands can produce again (results persisted to disk), where an fsync of megabytes of
+/// output would cost more than the search that produced them.
+pub fn atomic_write_scratch(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_via_temp(path, bytes, false, || Ok(()))
+}
+
 /// [`atomic_write`] with a last check run after the new content is on disk and right before the
 /// rename: an error from `before_rename` abandons the write (e.g. the target changed meanwhile).
 pub fn atomic_write_checked(
     path: &Path,
     bytes: &[u8],
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    write_via_temp(path, bytes, true, before_rename)
+}
+
+/// Temp file beside the target, permissions and owner carried over, rename; `durable`: fsync the
+/// file before the rename and the directory after it.
+fn write_via_temp(
+    path: &Path,
+    bytes: &[u8],
+    durable: bool,
     before_rename: impl FnOnce() -> io::Result<()>,
 ) -> io::Result<()> {
     let target = write_target(path)?;
@@ -66,11 +86,13 @@ pub fn atomic_write_checked(
             file.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o7777))?;
             let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
         }
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         before_rename()?;
         fs::rename(&tmp, &target)?;
-        if let Ok(d) = File::open(&dir) {
+        if durable && let Ok(d) = File::open(&dir) {
             let _ = d.sync_all();
         }
         Ok(())
@@ -94,6 +116,18 @@ mod tests {
         atomic_write(&path, b"new").unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o751);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp file left behind");
+    }
+
+    #[test]
+    fn scratch_writes_replace_content_and_keep_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("result.txt");
+        atomic_write_scratch(&path, b"first").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        atomic_write_scratch(&path, b"second").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "second");
+        assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o600);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp file left behind");
     }
 

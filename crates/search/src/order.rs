@@ -1,9 +1,11 @@
-//! Newest-first ordering of search results by modification time, ties broken by path, which is
-//! how Grep's `files_with_matches` and Glob list files: the cap then keeps the files most likely
-//! to matter. Files whose time cannot be read sort as the oldest.
+//! Result order: newest first by modification time, ties broken by path, which is how Grep's
+//! `files_with_matches` and Glob list files (the cap then keeps the files most likely to
+//! matter; files whose time cannot be read sort as the oldest); and [`path_order`], the
+//! component-wise path order (ripgrep's `--sort path`) at the cost of a byte comparison.
 
 use std::cmp::Ordering;
-use std::path::PathBuf;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// A found file and its modification time (`None` when it could not be read).
@@ -18,7 +20,19 @@ pub struct DatedPath {
 impl DatedPath {
     /// The order of results: newest first, then by path (component-wise) ascending.
     pub fn newest_first(a: &DatedPath, b: &DatedPath) -> Ordering {
-        b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path))
+        b.modified.cmp(&a.modified).then_with(|| path_order(&a.path, &b.path))
+    }
+}
+
+/// The order of `Path::cmp` (component by component) for the normalised paths a walk yields, by
+/// comparing bytes with `/` ranked below every other byte: `a/b` before `a.b` before `a0`. Paths
+/// with `.` components or repeated separators (never produced by a walk) may order differently.
+pub fn path_order(a: &Path, b: &Path) -> Ordering {
+    let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+    let rank = |byte: u8| if byte == b'/' { 0 } else { u16::from(byte) + 1 };
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        Some(i) => rank(a[i]).cmp(&rank(b[i])),
+        None => a.len().cmp(&b.len()),
     }
 }
 
@@ -42,5 +56,23 @@ mod tests {
         sort_newest_first(&mut files);
         let order: Vec<_> = files.iter().map(|f| f.path.to_str().unwrap()).collect();
         assert_eq!(order, ["/c", "/a", "/b", "/z"]);
+    }
+
+    #[test]
+    fn path_order_is_component_order() {
+        let names = [
+            "/r/a", "/r/a/b", "/r/a.b", "/r/a-b/c", "/r/a/b/c", "/r/ab", "/r/a0", "/r/A", "/r/é", "/r/z/a", "/r/z.a",
+            "/r/a b", "/r/a/", "/r", "/r/a/.x",
+        ];
+        for x in names {
+            for y in names {
+                let (x, y) = (Path::new(x), Path::new(y));
+                // `a/` and `a` are one path component-wise but two strings; skip that pair.
+                if x.components().eq(y.components()) {
+                    continue;
+                }
+                assert_eq!(path_order(x, y), x.cmp(y), "{x:?} vs {y:?}");
+            }
+        }
     }
 }

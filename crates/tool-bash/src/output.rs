@@ -137,10 +137,9 @@ impl OutputCapture {
         match self.spill {
             Some(mut file) => {
                 file.flush()?;
-                file.as_file().sync_all()?;
                 file.persist(&self.final_path).map_err(|e| e.error)?;
             }
-            None => hands_core::fs::atomic_write(&self.final_path, trimmed.as_bytes())?,
+            None => hands_core::fs::atomic_write_scratch(&self.final_path, trimmed.as_bytes())?,
         }
         let total = usize::try_from(self.total_bytes).unwrap_or(usize::MAX);
         let mut text = budget::persisted_message(&self.final_path, total, trimmed);

@@ -3,8 +3,6 @@
 //! lines come file by file in path order (ripgrep's `--sort path` order), so the same search
 //! always reads the same.
 
-use std::path::PathBuf;
-
 use hands_search::display::display_path;
 use hands_search::order::sort_newest_first;
 use serde_json::{Value, json};
@@ -58,9 +56,9 @@ pub fn format(mut found: Found, options: &GrepOptions, cwd: &std::path::Path, si
             files_with_matches(&names, options.head_limit, options.offset)
         }
         OutputMode::Content => {
-            found.content.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            found.content.sort_by_path();
             let separate_files = options.before > 0 || options.after > 0;
-            content(&found.content, separate_files, options.head_limit, options.offset)
+            content(found.content.chunks(), separate_files, options.head_limit, options.offset)
         }
         OutputMode::Count => {
             found.counts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -90,25 +88,70 @@ pub fn files_with_matches(names: &[String], limit: HeadLimit, offset: usize) -> 
 }
 
 /// The output lines, `--` between files when context is shown, paged by line; `No matches
-/// found` when there are none; the pagination notice when something was cut.
-pub fn content(chunks: &[(PathBuf, Vec<u8>)], separate_files: bool, limit: HeadLimit, offset: usize) -> Formatted {
-    let mut joined = Vec::with_capacity(chunks.iter().map(|(_, c)| c.len() + 3).sum());
-    for (i, (_, chunk)) in chunks.iter().enumerate() {
-        if i > 0 && separate_files {
-            joined.extend_from_slice(b"--\n");
+/// found` when there are none; the pagination notice when something was cut. One pass over the
+/// printed bytes: only the lines of the page are copied, and the walk stops once the page is
+/// full and one more line proves something was cut.
+pub fn content<'a>(
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    separate_files: bool,
+    limit: HeadLimit,
+    offset: usize,
+) -> Formatted {
+    let end = match limit {
+        HeadLimit::Unlimited => usize::MAX,
+        HeadLimit::At(n) => offset.saturating_add(n),
+    };
+    let lines = chunks.into_iter().enumerate().flat_map(|(i, chunk)| {
+        let separator = (i > 0 && separate_files).then_some(&b"--"[..]);
+        separator.into_iter().chain(lines_of(chunk))
+    });
+    let mut page = Vec::new();
+    let (mut seen, mut shown) = (0usize, 0usize);
+    for line in lines {
+        if seen >= offset && seen < end {
+            if shown > 0 {
+                page.push(b'\n');
+            }
+            page.extend_from_slice(line);
+            shown += 1;
         }
-        joined.extend_from_slice(chunk);
+        seen += 1;
+        if seen > end {
+            break;
+        }
     }
-    let all = String::from_utf8_lossy(&joined);
-    let lines: Vec<&str> = all.lines().collect();
-    let (page, applied) = paginate(&lines, limit, offset);
+    let applied = match limit {
+        HeadLimit::At(n) if seen > end => Some(n),
+        _ => None,
+    };
     let info = limit_info(applied, offset);
-    let body = if page.is_empty() { "No matches found".to_string() } else { page.join("\n") };
+    let body = if shown == 0 {
+        "No matches found".to_string()
+    } else {
+        String::from_utf8(page).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    };
+    let page_text = if shown == 0 { String::new() } else { body.clone() };
     let text = if info.is_empty() { body } else { format!("{body}\n\n[Showing results with pagination = {info}]") };
-    let mut data =
-        json!({"mode": "content", "numFiles": 0, "filenames": [], "content": page.join("\n"), "numLines": page.len()});
+    let mut data = json!({"mode": "content", "numFiles": 0, "filenames": [], "content": page_text, "numLines": shown});
     add_paging(&mut data, applied, offset);
     Formatted { text, data }
+}
+
+/// The lines of printed output as `str::lines` splits text: on `\n`, a `\r` before it dropped,
+/// no empty line after the last terminator.
+fn lines_of(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, &b""[..]),
+        };
+        rest = next;
+        Some(line.strip_suffix(b"\r").unwrap_or(line))
+    })
 }
 
 /// `path:N` lines (just `N` for a single-file search) and `Found T total occurrence(s) across F
@@ -167,18 +210,39 @@ mod tests {
 
     #[test]
     fn content_texts() {
-        let chunks =
-            vec![(PathBuf::from("/a"), b"a:1:x\na-2-y\n".to_vec()), (PathBuf::from("/b"), b"b:3:x\n".to_vec())];
-        assert_eq!(content(&chunks, true, HeadLimit::At(250), 0).text, "a:1:x\na-2-y\n--\nb:3:x");
+        let chunks: [&[u8]; 2] = [b"a:1:x\na-2-y\n", b"b:3:x\n"];
+        assert_eq!(content(chunks, true, HeadLimit::At(250), 0).text, "a:1:x\na-2-y\n--\nb:3:x");
         assert_eq!(
-            content(&chunks, false, HeadLimit::At(2), 0).text,
+            content(chunks, false, HeadLimit::At(2), 0).text,
             "a:1:x\na-2-y\n\n[Showing results with pagination = limit: 2]"
         );
         assert_eq!(
-            content(&chunks, false, HeadLimit::At(2), 5).text,
+            content(chunks, false, HeadLimit::At(2), 5).text,
             "No matches found\n\n[Showing results with pagination = offset: 5]"
         );
-        assert_eq!(content(&[], false, HeadLimit::At(2), 0).text, "No matches found");
+        assert_eq!(content([], false, HeadLimit::At(2), 0).text, "No matches found");
+        // A page that ends exactly at the last line cut nothing: no notice.
+        assert_eq!(content(chunks, false, HeadLimit::At(3), 0).text, "a:1:x\na-2-y\nb:3:x");
+        assert_eq!(
+            content(chunks, true, HeadLimit::At(2), 2).text,
+            "--\nb:3:x\n\n[Showing results with pagination = offset: 2]"
+        );
+        assert_eq!(
+            content(chunks, false, HeadLimit::Unlimited, 1).text,
+            "a-2-y\nb:3:x\n\n[Showing results with pagination = offset: 1]"
+        );
+        let page = content(chunks, false, HeadLimit::At(1), 1);
+        assert_eq!(page.data["content"], "a-2-y");
+        assert_eq!(page.data["numLines"], 1);
+        assert_eq!(page.data["appliedLimit"], 1);
+    }
+
+    #[test]
+    fn content_lines_split_as_text_lines_do() {
+        let chunks: [&[u8]; 1] = [b"w:1:crlf\r\nw-2-\nw:3:\xff bad utf-8\n"];
+        let page = content(chunks, false, HeadLimit::Unlimited, 0);
+        assert_eq!(page.text, "w:1:crlf\nw-2-\nw:3:\u{fffd} bad utf-8");
+        assert_eq!(page.data["numLines"], 3);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,7 +23,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use hands_core::session::PathFilter;
 use hands_search::display::display_path;
-use hands_search::order::DatedPath;
+use hands_search::order::{DatedPath, path_order};
 use hands_search::root::{RootKind, SearchRoot};
 use hands_search::stop::{StopFlag, StopReader, StopReason};
 use hands_search::walk::{VCS_DIRECTORIES, walk_builder, walk_collect};
@@ -65,7 +66,7 @@ pub struct Found {
     /// `files_with_matches`: the matching files and their modification times.
     pub files: Vec<DatedPath>,
     /// `content`: per matching file, ripgrep's output lines for it.
-    pub content: Vec<(PathBuf, Vec<u8>)>,
+    pub content: Printed,
     /// `count`: per matching file, the number of matching lines.
     pub counts: Vec<(PathBuf, u64)>,
 }
@@ -78,8 +79,53 @@ impl Found {
 
     fn extend(&mut self, other: Found) {
         self.files.extend(other.files);
-        self.content.extend(other.content);
+        self.content.absorb(other.content);
         self.counts.extend(other.counts);
+    }
+}
+
+/// The lines printed for each matching file (`content` mode). Each search thread appends to one
+/// buffer of its own, so a file's lines cost no allocation of their own; a chunk names its file,
+/// its buffer and its byte range.
+#[derive(Debug, Default)]
+pub struct Printed {
+    buffers: Vec<Vec<u8>>,
+    chunks: Vec<(PathBuf, usize, Range<usize>)>,
+}
+
+impl Printed {
+    /// Whether no file printed anything.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// Put the files in path order (ripgrep's `--sort path`).
+    pub fn sort_by_path(&mut self) {
+        self.chunks.sort_unstable_by(|a, b| path_order(&a.0, &b.0));
+    }
+
+    /// Each file's printed bytes, in the current order.
+    pub fn chunks(&self) -> impl Iterator<Item = &[u8]> {
+        self.chunks.iter().map(|(_, buffer, range)| &self.buffers[*buffer][range.clone()])
+    }
+
+    /// Append `bytes` printed for `path` to the buffer of this thread (buffer 0 before merging).
+    fn push(&mut self, path: &Path, bytes: impl FnOnce(&mut Vec<u8>)) -> usize {
+        if self.buffers.is_empty() {
+            self.buffers.push(Vec::new());
+        }
+        let buffer = &mut self.buffers[0];
+        let start = buffer.len();
+        bytes(buffer);
+        let end = buffer.len();
+        self.chunks.push((path.to_path_buf(), 0, start..end));
+        end - start
+    }
+
+    fn absorb(&mut self, other: Printed) {
+        let base = self.buffers.len();
+        self.buffers.extend(other.buffers);
+        self.chunks.extend(other.chunks.into_iter().map(|(path, buffer, range)| (path, buffer + base, range)));
     }
 }
 
@@ -98,7 +144,9 @@ impl Plan {
         let mut searcher = SearcherBuilder::new();
         searcher
             .line_terminator(LineTerminator::byte(b'\n'))
-            .line_number(options.line_numbers)
+            // Content mode always counts lines: the printed number is what tells a match line
+            // (`N:`) from a context line (`N-`) when the path is put in front (`label_lines`).
+            .line_number(options.mode == OutputMode::Content)
             .multi_line(options.multiline)
             .before_context(options.before)
             .after_context(options.after)
@@ -256,10 +304,12 @@ impl<'p> Worker<'p> {
                     .exclude_zero(true)
                     .build_no_color(Vec::new()),
             ),
+            // Without a path: grep-printer resolves (`canonicalize`) every path it prints, for
+            // hyperlinks nobody asked for, which costs a `readlink` per path component.
             OutputMode::Content => Printer::Content(
                 StandardBuilder::new()
                     .max_columns(Some(MAX_COLUMNS))
-                    .path(!plan.is_single_file())
+                    .path(false)
                     .per_match_one_line(true)
                     .build_no_color(Vec::new()),
             ),
@@ -291,18 +341,95 @@ impl<'p> Worker<'p> {
                 }
             }
             Printer::Content(standard) => {
-                let shown = display_path(&self.plan.spec.cwd, path);
-                let mut sink = standard.sink_with_path(matcher, &shown);
+                let mut sink = standard.sink(matcher);
                 let ok = self.searcher.search_reader(matcher, reader, &mut sink).is_ok();
                 let matched = sink.has_match();
-                let written = std::mem::take(standard.get_mut().get_mut());
+                let printed = standard.get_mut().get_mut();
                 if ok && matched {
-                    if collected.fetch_add(written.len(), Ordering::Relaxed) + written.len() > MAX_CONTENT_BYTES {
+                    let numbers = self.plan.spec.options.line_numbers;
+                    let shown = (!self.plan.is_single_file()).then(|| display_path(&self.plan.spec.cwd, path));
+                    let added = self
+                        .found
+                        .content
+                        .push(path, |out| label_lines(printed, shown.as_deref().map(str::as_bytes), numbers, out));
+                    if collected.fetch_add(added, Ordering::Relaxed) + added > MAX_CONTENT_BYTES {
                         stop.raise(StopReason::Full);
                     }
-                    self.found.content.push((path.to_path_buf(), written));
                 }
+                printed.clear();
             }
         }
+    }
+}
+
+/// Turn the printer's path-less lines into ripgrep's: `path:N:text` for a match line,
+/// `path-N-text` for a context line, `--` left alone, and `path: ` before a notice (the binary
+/// file warning). `numbers: false` drops the `N:` the search counted only to tell the kinds
+/// apart; `path: None` (a single file) adds no path.
+fn label_lines(printed: &[u8], path: Option<&[u8]>, numbers: bool, out: &mut Vec<u8>) {
+    if path.is_none() && numbers {
+        out.extend_from_slice(printed);
+        return;
+    }
+    let mut start = 0;
+    while start < printed.len() {
+        let end = memchr::memchr(b'\n', &printed[start..]).map_or(printed.len(), |i| start + i + 1);
+        let line = &printed[start..end];
+        start = end;
+        let digits = line.iter().take_while(|b| b.is_ascii_digit()).count();
+        match line.get(digits) {
+            Some(&separator @ (b':' | b'-')) if digits > 0 => {
+                if let Some(path) = path {
+                    out.extend_from_slice(path);
+                    out.push(separator);
+                }
+                let text_start = if numbers { 0 } else { digits + 1 };
+                out.extend_from_slice(&line[text_start..]);
+            }
+            _ if line.strip_suffix(b"\n").unwrap_or(line) == b"--" => out.extend_from_slice(line),
+            _ => {
+                if let Some(path) = path {
+                    out.extend_from_slice(path);
+                    out.extend_from_slice(b": ");
+                }
+                out.extend_from_slice(line);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::label_lines;
+
+    fn labelled(printed: &str, path: Option<&str>, numbers: bool) -> String {
+        let mut out = Vec::new();
+        label_lines(printed.as_bytes(), path.map(str::as_bytes), numbers, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn paths_go_before_match_and_context_lines() {
+        let printed = "3-before\n4:match: 12-ish\n5-after\n--\n9:again\n";
+        assert_eq!(
+            labelled(printed, Some("src/a.rs"), true),
+            "src/a.rs-3-before\nsrc/a.rs:4:match: 12-ish\nsrc/a.rs-5-after\n--\nsrc/a.rs:9:again\n"
+        );
+        assert_eq!(
+            labelled(printed, Some("src/a.rs"), false),
+            "src/a.rs-before\nsrc/a.rs:match: 12-ish\nsrc/a.rs-after\n--\nsrc/a.rs:again\n"
+        );
+        assert_eq!(labelled(printed, None, false), "before\nmatch: 12-ish\nafter\n--\nagain\n");
+    }
+
+    #[test]
+    fn notices_and_unterminated_lines_keep_their_text() {
+        let printed = "1:x\nWARNING: stopped searching binary file after match (found \"\\0\" byte around offset 9)\n";
+        assert_eq!(
+            labelled(printed, Some("b.bin"), true),
+            "b.bin:1:x\nb.bin: WARNING: stopped searching binary file after match (found \"\\0\" byte around offset 9)\n"
+        );
+        assert_eq!(labelled("7:no newline", Some("p"), true), "p:7:no newline");
+        assert_eq!(labelled("7-", Some("p"), false), "p-");
     }
 }
