@@ -4,11 +4,15 @@
 //! over stdio, driven by one rmcp client in this (release) process so that the client's own cost
 //! does not hide the servers'.
 //!
-//! Per round and server: N sequential calls (latency of each), then N calls issued at once
+//! Per round and server: N sequential `ping`s (the protocol floor: client, pipes and the SDK's
+//! dispatch, no tool), N sequential calls (latency of each), then N calls issued at once
 //! (latency of each and wall time: throughput), each phase on a fresh connection so hands'
 //! unchanged-read dedupe never applies (every call reads a different file). Servers alternate
 //! which goes first from round to round. Prints medians, p99 and the ratios against the goals
-//! (latency ≤ 0.2× the reference, concurrent throughput ≥ 5×).
+//! (latency ≤ 0.2× the reference, concurrent throughput ≥ 5×), and each server's latency above
+//! its own ping floor (what the tool call itself costs). A last row runs the same sequential
+//! Reads through a hands `Engine` in this process (permission engine loaded from the directory
+//! as `hands serve` loads it): what the pipeline costs without MCP.
 //!
 //! The reference server is installed with npm into `target/bench-mcp` (pinned version). A debug
 //! build of xtask re-runs itself with `--release` first.
@@ -18,7 +22,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use hands_mcp::rmcp::model::CallToolRequestParams;
+use hands_mcp::rmcp::model::{CallToolRequestParams, ClientRequest, PingRequest};
 use hands_mcp::rmcp::service::RunningService;
 use hands_mcp::rmcp::transport::TokioChildProcess;
 use hands_mcp::rmcp::{RoleClient, ServiceExt};
@@ -57,6 +61,8 @@ struct Setup {
 
 #[derive(Default)]
 struct Samples {
+    in_process: Vec<Duration>,
+    ping: Vec<Duration>,
     sequential: Vec<Duration>,
     concurrent: Vec<Duration>,
     throughput: Vec<f64>,
@@ -84,7 +90,9 @@ pub fn run(calls: usize, rounds: usize) -> anyhow::Result<()> {
         dir: make_files(calls)?,
         state: workspace_root().join("target/bench-mcp/state"),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // One thread: the client's own share of each round trip (task hand-offs inside rmcp) stays
+    // small and alike for both servers.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let (mut hands, mut reference) = (Samples::default(), Samples::default());
     for round in 0..rounds {
         let order =
@@ -92,6 +100,9 @@ pub fn run(calls: usize, rounds: usize) -> anyhow::Result<()> {
         for server in order {
             let samples = if server == Server::Hands { &mut hands } else { &mut reference };
             runtime.block_on(measure(&setup, server, calls, samples))?;
+            if server == Server::Hands {
+                runtime.block_on(measure_in_process(&setup, calls, samples))?;
+            }
             eprintln!("    round {}/{rounds}: {} done", round + 1, server.label());
         }
     }
@@ -170,10 +181,57 @@ async fn call(client: &RunningService<RoleClient, ()>, server: Server, file: &Pa
     Ok(elapsed)
 }
 
+/// Sequential Reads through an engine built as `hands serve` builds one, in this process.
+async fn measure_in_process(setup: &Setup, calls: usize, samples: &mut Samples) -> anyhow::Result<()> {
+    use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
+    use hands_core::{Engine, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+    let session = Session::new(SessionConfig {
+        cwd: Some(setup.dir.clone()),
+        state_dir: Some(setup.state.clone()),
+        ..Default::default()
+    })?;
+    let permissions = PermissionEngine::load(&LoadOptions::new(&setup.dir))?;
+    permissions.install(&session);
+    let pool = Pool::assemble(vec![hands_core::tool::typed_arc(hands_tool_read::ReadTool)], PoolConfig::default());
+    let engine = Engine::builder(std::sync::Arc::new(pool), std::sync::Arc::clone(&session))
+        .policy(permissions.policy())
+        .hooks(permissions.hooks())
+        .build();
+    let turn = Turn::new();
+    for i in 0..calls + WARMUP_CALLS {
+        let file = setup.dir.join(format!("f{}.txt", (i + calls) % (calls + WARMUP_CALLS)));
+        let call = ToolCall::new(format!("toolu_{i}"), "Read", json!({"file_path": file}));
+        let started = Instant::now();
+        let outcome = engine.call(call, &turn).await;
+        let elapsed = started.elapsed();
+        if outcome.result.is_error {
+            bail!("in-process Read failed: {:?}", outcome.result.content);
+        }
+        if i >= WARMUP_CALLS {
+            samples.in_process.push(elapsed);
+        }
+    }
+    session.close();
+    Ok(())
+}
+
+/// One `ping` round trip.
+async fn ping(client: &RunningService<RoleClient, ()>) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    client.peer().send_request(ClientRequest::PingRequest(PingRequest::default())).await?;
+    Ok(started.elapsed())
+}
+
 async fn measure(setup: &Setup, server: Server, calls: usize, samples: &mut Samples) -> anyhow::Result<()> {
     let file = |i: usize| setup.dir.join(format!("f{i}.txt"));
-    // Sequential: one call at a time.
+    // Sequential: pings first (the floor), then one call at a time.
     let client = connect(setup, server).await?;
+    for _ in 0..WARMUP_CALLS {
+        ping(&client).await?;
+    }
+    for _ in 0..calls {
+        samples.ping.push(ping(&client).await?);
+    }
     for i in 0..WARMUP_CALLS {
         call(&client, server, &file(calls + i)).await?;
     }
@@ -218,13 +276,14 @@ fn us(d: Duration) -> String {
 fn report(calls: usize, rounds: usize, hands: &Samples, reference: &Samples) {
     println!("\nMCP tools/call round trips over stdio, rmcp client, {calls} calls × {rounds} rounds per phase");
     println!(
-        "| server | sequential median | sequential p99 | concurrent median | concurrent p99 | concurrent throughput |"
+        "| server | ping median | sequential median | sequential p99 | concurrent median | concurrent p99 | concurrent throughput |"
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (server, s) in [(Server::Hands, hands), (Server::Reference, reference)] {
         println!(
-            "| {} | {} | {} | {} | {} | {:.0} calls/s |",
+            "| {} | {} | {} | {} | {} | {} | {:.0} calls/s |",
             server.label(),
+            us(percentile(&s.ping, 0.5)),
             us(percentile(&s.sequential, 0.5)),
             us(percentile(&s.sequential, 0.99)),
             us(percentile(&s.concurrent, 0.5)),
@@ -237,4 +296,16 @@ fn report(calls: usize, rounds: usize, hands: &Samples, reference: &Samples) {
     let throughput = median_f64(&hands.throughput) / median_f64(&reference.throughput);
     println!("\nsequential latency, hands / reference: {latency:.2}x (goal <= 0.2x)");
     println!("concurrent throughput, hands / reference: {throughput:.2}x (goal >= 5x)");
+    println!(
+        "in-process Engine::call(Read), no MCP: median {}, p99 {}",
+        us(percentile(&hands.in_process, 0.5)),
+        us(percentile(&hands.in_process, 0.99))
+    );
+    let above = |s: &Samples| percentile(&s.sequential, 0.5).saturating_sub(percentile(&s.ping, 0.5));
+    println!(
+        "sequential latency above the ping floor (the call itself): hands {}, reference {}: {:.2}x",
+        us(above(hands)),
+        us(above(reference)),
+        above(hands).as_secs_f64() / above(reference).as_secs_f64().max(1e-9)
+    );
 }

@@ -55,10 +55,22 @@ fn init_tracing() {
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
 }
 
+/// The async runtime a command runs on. One client at a time (stdio serving, `call`, `run`,
+/// ...): a single-threaded runtime, so that a request, its tool call and its answer never hop
+/// between threads (each hop is a wake-up and a context switch, tens of microseconds on a busy
+/// machine); blocking work (file searches, large reads) still goes to tokio's blocking pool and
+/// uses the other cores. Serving HTTP, where many clients call at once: a thread per core.
+fn runtime_for(command: &Command) -> tokio::runtime::Builder {
+    match command {
+        Command::Serve(args) if args.http.is_some() => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match runtime_for(&cli.command).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("hands: cannot start the async runtime: {e}");

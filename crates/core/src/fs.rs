@@ -1,17 +1,40 @@
 //! File-system primitives every writing tool shares: [`atomic_write`], which never leaves a torn
 //! file (temp file in the same directory, fsync, rename), keeps the target's permissions and owner,
 //! and writes through symlinks to their target while keeping the link; [`atomic_write_scratch`],
-//! the same without the fsyncs, for files hands itself can recreate (persisted tool results).
+//! the same without the fsyncs, for files hands itself can recreate (persisted tool results);
+//! [`real_path`], `canonicalize` in three system calls however deep the path.
 //!
 //! Path policy (what is inside the working directories, protected, a device) is not here.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// `path` with every symlink resolved, as [`fs::canonicalize`] gives it, but without its cost:
+/// `realpath(3)` reads every prefix of the path as a link (a full lookup from `/` each, so the
+/// work grows with the square of the depth); this opens the path once with `O_PATH` (nothing is
+/// read, FIFOs do not block) and asks `/proc/self/fd` where it landed. Falls back to
+/// `fs::canonicalize` where `/proc` cannot answer. Every path check of every call goes through
+/// here, several times a call.
+pub fn real_path(path: &Path) -> io::Result<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        let file = OpenOptions::new().read(true).custom_flags(libc::O_PATH).open(path)?;
+        if let Ok(real) = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            // Unreachable from our root (`(unreachable)/...`) or unlinked meanwhile: ask realpath.
+            if real.is_absolute() && !real.as_os_str().as_bytes().ends_with(b" (deleted)") {
+                return Ok(real);
+            }
+        }
+    }
+    fs::canonicalize(path)
+}
 
 /// The file a write to `path` must replace: `path` itself, or the final target of a symlink
 /// chain (so the link survives and its target gets the new content).
@@ -117,6 +140,27 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o751);
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "no temp file left behind");
+    }
+
+    #[test]
+    fn real_path_agrees_with_canonicalize() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/b/file"), "x").unwrap();
+        std::os::unix::fs::symlink("a/b", root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("abs")).unwrap();
+        std::os::unix::fs::symlink("missing", root.join("dangling")).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(root.join("fifo")).status().unwrap().success());
+        for rel in ["", "a", "a/b/file", "link", "link/file", "abs/b/../b/file", "fifo", "a/./b"] {
+            let path = root.join(rel);
+            assert_eq!(real_path(&path).unwrap(), fs::canonicalize(&path).unwrap(), "{rel}");
+        }
+        for rel in ["missing", "dangling", "a/b/file/below"] {
+            let path = root.join(rel);
+            let ours = real_path(&path).unwrap_err().kind();
+            assert_eq!(ours, fs::canonicalize(&path).unwrap_err().kind(), "{rel}");
+        }
     }
 
     #[test]

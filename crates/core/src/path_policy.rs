@@ -156,7 +156,7 @@ pub fn expand_tilde(raw: &str) -> PathBuf {
 /// nearest existing ancestor and keeps the rest; a dangling symlink is followed to where a write
 /// would land.
 pub fn canonicalize_with_ancestors(path: &Path) -> PathBuf {
-    if let Ok(real) = fs::canonicalize(path) {
+    if let Ok(real) = crate::fs::real_path(path) {
         return real;
     }
     // A dangling symlink: a write through it creates its target, so judge the target.
@@ -179,7 +179,7 @@ pub fn canonicalize_with_ancestors(path: &Path) -> PathBuf {
             return path.to_path_buf();
         };
         ancestor = parent;
-        if let Ok(real) = fs::canonicalize(ancestor) {
+        if let Ok(real) = crate::fs::real_path(ancestor) {
             let mut out = real;
             for part in missing.iter().rev() {
                 out.push(part);
@@ -240,19 +240,21 @@ pub fn protected_component(path: &Path) -> Option<&'static str> {
     })
 }
 
-/// The session's working directories with symlinks resolved.
-fn canonical_working_dirs(session: &Session) -> Vec<PathBuf> {
-    session.working_dirs().into_iter().map(|d| fs::canonicalize(&d).unwrap_or(d)).collect()
-}
-
 fn inside_any(path: &Path, dirs: &[PathBuf]) -> bool {
     dirs.iter().any(|d| path.starts_with(d))
+}
+
+/// The path `raw` names as the model wrote it: `~` expanded, relative to the session's cwd,
+/// `.`/`..` removed, symlinks left alone. [`PathCheck::path`] of [`check_path`], without
+/// touching the disk (what permission rules match against).
+pub fn requested_path(session: &Session, raw: &str) -> PathBuf {
+    normalize_path(&session.cwd(), &expand_tilde(raw))
 }
 
 /// Check the path `raw` as the model wrote it, against `session`.
 pub fn check_path(session: &Session, raw: &str) -> PathCheck {
     let unc = raw.starts_with("//") || raw.starts_with("\\\\");
-    let path = normalize_path(&session.cwd(), &expand_tilde(raw));
+    let path = requested_path(session, raw);
     if unc {
         // Never touch the file system for a network path.
         return PathCheck {
@@ -268,7 +270,8 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
         };
     }
     let real = canonicalize_with_ancestors(&path);
-    let dirs = canonical_working_dirs(session);
+    // Working directories are stored with symlinks resolved (`Session::new`, `add_dir`).
+    let dirs = session.working_dirs();
     let inside_working_dirs = inside_any(&real, &dirs);
     let symlink_escape = !inside_working_dirs && inside_any(&path, &dirs);
     let protected = protected_component(&path).or_else(|| protected_component(&real)).map(str::to_string);
@@ -276,8 +279,7 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
         FileKind::Missing => kind_of(&real),
         k => k,
     };
-    let own_state = canonicalize_with_ancestors(&session.state_dir().join(session.id()));
-    let session_internal = real.starts_with(&own_state);
+    let session_internal = real.starts_with(session.own_state_dir_real());
     PathCheck {
         requested: raw.to_string(),
         path,

@@ -15,7 +15,7 @@ use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -117,6 +117,8 @@ pub struct Session {
     read_filter: RwLock<Option<Arc<dyn PathFilter>>>,
     extensions: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     on_close: Mutex<Vec<CloseHook>>,
+    /// `<state>/<id>` with symlinks resolved, computed at first use (every path check asks).
+    own_state_real: OnceLock<PathBuf>,
 }
 
 impl std::fmt::Debug for Session {
@@ -188,6 +190,7 @@ impl Session {
             read_filter: RwLock::new(None),
             extensions: Mutex::new(HashMap::new()),
             on_close: Mutex::new(Vec::new()),
+            own_state_real: OnceLock::new(),
         }))
     }
 
@@ -281,6 +284,13 @@ impl Session {
         self.state_dir.join(&self.id).join("tool-results")
     }
 
+    /// This session's own state folder (`<state>/<id>`) with symlinks resolved: files in it
+    /// (persisted results, task output) are the session's own, whatever the working directories.
+    pub fn own_state_dir_real(&self) -> &Path {
+        self.own_state_real
+            .get_or_init(|| crate::path_policy::canonicalize_with_ancestors(&self.state_dir.join(&self.id)))
+    }
+
     /// The directory the session started in (the project).
     pub fn project_dir(&self) -> &Path {
         &self.project_dir
@@ -301,8 +311,10 @@ impl Session {
         self.additional_dirs.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Add a working directory (absolute, normalized).
+    /// Add a working directory (absolute, normalized); kept with its symlinks resolved, as every
+    /// working directory is, so that path checks compare against it without touching the disk.
     pub fn add_dir(&self, dir: PathBuf) {
+        let dir = crate::fs::real_path(&dir).unwrap_or(dir);
         let mut dirs = self.additional_dirs.write().unwrap_or_else(|e| e.into_inner());
         if !dirs.contains(&dir) {
             dirs.push(dir);

@@ -95,6 +95,23 @@ async fn without_a_watcher_changes_are_seen_on_the_next_call() {
     assert_eq!(behavior(&engine, "make").await, Behavior::Deny);
 }
 
+#[tokio::test]
+async fn a_rewrite_of_the_same_length_in_the_same_clock_tick_is_seen() {
+    let fx = Fixture::new();
+    let path = fx.settings_path("user");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let before = r#"{"permissions": {"allow": ["Bash(make)"]}}"#;
+    let after = r#"{"permissions": {"deny" : ["Bash(make)"]}}"#;
+    assert_eq!(before.len(), after.len());
+    std::fs::write(&path, before).unwrap();
+    let permissions = PermissionEngine::load(&fx.options()).unwrap();
+    let engine = fx.engine(&permissions, fx.session(PermissionMode::Default));
+    assert_eq!(behavior(&engine, "make").await, Behavior::Allow);
+    // Same size, same inode, and (within a clock tick) the same modification time.
+    std::fs::write(&path, after).unwrap();
+    assert_eq!(behavior(&engine, "make").await, Behavior::Deny);
+}
+
 /// Answers every question with a fixed answer and records the questions.
 struct Answering(AskAnswer, Mutex<Vec<AskRequest>>);
 

@@ -124,7 +124,7 @@ impl TypedTool for EditTool {
     }
 
     fn rule_subject(&self, input: &EditInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(check_path(session, &input.file_path).path)
+        RuleSubject::EditPath(hands_core::path_policy::requested_path(session, &input.file_path))
     }
 
     async fn call(&self, input: &EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -200,7 +200,7 @@ impl TypedTool for MultiEditTool {
     }
 
     fn rule_subject(&self, input: &MultiEditInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(check_path(session, &input.file_path).path)
+        RuleSubject::EditPath(hands_core::path_policy::requested_path(session, &input.file_path))
     }
 
     async fn call(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -176,7 +176,7 @@ impl TypedTool for NotebookEditTool {
     }
 
     fn rule_subject(&self, input: &NotebookEditInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(check_path(session, &input.notebook_path).path)
+        RuleSubject::EditPath(hands_core::path_policy::requested_path(session, &input.notebook_path))
     }
 
     async fn call(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -183,7 +183,7 @@ impl TypedTool for WriteTool {
     }
 
     fn rule_subject(&self, input: &WriteInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(self.check(input, session).path)
+        RuleSubject::EditPath(hands_core::path_policy::requested_path(session, &input.file_path))
     }
 
     async fn call(&self, input: &WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

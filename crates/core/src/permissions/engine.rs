@@ -1,8 +1,10 @@
 //! [`PermissionEngine`]: the settings files of one project, loaded, merged, kept current, and
 //! used as the session's [`PermissionPolicy`] and [`Hooks`].
 //!
-//! - [`PermissionEngine::load`] reads every scope (see `settings`) and starts watching them.
-//! - A change to a settings file takes effect on the next call. A file that becomes unreadable
+//! - [`PermissionEngine::load`] reads every scope (see `settings`) and, when asked to watch,
+//!   starts a thread that notices changes between calls (see `watch`).
+//! - A change to a settings file takes effect on the next call: every decision first compares
+//!   the files' fingerprints (a few `stat`s). A file that becomes unreadable
 //!   or invalid JSON keeps its last valid content in force and a warning says so; a typo never
 //!   silently drops a deny rule.
 //! - [`PermissionEngine::install`] applies the mode and additional directories to a session and
@@ -14,9 +16,8 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use serde_json::{Map, Value};
@@ -24,7 +25,7 @@ use serde_json::{Map, Value};
 use super::rules::{Rule, RuleParseError, split_rule_list};
 use super::ruleset::{CallFacts, RuleSet};
 use super::settings::{MANAGED_SETTINGS_PATH, RuleOrigin, ScopeSettings, SettingsScope, merge};
-use super::watch::SettingsWatcher;
+use super::watch::{POLL_INTERVAL, SettingsPoller};
 use super::{Decision, PermissionMode, PermissionPolicy, PermissionRequest};
 use crate::hooks::Hooks;
 use crate::hooks::command::{CommandHooks, HookConfig};
@@ -51,8 +52,8 @@ pub struct LoadOptions {
     pub cli_mode: Option<PermissionMode>,
     /// `--add-dir` directories.
     pub cli_add_dirs: Vec<PathBuf>,
-    /// Watch the files for changes (tests that load many engines turn this off; the files are
-    /// then checked for changes on every call instead).
+    /// Also notice changes between calls, on a background thread (for `subscribe`rs such as an
+    /// MCP server's `tools/list_changed`). Calls check for changes either way.
     pub watch: bool,
 }
 
@@ -117,12 +118,35 @@ struct Fingerprint {
     modified: Option<SystemTime>,
     len: u64,
     inode: u64,
+    /// A hash of the content, for files modified within [`RACY_WINDOW`] only.
+    content: Option<u64>,
 }
+
+/// File times advance in clock ticks, not nanoseconds: two writes of the same length a few
+/// milliseconds apart can leave time and size unchanged. Files this recent are "racily clean"
+/// (git's term) and are compared by content as well.
+const RACY_WINDOW: Duration = Duration::from_secs(3);
 
 fn fingerprint(path: &Path) -> Option<Fingerprint> {
     use std::os::unix::fs::MetadataExt;
     let meta = fs::metadata(path).ok()?;
-    Some(Fingerprint { modified: meta.modified().ok(), len: meta.len(), inode: meta.ino() })
+    let modified = meta.modified().ok();
+    let racy = modified.is_none_or(|m| m.elapsed().map_or(true, |age| age < RACY_WINDOW));
+    let content = if racy { fs::read(path).ok().map(|b| crate::file_state::hash_bytes(&b)) } else { None };
+    Some(Fingerprint { modified, len: meta.len(), inode: meta.ino(), content })
+}
+
+/// Whether the file changed between two fingerprints (`None`: missing). Contents are compared
+/// only when both sides hashed them, so a file merely ageing out of the racy window is no change.
+fn changed(before: &Option<Fingerprint>, now: &Option<Fingerprint>) -> bool {
+    match (before, now) {
+        (Some(a), Some(b)) => {
+            (a.modified, a.len, a.inode) != (b.modified, b.len, b.inode)
+                || matches!((a.content, b.content), (Some(x), Some(y)) if x != y)
+        }
+        (None, None) => false,
+        _ => true,
+    }
 }
 
 /// One source of settings, in precedence order.
@@ -163,8 +187,7 @@ struct Shared {
     hooks: Arc<RwLock<Arc<HookConfig>>>,
     read_filter: Arc<dyn PathFilter>,
     generation: tokio::sync::watch::Sender<u64>,
-    poll: AtomicBool,
-    watcher: Mutex<Option<SettingsWatcher>>,
+    poller: Mutex<Option<SettingsPoller>>,
 }
 
 /// The permission rules and hooks of a project's settings files, kept current.
@@ -276,8 +299,7 @@ impl PermissionEngine {
             snapshot,
             hooks: Arc::new(RwLock::new(Arc::new(HookConfig::default()))),
             generation: tokio::sync::watch::Sender::new(0),
-            poll: AtomicBool::new(!options.watch),
-            watcher: Mutex::new(None),
+            poller: Mutex::new(None),
         });
         let engine = PermissionEngine { shared };
         engine.reload();
@@ -288,23 +310,17 @@ impl PermissionEngine {
     }
 
     fn start_watching(&self) {
-        let files = self.watched_files();
         let weak: Weak<Shared> = Arc::downgrade(&self.shared);
-        let started = SettingsWatcher::start(files, move || match weak.upgrade() {
+        let started = SettingsPoller::start(POLL_INTERVAL, move || match weak.upgrade() {
             Some(shared) => {
-                PermissionEngine { shared }.reload();
+                PermissionEngine { shared }.reload_if_changed();
                 true
             }
             None => false,
         });
         match started {
-            Ok(w) => *self.shared.watcher.lock().unwrap_or_else(|e| e.into_inner()) = Some(w),
-            Err(e) => {
-                tracing::warn!(
-                    "cannot watch the settings files ({e}); they are checked for changes on every call instead"
-                );
-                self.shared.poll.store(true, Ordering::Relaxed);
-            }
+            Ok(p) => *self.shared.poller.lock().unwrap_or_else(|e| e.into_inner()) = Some(p),
+            Err(e) => tracing::warn!("cannot start the settings poller ({e}); changes are seen at the next call"),
         }
     }
 
@@ -320,7 +336,7 @@ impl PermissionEngine {
             .collect()
     }
 
-    /// Read the settings files again now (the watcher does this on every change).
+    /// Read the settings files again now (done whenever one changed).
     pub fn reload(&self) {
         let mut warnings = Vec::new();
         let scopes: Vec<ScopeSettings> = {
@@ -340,11 +356,12 @@ impl PermissionEngine {
         self.shared.generation.send_modify(|g| *g += 1);
     }
 
-    /// Reload if a file changed since it was last read (used when no watcher is running).
+    /// Reload if a file changed since it was last read: before every decision, and from the
+    /// poller between calls.
     fn reload_if_changed(&self) {
         let changed = {
             let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
-            sources.iter().any(|s| matches!(s, Source::File { path, seen, .. } if fingerprint(path) != *seen))
+            sources.iter().any(|s| matches!(s, Source::File { path, seen, .. } if changed(seen, &fingerprint(path))))
         };
         if changed {
             self.reload();
@@ -432,20 +449,17 @@ impl PermissionEngine {
     }
 
     fn with_facts<T>(&self, request: &PermissionRequest<'_>, f: impl FnOnce(&RuleSet, &CallFacts<'_>) -> T) -> T {
-        if self.shared.poll.load(Ordering::Relaxed) {
-            self.reload_if_changed();
-        }
+        self.reload_if_changed();
         let session = request.ctx.session();
         self.attach(session);
         let snapshot = self.snapshot();
         let subject = request.tool.rule_subject(request.input, session);
-        let mut dirs: Vec<PathBuf> = Vec::new();
-        for d in session.working_dirs().into_iter().chain(snapshot.additional_dirs.iter().cloned()) {
-            let real = fs::canonicalize(&d).unwrap_or_else(|_| d.clone());
-            for candidate in [d, real] {
-                if !dirs.contains(&candidate) {
-                    dirs.push(candidate);
-                }
+        // Both lists hold directories with symlinks resolved already (`Session::add_dir`,
+        // settings loading): no file-system work per call.
+        let mut dirs: Vec<PathBuf> = session.working_dirs();
+        for d in &snapshot.additional_dirs {
+            if !dirs.contains(d) {
+                dirs.push(d.clone());
             }
         }
         let internal = [session.tool_results_dir()];

@@ -53,7 +53,7 @@ pub enum PathPatternError {
 
 fn with_real(root: PathBuf) -> Vec<PathBuf> {
     let mut roots = vec![root.clone()];
-    if let Ok(real) = std::fs::canonicalize(&root) {
+    if let Ok(real) = crate::fs::real_path(&root) {
         if real != root {
             roots.push(real);
         }

@@ -1,116 +1,89 @@
-//! Live reload: [`SettingsWatcher`] watches the directories that hold (or will hold) the settings
-//! files with `notify` and calls back when one of those files is created, changed, renamed or
-//! removed. Directories that do not exist yet are covered by watching their nearest existing
-//! ancestor, and the watch moves closer when they appear (`mkdir .claude` then writing
-//! `.claude/settings.json` is seen).
+//! Live reload in the background: [`SettingsPoller`] asks the engine, a few times a second, to
+//! look for changed settings files, so that a change is noticed (and `tools/list_changed` sent by
+//! an MCP server) even when no call comes. Calls themselves check on their own before every
+//! permission decision; this thread only covers the quiet times.
+//!
+//! Why polling and not inotify: a directory watch reports every *open* of every file in it (the
+//! `notify` crate always asks for `IN_OPEN`), and the directories holding settings are the
+//! project root, `~/.claude` and `/etc`: each Read of a top-level file would wake a thread and
+//! cost a context switch. Checking a handful of files costs a few `stat`s, and works the same on
+//! every platform, for files and directories that do not exist yet.
 //!
 //! What a change means (re-reading, keeping the last valid version of a broken file) is the
 //! engine's concern.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 use std::sync::mpsc;
+use std::time::Duration;
 
-use notify::{RecursiveMode, Watcher};
+/// How often the background thread checks the settings files.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(300);
 
-enum Message {
-    Event(notify::Result<notify::Event>),
-    Stop,
+/// Calls a check every [`POLL_INTERVAL`] on its own thread until dropped.
+pub struct SettingsPoller {
+    _stop: mpsc::Sender<()>,
 }
 
-/// Watches settings files until dropped.
-pub struct SettingsWatcher {
-    stop: mpsc::Sender<Message>,
-}
-
-impl std::fmt::Debug for SettingsWatcher {
+impl std::fmt::Debug for SettingsPoller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SettingsWatcher")
+        f.write_str("SettingsPoller")
     }
 }
 
-/// The directory to watch for `file`: its parent if it exists, else the nearest existing ancestor.
-fn watch_dir_for(file: &Path) -> Option<PathBuf> {
-    file.ancestors().skip(1).find(|d| d.is_dir()).map(Path::to_path_buf)
-}
-
-/// Watch the directory of every file that is not watched yet.
-fn rewatch(
-    watcher: &mut notify::RecommendedWatcher,
-    watched: &mut HashSet<PathBuf>,
-    files: &[PathBuf],
-) -> notify::Result<()> {
-    for dir in files.iter().filter_map(|f| watch_dir_for(f)) {
-        if watched.insert(dir.clone()) {
-            watcher.watch(&dir, RecursiveMode::NonRecursive)?;
-        }
-    }
-    Ok(())
-}
-
-fn is_relevant(files: &[PathBuf], path: &Path) -> bool {
-    files.iter().any(|f| f == path || f.starts_with(path))
-}
-
-impl SettingsWatcher {
-    /// Start watching `files`; `on_change` runs on the watcher's thread after each relevant event
-    /// and returns `false` to stop watching.
-    pub fn start(
-        files: Vec<PathBuf>,
-        on_change: impl Fn() -> bool + Send + 'static,
-    ) -> notify::Result<SettingsWatcher> {
-        let (tx, rx) = mpsc::channel();
-        let events = tx.clone();
-        let mut watcher = notify::recommended_watcher(move |event| {
-            let _ = events.send(Message::Event(event));
-        })?;
-        let mut watched = HashSet::new();
-        rewatch(&mut watcher, &mut watched, &files)?;
-        std::thread::Builder::new()
-            .name("hands-settings-watch".into())
-            .spawn(move || {
-                while let Ok(Message::Event(event)) = rx.recv() {
-                    let Ok(event) = event else { continue };
-                    if !event.paths.iter().any(|p| is_relevant(&files, p)) {
-                        continue;
-                    }
-                    if let Err(e) = rewatch(&mut watcher, &mut watched, &files) {
-                        tracing::warn!("settings watcher could not watch a new directory: {e}");
-                    }
-                    if !on_change() {
-                        break;
-                    }
+impl SettingsPoller {
+    /// Run `check` every `interval`; it returns `false` to stop (its engine is gone). The thread
+    /// also ends when the poller is dropped.
+    pub fn start(interval: Duration, check: impl Fn() -> bool + Send + 'static) -> std::io::Result<SettingsPoller> {
+        let (stop, stopped) = mpsc::channel::<()>();
+        std::thread::Builder::new().name("hands-settings-poll".into()).spawn(move || {
+            // Dropping the sender disconnects the channel and ends the wait at once.
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
+                if !check() {
+                    break;
                 }
-            })
-            .map_err(notify::Error::io)?;
-        Ok(SettingsWatcher { stop: tx })
-    }
-}
-
-impl Drop for SettingsWatcher {
-    fn drop(&mut self) {
-        let _ = self.stop.send(Message::Stop);
+            }
+        })?;
+        Ok(SettingsPoller { _stop: stop })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Instant;
 
     #[test]
-    fn watches_the_nearest_existing_directory() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join(".claude/settings.json");
-        assert_eq!(watch_dir_for(&file).as_deref(), Some(dir.path()));
-        std::fs::create_dir(dir.path().join(".claude")).unwrap();
-        assert_eq!(watch_dir_for(&file), Some(dir.path().join(".claude")));
+    fn checks_repeatedly_and_stops_when_dropped() {
+        let count = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&count);
+        let poller = SettingsPoller::start(Duration::from_millis(5), move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            true
+        })
+        .unwrap();
+        let started = Instant::now();
+        while count.load(Ordering::SeqCst) < 3 {
+            assert!(started.elapsed() < Duration::from_secs(10), "the poller never ran");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        drop(poller);
+        std::thread::sleep(Duration::from_millis(50));
+        let after_drop = count.load(Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(count.load(Ordering::SeqCst), after_drop, "still polling after drop");
     }
 
     #[test]
-    fn relevance() {
-        let files = vec![PathBuf::from("/p/.claude/settings.json")];
-        assert!(is_relevant(&files, Path::new("/p/.claude")));
-        assert!(is_relevant(&files, Path::new("/p/.claude/settings.json")));
-        assert!(!is_relevant(&files, Path::new("/p/src/main.rs")));
+    fn a_false_check_ends_the_thread() {
+        let count = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&count);
+        let _poller = SettingsPoller::start(Duration::from_millis(2), move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            false
+        })
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(count.load(Ordering::SeqCst), 1);
     }
 }

@@ -227,6 +227,11 @@ impl Connection {
     /// Wait until the client's roots are applied. Bounded: a client that declared roots but never
     /// says it is initialized does not hold calls forever.
     async fn wait_for_roots(&self) {
+        // The common case costs nothing: no subscription, no timer (a timer wakes the runtime's
+        // driver thread, a context switch on every call).
+        if *self.state.roots_ready.borrow() {
+            return;
+        }
         let mut rx = self.state.roots_ready.subscribe();
         let limit = self.state.options.roots_timeout * 2;
         let _ = tokio::time::timeout(limit, rx.wait_for(|ready| *ready)).await;
@@ -319,16 +324,19 @@ impl ServerHandler for Connection {
             .get_progress_token()
             .map(|token| self.state.progress.route(&tool_use_id, context.peer.clone(), token));
         let turn = Turn::new();
-        let abort_on_cancel = {
-            let turn = turn.clone();
-            let cancelled = context.ct.clone();
-            tokio::spawn(async move {
-                cancelled.cancelled().await;
+        // `notifications/cancelled` aborts the turn; the call then winds down (kills what it
+        // started) and answers. Raced in this task: a spawned watcher would cost two thread
+        // wake-ups per call.
+        let call = engine.call(ToolCall::new(tool_use_id, name, input), &turn);
+        tokio::pin!(call);
+        let outcome = tokio::select! {
+            biased;
+            outcome = &mut call => outcome,
+            () = context.ct.cancelled() => {
                 turn.abort();
-            })
+                call.await
+            }
         };
-        let outcome = engine.call(ToolCall::new(tool_use_id, name, input), &turn).await;
-        abort_on_cancel.abort();
         if let Some(change) = &outcome.context_change {
             change.apply(engine.session());
         }
