@@ -3,11 +3,12 @@
 //! sink. Built by the pipeline for each call; tools never build one except in tests.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::path_policy::{self, PathCheck};
 use crate::progress::{ProgressEvent, ProgressSink};
 use crate::registry::Pool;
 use crate::session::Session;
@@ -22,6 +23,8 @@ pub struct ToolContext {
     cancel: CancellationToken,
     progress: Arc<dyn ProgressSink>,
     started: Instant,
+    /// Path checks made during this call, by path as written and working directory.
+    path_checks: Arc<Mutex<Vec<(String, PathBuf, PathCheck)>>>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -48,7 +51,27 @@ impl ToolContext {
             cancel,
             progress,
             started: Instant::now(),
+            path_checks: Arc::default(),
         }
+    }
+
+    /// [`path_policy::check_path`] of `raw`, made once per call (per path and working
+    /// directory): validation and the permission check see one view of the file system and pay
+    /// for it once. Code about to open the file checks afresh with `path_policy::check_path`.
+    pub fn check_path(&self, raw: &str) -> PathCheck {
+        let cwd = self.session.cwd();
+        let memo = |m: &Vec<(String, PathBuf, PathCheck)>| {
+            m.iter().find(|(r, d, _)| r == raw && *d == cwd).map(|(_, _, c)| c.clone())
+        };
+        if let Some(check) = memo(&self.path_checks.lock().unwrap_or_else(|e| e.into_inner())) {
+            return check;
+        }
+        let check = path_policy::check_path(&self.session, raw);
+        let mut checks = self.path_checks.lock().unwrap_or_else(|e| e.into_inner());
+        if memo(&checks).is_none() {
+            checks.push((raw.to_string(), cwd, check.clone()));
+        }
+        check
     }
 
     /// The `tool_use` id.
@@ -117,5 +140,45 @@ impl ToolContext {
             total,
             data,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::path_policy::FileKind;
+    use crate::progress::NoProgress;
+    use crate::registry::PoolConfig;
+    use crate::session::SessionConfig;
+
+    #[test]
+    fn a_path_is_checked_once_per_call() {
+        let work = tempfile::tempdir().unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(work.path().to_path_buf()),
+            state_dir: Some(work.path().join(".state")),
+            ..Default::default()
+        })
+        .unwrap();
+        let pool = Arc::new(Pool::assemble(Vec::new(), PoolConfig::default()));
+        let ctx = |id: &str| {
+            ToolContext::new(
+                Arc::clone(&session),
+                Arc::clone(&pool),
+                id,
+                "Read",
+                CancellationToken::new(),
+                Arc::new(NoProgress),
+            )
+        };
+        let call = ctx("toolu_1");
+        assert_eq!(call.check_path("a.txt").kind, FileKind::Missing);
+        std::fs::write(work.path().join("a.txt"), "x").unwrap();
+        // Within the call: the view it started with (a clone of the context shares it).
+        assert_eq!(call.clone().check_path("a.txt").kind, FileKind::Missing);
+        assert_eq!(call.check_path("./a.txt").kind, FileKind::Regular, "another spelling is another check");
+        // A fresh check, and the next call, see the file.
+        assert_eq!(path_policy::check_path(&session, "a.txt").kind, FileKind::Regular);
+        assert_eq!(ctx("toolu_2").check_path("a.txt").kind, FileKind::Regular);
     }
 }

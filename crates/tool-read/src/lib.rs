@@ -452,7 +452,7 @@ impl TypedTool for ReadTool {
 
     async fn validate_input(&self, input: &ReadInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         let session = ctx.session();
-        let check = self.check(input, session);
+        let check = ctx.check_path(&input.file_path);
         if let Some(pages) = &input.pages {
             match pdf::parse_pages(pages) {
                 Err(pdf::PagesError::Invalid) => {
@@ -488,7 +488,7 @@ impl TypedTool for ReadTool {
     }
 
     async fn check_permissions(&self, input: &ReadInput, ctx: &ToolContext) -> PermissionResult {
-        self.check(input, ctx.session()).read_permission(TOOL_NAME)
+        ctx.check_path(&input.file_path).read_permission(TOOL_NAME)
     }
 
     fn rule_subject(&self, input: &ReadInput, session: &Session) -> RuleSubject {
