@@ -140,17 +140,9 @@ pub fn content<'a>(
 /// The lines of printed output as `str::lines` splits text: on `\n`, a `\r` before it dropped,
 /// no empty line after the last terminator.
 fn lines_of(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = bytes;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let (line, next) = match memchr::memchr(b'\n', rest) {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, &b""[..]),
-        };
-        rest = next;
-        Some(line.strip_suffix(b"\r").unwrap_or(line))
+    crate::search::lines_inclusive(bytes).map(|line| {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        line.strip_suffix(b"\r").unwrap_or(line)
     })
 }
 

@@ -371,11 +371,7 @@ fn label_lines(printed: &[u8], path: Option<&[u8]>, numbers: bool, out: &mut Vec
         out.extend_from_slice(printed);
         return;
     }
-    let mut start = 0;
-    while start < printed.len() {
-        let end = memchr::memchr(b'\n', &printed[start..]).map_or(printed.len(), |i| start + i + 1);
-        let line = &printed[start..end];
-        start = end;
+    for line in lines_inclusive(printed) {
         let digits = line.iter().take_while(|b| b.is_ascii_digit()).count();
         match line.get(digits) {
             Some(&separator @ (b':' | b'-')) if digits > 0 => {
@@ -396,6 +392,20 @@ fn label_lines(printed: &[u8], path: Option<&[u8]>, numbers: bool, out: &mut Vec
             }
         }
     }
+}
+
+/// The lines of printed bytes, each with its `\n` (the last may lack one), found with memchr.
+pub(crate) fn lines_inclusive(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+        let (line, next) = rest.split_at(end);
+        rest = next;
+        Some(line)
+    })
 }
 
 #[cfg(test)]
