@@ -1,4 +1,4 @@
-//! `cargo xtask bench-mcp [--calls N] [--rounds R]`: `tools/call` round trips against
+//! `cargo xtask bench-mcp [--calls N] [--rounds R] [--only hands|reference]`: `tools/call` round trips against
 //! `hands serve` (Read of a small file) and against the reference server
 //! `@modelcontextprotocol/server-filesystem` from npm (`read_text_file` of the same files), both
 //! over stdio, driven by one rmcp client in this (release) process so that the client's own cost
@@ -44,6 +44,14 @@ enum Server {
 }
 
 impl Server {
+    /// The name `--only` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Server::Hands => "hands",
+            Server::Reference => "reference",
+        }
+    }
+
     fn label(self) -> &'static str {
         match self {
             Server::Hands => "hands serve (Read)",
@@ -69,12 +77,13 @@ struct Samples {
 }
 
 /// Run the benchmark.
-pub fn run(calls: usize, rounds: usize) -> anyhow::Result<()> {
+pub fn run(calls: usize, rounds: usize, only: Option<&str>) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("==> xtask is a debug build; re-running bench-mcp with --release");
         let status = Command::new(cargo_bin())
             .args(["run", "--release", "--quiet", "-p", "xtask", "--", "bench-mcp"])
             .args(["--calls", &calls.to_string(), "--rounds", &rounds.to_string()])
+            .args(only.map(|o| format!("--only={o}")))
             .current_dir(workspace_root())
             .status()?;
         if !status.success() {
@@ -98,6 +107,9 @@ pub fn run(calls: usize, rounds: usize) -> anyhow::Result<()> {
         let order =
             if round % 2 == 0 { [Server::Hands, Server::Reference] } else { [Server::Reference, Server::Hands] };
         for server in order {
+            if only.is_some_and(|o| o != server.name()) {
+                continue;
+            }
             let samples = if server == Server::Hands { &mut hands } else { &mut reference };
             runtime.block_on(measure(&setup, server, calls, samples))?;
             if server == Server::Hands {
@@ -280,6 +292,9 @@ fn report(calls: usize, rounds: usize, hands: &Samples, reference: &Samples) {
     );
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (server, s) in [(Server::Hands, hands), (Server::Reference, reference)] {
+        if s.sequential.is_empty() {
+            continue;
+        }
         println!(
             "| {} | {} | {} | {} | {} | {} | {:.0} calls/s |",
             server.label(),
@@ -290,6 +305,9 @@ fn report(calls: usize, rounds: usize, hands: &Samples, reference: &Samples) {
             us(percentile(&s.concurrent, 0.99)),
             median_f64(&s.throughput)
         );
+    }
+    if hands.sequential.is_empty() || reference.sequential.is_empty() {
+        return;
     }
     let latency =
         percentile(&hands.sequential, 0.5).as_secs_f64() / percentile(&reference.sequential, 0.5).as_secs_f64();

@@ -59,6 +59,9 @@ enum Command {
         /// Rounds, alternating which server goes first.
         #[arg(long, default_value_t = 3)]
         rounds: usize,
+        /// Measure one server only (`hands` or `reference`), e.g. to profile it; no ratios.
+        #[arg(long, value_parser = ["hands", "reference"])]
+        only: Option<String>,
     },
     /// Generate docs/tools.md from the registered tools.
     /// Run the cargo-fuzz targets in fuzz/ (all, or those named) for a while each; never in CI.
@@ -85,7 +88,7 @@ fn main() -> anyhow::Result<()> {
         Command::Docs { check } => docs::run(check),
         Command::Fuzz { targets, seconds } => fuzz::run_targets(&targets, seconds),
         Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
-        Command::BenchMcp { calls, rounds } => bench_mcp::run(calls, rounds),
+        Command::BenchMcp { calls, rounds, only } => bench_mcp::run(calls, rounds, only.as_deref()),
     }
 }
 

@@ -122,6 +122,7 @@ fn facts<'a>(call: &'a Call, result: &'a PermissionResult, dirs: &'a [PathBuf]) 
         working_dirs: dirs,
         internal_dirs: &[],
         cwd: Path::new("/project"),
+        subject_real: None,
     }
 }
 

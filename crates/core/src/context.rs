@@ -56,8 +56,13 @@ impl ToolContext {
     }
 
     /// [`path_policy::check_path`] of `raw`, made once per call (per path and working
-    /// directory): validation and the permission check see one view of the file system and pay
-    /// for it once. Code about to open the file checks afresh with `path_policy::check_path`.
+    /// directory): validation, the permission decision and the call itself see one view of the
+    /// file system and pay for it once. The pipeline forgets the checks
+    /// ([`forget_path_checks`](Self::forget_path_checks)) whenever time passes outside hands'
+    /// hands between them (a hook ran, a person was asked), so a call never acts on a view older
+    /// than its own permission decision. Opening the file stays safe against what changes in
+    /// between: tools open without following surprises (no FIFO blocks, non-regular files are
+    /// refused after the open).
     pub fn check_path(&self, raw: &str) -> PathCheck {
         let cwd = self.session.cwd();
         let memo = |m: &Vec<(String, PathBuf, PathCheck)>| {
@@ -72,6 +77,20 @@ impl ToolContext {
             checks.push((raw.to_string(), cwd, check.clone()));
         }
         check
+    }
+
+    /// Where `path` (absolute, normalized: a [`PathCheck::path`]) really leads, if this call
+    /// has checked it already: permission rules match the resolved form too, without resolving
+    /// it again.
+    pub fn checked_real_path(&self, path: &std::path::Path) -> Option<PathBuf> {
+        let checks = self.path_checks.lock().unwrap_or_else(|e| e.into_inner());
+        checks.iter().find(|(_, _, c)| c.path == path).map(|(_, _, c)| c.real.clone())
+    }
+
+    /// Drop the path checks made so far: the next [`check_path`](Self::check_path) looks at
+    /// the disk again.
+    pub fn forget_path_checks(&self) {
+        self.path_checks.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// The `tool_use` id.
@@ -180,5 +199,15 @@ mod tests {
         // A fresh check, and the next call, see the file.
         assert_eq!(path_policy::check_path(&session, "a.txt").kind, FileKind::Regular);
         assert_eq!(ctx("toolu_2").check_path("a.txt").kind, FileKind::Regular);
+        // The resolved form is known for what was checked, and only for that.
+        let real = std::fs::canonicalize(work.path()).unwrap().join("a.txt");
+        let written = path_policy::requested_path(&session, "./a.txt");
+        assert_eq!(call.checked_real_path(&written), Some(real.clone()));
+        assert_eq!(call.checked_real_path(&work.path().join("b.txt")), None);
+        // Forgotten checks are made again.
+        call.forget_path_checks();
+        assert_eq!(call.checked_real_path(&written), None);
+        assert_eq!(call.check_path("a.txt").kind, FileKind::Regular);
+        assert_eq!(call.check_path("a.txt").size, 1);
     }
 }

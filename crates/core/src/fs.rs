@@ -2,7 +2,8 @@
 //! file (temp file in the same directory, fsync, rename), keeps the target's permissions and owner,
 //! and writes through symlinks to their target while keeping the link; [`atomic_write_scratch`],
 //! the same without the fsyncs, for files hands itself can recreate (persisted tool results);
-//! [`real_path`], `canonicalize` in three system calls however deep the path.
+//! [`real_path`], `canonicalize` in three system calls however deep the path (and
+//! [`real_path_with_metadata`], with what is there, in four).
 //!
 //! Path policy (what is inside the working directories, protected, a device) is not here.
 
@@ -20,20 +21,33 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// `realpath(3)` reads every prefix of the path as a link (a full lookup from `/` each, so the
 /// work grows with the square of the depth); this opens the path once with `O_PATH` (nothing is
 /// read, FIFOs do not block) and asks `/proc/self/fd` where it landed. Falls back to
-/// `fs::canonicalize` where `/proc` cannot answer. Every path check of every call goes through
-/// here, several times a call.
+/// `fs::canonicalize` where `/proc` cannot answer.
 pub fn real_path(path: &Path) -> io::Result<PathBuf> {
+    resolve(path, false).map(|(real, _)| real)
+}
+
+/// [`real_path`] and the metadata of what it names (symlinks followed, as [`fs::metadata`]),
+/// taken from the one descriptor: four system calls for both, the cheapest way a path check can
+/// learn where a path leads and what is there. Every file tool's path check comes here.
+pub fn real_path_with_metadata(path: &Path) -> io::Result<(PathBuf, fs::Metadata)> {
+    resolve(path, true).map(|(real, meta)| (real, meta.expect("asked for metadata")))
+}
+
+fn resolve(path: &Path, with_metadata: bool) -> io::Result<(PathBuf, Option<fs::Metadata>)> {
     #[cfg(target_os = "linux")]
     {
         let file = OpenOptions::new().read(true).custom_flags(libc::O_PATH).open(path)?;
         if let Ok(real) = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
             // Unreachable from our root (`(unreachable)/...`) or unlinked meanwhile: ask realpath.
             if real.is_absolute() && !real.as_os_str().as_bytes().ends_with(b" (deleted)") {
-                return Ok(real);
+                let meta = if with_metadata { Some(file.metadata()?) } else { None };
+                return Ok((real, meta));
             }
         }
     }
-    fs::canonicalize(path)
+    let real = fs::canonicalize(path)?;
+    let meta = if with_metadata { Some(fs::metadata(&real)?) } else { None };
+    Ok((real, meta))
 }
 
 /// The file a write to `path` must replace: `path` itself, or the final target of a symlink
@@ -155,11 +169,19 @@ mod tests {
         for rel in ["", "a", "a/b/file", "link", "link/file", "abs/b/../b/file", "fifo", "a/./b"] {
             let path = root.join(rel);
             assert_eq!(real_path(&path).unwrap(), fs::canonicalize(&path).unwrap(), "{rel}");
+            let (real, meta) = real_path_with_metadata(&path).unwrap();
+            let expected = fs::metadata(&path).unwrap();
+            assert_eq!(real, fs::canonicalize(&path).unwrap(), "{rel}");
+            assert_eq!(
+                (meta.ino(), meta.len(), meta.file_type()),
+                (expected.ino(), expected.len(), expected.file_type())
+            );
         }
         for rel in ["missing", "dangling", "a/b/file/below"] {
             let path = root.join(rel);
             let ours = real_path(&path).unwrap_err().kind();
             assert_eq!(ours, fs::canonicalize(&path).unwrap_err().kind(), "{rel}");
+            assert_eq!(real_path_with_metadata(&path).unwrap_err().kind(), ours, "{rel}");
         }
     }
 

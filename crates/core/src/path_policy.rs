@@ -123,6 +123,8 @@ pub struct PathCheck {
     pub real: PathBuf,
     /// What is there.
     pub kind: FileKind,
+    /// The size in bytes when `kind` is [`FileKind::Regular`] (0 otherwise), as of the check.
+    pub size: u64,
     /// `real` lies inside one of the session's working directories.
     pub inside_working_dirs: bool,
     /// The protected name (from [`PROTECTED_NAMES`], lower case) that some component of `path` or
@@ -190,9 +192,14 @@ pub fn canonicalize_with_ancestors(path: &Path) -> PathBuf {
 }
 
 fn kind_of(path: &Path) -> FileKind {
-    let kind = match fs::metadata(path) {
-        Err(_) => FileKind::Missing,
-        Ok(meta) => {
+    kind_from(path, fs::metadata(path).ok().as_ref())
+}
+
+/// What `path` is, from its metadata (symlinks followed; `None`: nothing there).
+fn kind_from(path: &Path, meta: Option<&fs::Metadata>) -> FileKind {
+    let kind = match meta {
+        None => FileKind::Missing,
+        Some(meta) => {
             let t = meta.file_type();
             if t.is_file() {
                 FileKind::Regular
@@ -262,6 +269,7 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
             real: path.clone(),
             path,
             kind: FileKind::Other,
+            size: 0,
             inside_working_dirs: false,
             protected: None,
             symlink_escape: false,
@@ -269,22 +277,35 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
             unc,
         };
     }
-    let real = canonicalize_with_ancestors(&path);
+    // An existing path: where it leads and what is there, from one descriptor. Otherwise the
+    // nearest existing ancestor decides where a write would land.
+    let (real, kind, size) = match crate::fs::real_path_with_metadata(&path) {
+        Ok((real, meta)) => {
+            let kind = kind_from(&path, Some(&meta));
+            (real, kind, if kind == FileKind::Regular { meta.len() } else { 0 })
+        }
+        Err(_) => {
+            let real = canonicalize_with_ancestors(&path);
+            let kind = match kind_of(&path) {
+                FileKind::Missing => kind_of(&real),
+                k => k,
+            };
+            let size = if kind == FileKind::Regular { fs::metadata(&real).map_or(0, |m| m.len()) } else { 0 };
+            (real, kind, size)
+        }
+    };
     // Working directories are stored with symlinks resolved (`Session::new`, `add_dir`).
     let dirs = session.working_dirs();
     let inside_working_dirs = inside_any(&real, &dirs);
     let symlink_escape = !inside_working_dirs && inside_any(&path, &dirs);
     let protected = protected_component(&path).or_else(|| protected_component(&real)).map(str::to_string);
-    let kind = match kind_of(&path) {
-        FileKind::Missing => kind_of(&real),
-        k => k,
-    };
     let session_internal = real.starts_with(session.own_state_dir_real());
     PathCheck {
         requested: raw.to_string(),
         path,
         real,
         kind,
+        size,
         inside_working_dirs,
         protected,
         symlink_escape,

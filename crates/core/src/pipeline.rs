@@ -365,6 +365,8 @@ impl Engine {
             extra_context = pre.additional_context;
             stop = pre.stop;
             hook_permission = pre.permission;
+            // A hook is a program of its own: what validation saw may have changed.
+            ctx.forget_path_checks();
         }
 
         // 6. Permission decision.
@@ -377,6 +379,8 @@ impl Engine {
         if decision.behavior == Behavior::Ask {
             let suggested = self.inner.policy.suggested_rules(&request);
             decision = self.ask(tool, &input, decision, suggested).await;
+            // Time passed while a person decided: the call looks at the disk afresh.
+            ctx.forget_path_checks();
         }
         if decision.behavior != Behavior::Allow {
             let message = decision.message.clone().unwrap_or_else(|| messages::permission_denied(tool.name()));

@@ -83,6 +83,7 @@ fn decide(rules: &RuleSet, mode: PermissionMode, commands: &[&str]) -> (Behavior
         working_dirs: &dirs,
         internal_dirs: &[],
         cwd: Path::new("/project"),
+        subject_real: None,
     };
     let d = rules.decide(&facts);
     (d.behavior, d.source)
@@ -159,7 +160,7 @@ proptest! {
         let dirs = [PathBuf::from("/project")];
         let facts = CallFacts {
             tool: "Grep", input: &input, subject: &subject, read_only: true, tool_result: &passthrough, mode,
-            working_dirs: &dirs, internal_dirs: &[], cwd: Path::new("/project"),
+            working_dirs: &dirs, internal_dirs: &[], cwd: Path::new("/project"), subject_real: None,
         };
         prop_assert_eq!(rules.decide(&facts).behavior, Behavior::Deny);
         prop_assert!(rules.is_read_denied(Path::new(&path)));

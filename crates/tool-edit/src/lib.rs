@@ -120,7 +120,7 @@ impl TypedTool for EditTool {
 
     async fn check_permissions(&self, input: &EditInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
-        check_path(session, &input.file_path).write_permission(TOOL_NAME, session.permission_mode())
+        ctx.check_path(&input.file_path).write_permission(TOOL_NAME, session.permission_mode())
     }
 
     fn rule_subject(&self, input: &EditInput, session: &Session) -> RuleSubject {

@@ -196,7 +196,7 @@ impl TypedTool for MultiEditTool {
 
     async fn check_permissions(&self, input: &MultiEditInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
-        check_path(session, &input.file_path).write_permission(TOOL_NAME, session.permission_mode())
+        ctx.check_path(&input.file_path).write_permission(TOOL_NAME, session.permission_mode())
     }
 
     fn rule_subject(&self, input: &MultiEditInput, session: &Session) -> RuleSubject {

@@ -172,7 +172,7 @@ impl TypedTool for NotebookEditTool {
 
     async fn check_permissions(&self, input: &NotebookEditInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
-        check_path(session, &input.notebook_path).write_permission(TOOL_NAME, session.permission_mode())
+        ctx.check_path(&input.notebook_path).write_permission(TOOL_NAME, session.permission_mode())
     }
 
     fn rule_subject(&self, input: &NotebookEditInput, session: &Session) -> RuleSubject {

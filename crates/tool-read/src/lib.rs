@@ -36,7 +36,7 @@ use std::path::Path;
 use hands_core::encoding::{self, Encoding};
 use hands_core::file_state::{FileState, Freshness, hash_bytes, mtime_ms};
 use hands_core::line_format::LineNumberFormat;
-use hands_core::path_policy::{self, FileKind, PathCheck};
+use hands_core::path_policy::{self, FileKind};
 use hands_core::permissions::RuleSubject;
 use hands_core::text::format_size;
 use hands_core::{
@@ -128,13 +128,12 @@ fn io_error(path: &Path, e: std::io::Error) -> ToolError {
 }
 
 impl ReadTool {
-    fn check(&self, input: &ReadInput, session: &Session) -> PathCheck {
-        path_policy::check_path(session, &input.file_path)
-    }
-
     async fn read(&self, input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
-        let check = self.check(input, session);
+        // The view validation and the permission decision judged (the pipeline forgets it when
+        // a hook or a person came in between). The open below refuses whatever is no longer a
+        // regular file.
+        let check = ctx.check_path(&input.file_path);
         if let Some(message) = check.refusal("read") {
             return Ok(ToolOutput::error(message));
         }
@@ -152,8 +151,7 @@ impl ReadTool {
         // A small text file is read right here: a few microseconds of I/O from the page cache,
         // where handing it to the blocking pool and back costs two thread wake-ups (tens of
         // microseconds on a busy machine, most of a small Read's time).
-        if kind == Kind::Text && std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= INLINE_READ_MAX_BYTES)
-        {
+        if kind == Kind::Text && check.kind == FileKind::Regular && check.size <= INLINE_READ_MAX_BYTES {
             return read_text(session, &path, input.offset, input.limit);
         }
         let input = input.clone();
@@ -233,7 +231,7 @@ fn read_text(session: &Session, path: &Path, offset: Option<u64>, limit: Option<
         None => Limits::View { max_lines: DEFAULT_MAX_LINES, max_bytes: MAX_SIZE_BYTES, max_chars },
         Some(lines) => Limits::Exact { lines, max_chars },
     };
-    let mut head = [0u8; 8192];
+    let mut head = [0u8; HEAD_BYTES];
     let head_len = range::fill_from(&mut file, &mut head).map_err(|e| io_error(path, e))?;
     let head = &head[..head_len];
     let utf16 = matches!(encoding::detect_encoding(head), Encoding::Utf16Le | Encoding::Utf16Be);
@@ -248,7 +246,10 @@ fn read_text(session: &Session, path: &Path, offset: Option<u64>, limit: Option<
     let file_lines;
     let (selection, content_hash) = if meta.len() <= IN_MEMORY_MAX_BYTES || utf16 {
         let mut bytes = head.to_vec();
-        file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
+        // A short head is the whole file (`fill_from` stops only at the end).
+        if head.len() == HEAD_BYTES {
+            file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
+        }
         let text = encoding::decode(&bytes).text;
         let selection =
             range::select(text.as_bytes(), offset, limits, text.len().max(1)).map_err(|e| io_error(path, e))?;
@@ -274,6 +275,9 @@ fn read_text(session: &Session, path: &Path, offset: Option<u64>, limit: Option<
     session.file_state().record(path, state);
     Ok(text_output(session, path, &meta, offset, &selection, file_lines, max_tokens))
 }
+
+/// How much of a file is read first, to tell its encoding and whether it is binary.
+const HEAD_BYTES: usize = 8192;
 
 /// Lines of `text` (a last line without a newline counts).
 fn count_lines(text: &str) -> u64 {

@@ -164,7 +164,7 @@ impl TypedTool for WriteTool {
 
     async fn validate_input(&self, input: &WriteInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         let session = ctx.session();
-        let check = self.check(input, session);
+        let check = ctx.check_path(&input.file_path);
         if let Some(message) = check.refusal("write to") {
             return Err(ValidationError::with_code(message, codes::SPECIAL_FILE));
         }
@@ -179,7 +179,7 @@ impl TypedTool for WriteTool {
 
     async fn check_permissions(&self, input: &WriteInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
-        self.check(input, session).write_permission(TOOL_NAME, session.permission_mode())
+        ctx.check_path(&input.file_path).write_permission(TOOL_NAME, session.permission_mode())
     }
 
     fn rule_subject(&self, input: &WriteInput, session: &Session) -> RuleSubject {

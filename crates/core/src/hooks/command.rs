@@ -536,6 +536,7 @@ fn condition_holds(
         working_dirs: &[],
         internal_dirs: &[],
         cwd: &cwd,
+        subject_real: None,
     };
     compiled.matches(&facts)
 }

@@ -434,6 +434,7 @@ impl PermissionEngine {
         dirs: &'a [PathBuf],
         internal: &'a [PathBuf],
         cwd: &'a Path,
+        subject_real: Option<&'a Path>,
     ) -> CallFacts<'a> {
         CallFacts {
             tool: request.tool.name(),
@@ -445,6 +446,7 @@ impl PermissionEngine {
             working_dirs: dirs,
             internal_dirs: internal,
             cwd,
+            subject_real,
         }
     }
 
@@ -464,7 +466,12 @@ impl PermissionEngine {
         }
         let internal = [session.tool_results_dir()];
         let cwd = session.cwd();
-        let facts = self.facts_for(request, &subject, &dirs, &internal, &cwd);
+        // The call's own path check resolved the path already (validation ran first).
+        let subject_real = match &subject {
+            super::RuleSubject::ReadPath(p) | super::RuleSubject::EditPath(p) => request.ctx.checked_real_path(p),
+            _ => None,
+        };
+        let facts = self.facts_for(request, &subject, &dirs, &internal, &cwd, subject_real.as_deref());
         f(&snapshot.rules, &facts)
     }
 

@@ -186,6 +186,9 @@ pub struct CallFacts<'a> {
     pub internal_dirs: &'a [PathBuf],
     /// The current working directory, for relative paths.
     pub cwd: &'a Path,
+    /// Where the subject's path really leads, when the call has resolved it already (its path
+    /// check); `None` resolves it here.
+    pub subject_real: Option<&'a Path>,
 }
 
 /// One subcommand with the forms allow rules and deny/ask rules are tried against.
@@ -220,7 +223,13 @@ impl<'a> Prepared<'a> {
             _ => Vec::new(),
         };
         let paths = match facts.subject {
-            RuleSubject::ReadPath(p) | RuleSubject::EditPath(p) => path_candidates(facts.cwd, p),
+            RuleSubject::ReadPath(p) | RuleSubject::EditPath(p) => match facts.subject_real {
+                Some(real) => {
+                    let normalized = normalize_path(facts.cwd, p);
+                    if real == normalized { vec![normalized] } else { vec![normalized, real.to_path_buf()] }
+                }
+                None => path_candidates(facts.cwd, p),
+            },
             _ => Vec::new(),
         };
         Self { facts, subcommands, paths }
