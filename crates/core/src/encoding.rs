@@ -54,17 +54,32 @@ pub fn detect_encoding(bytes: &[u8]) -> Encoding {
 
 /// The dominant line ending of `text` (before normalization).
 pub fn detect_line_ending(text: &str) -> LineEnding {
-    let lf = text.matches('\n').count();
+    let bytes = text.as_bytes();
+    // Most files have no `\r` at all: one vectorized scan answers.
+    if memchr::memchr(b'\r', bytes).is_none() {
+        return LineEnding::Lf;
+    }
+    let lf = memchr::memchr_iter(b'\n', bytes).count();
     if lf == 0 {
         return LineEnding::Lf;
     }
-    let crlf = text.matches("\r\n").count();
+    let crlf = memchr::memchr_iter(b'\r', bytes).filter(|&i| bytes.get(i + 1) == Some(&b'\n')).count();
     if crlf * 2 >= lf { LineEnding::Crlf } else { LineEnding::Lf }
 }
 
 /// `\r\n` → `\n` (lone `\r` is kept).
 pub fn normalize_newlines(text: &str) -> String {
-    if text.contains("\r\n") { text.replace("\r\n", "\n") } else { text.to_string() }
+    if has_crlf(text) { text.replace("\r\n", "\n") } else { text.to_string() }
+}
+
+/// [`normalize_newlines`] of an owned string: returned as it is when it has no `\r\n`.
+pub fn normalize_newlines_owned(text: String) -> String {
+    if has_crlf(&text) { text.replace("\r\n", "\n") } else { text }
+}
+
+fn has_crlf(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) == Some(&b'\n'))
 }
 
 fn decode_utf16(bytes: &[u8], little_endian: bool) -> (String, bool) {
@@ -99,7 +114,7 @@ pub fn decode(bytes: &[u8]) -> DecodedText {
         Encoding::Utf16Be => decode_utf16(&bytes[2..], false),
     };
     let line_ending = detect_line_ending(&raw);
-    DecodedText { text: normalize_newlines(&raw), encoding, line_ending, lossy }
+    DecodedText { text: normalize_newlines_owned(raw), encoding, line_ending, lossy }
 }
 
 /// Encode LF-normalized `text` with `encoding` and `line_ending`.
@@ -187,6 +202,21 @@ mod tests {
         assert_eq!(detect_line_ending("a\nb\nc\r\n"), LineEnding::Lf);
         assert_eq!(detect_line_ending("a\r\nb\r\nc\n"), LineEnding::Crlf);
         assert_eq!(detect_line_ending("no newline"), LineEnding::Lf);
+        // Lone carriage returns are not CRLF; one CRLF of two breaks is half.
+        assert_eq!(detect_line_ending("a\rb\rc\n"), LineEnding::Lf);
+        assert_eq!(detect_line_ending("a\r\nb\n"), LineEnding::Crlf);
+        assert_eq!(detect_line_ending("\r"), LineEnding::Lf);
+        assert_eq!(detect_line_ending("x\r\n"), LineEnding::Crlf);
+    }
+
+    #[test]
+    fn newline_normalization_keeps_lone_carriage_returns() {
+        for (input, expected) in
+            [("a\r\nb", "a\nb"), ("a\rb\n", "a\rb\n"), ("\r\r\n", "\r\n"), ("", ""), ("a\r", "a\r")]
+        {
+            assert_eq!(normalize_newlines(input), expected);
+            assert_eq!(normalize_newlines_owned(input.to_string()), expected);
+        }
     }
 
     #[test]

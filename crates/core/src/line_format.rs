@@ -33,15 +33,34 @@ impl LineNumberFormat {
 
     /// Append line `number` with `text` to `out` (no trailing newline).
     pub fn push_line(self, out: &mut String, number: u64, text: &str) {
-        use std::fmt::Write;
-        match self {
-            LineNumberFormat::Compact => {
-                let _ = write!(out, "{number}\t{text}");
-            }
-            LineNumberFormat::Legacy => {
-                let _ = write!(out, "{number:>6}\u{2192}{text}");
+        // Digits by hand: `write!` costs more than the rest of a short line (Read formats every
+        // line it shows).
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = number;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
             }
         }
+        let digits = std::str::from_utf8(&digits[at..]).unwrap_or_default();
+        match self {
+            LineNumberFormat::Compact => {
+                out.push_str(digits);
+                out.push('\t');
+            }
+            LineNumberFormat::Legacy => {
+                for _ in digits.len()..6 {
+                    out.push(' ');
+                }
+                out.push_str(digits);
+                out.push('\u{2192}');
+            }
+        }
+        out.push_str(text);
     }
 
     /// How the prefix looks, in words, for the Edit prompt.
@@ -65,5 +84,16 @@ mod tests {
         let mut s = String::new();
         LineNumberFormat::Legacy.push_line(&mut s, 12, "x");
         assert_eq!(s, "    12→x");
+    }
+
+    #[test]
+    fn digits_match_the_standard_formatting() {
+        for n in [0, 1, 9, 10, 99_999, 100_000, 999_999, 1_000_000, 123_456_789, u64::MAX] {
+            let (mut compact, mut legacy) = (String::from("x"), String::new());
+            LineNumberFormat::Compact.push_line(&mut compact, n, "a\tb");
+            LineNumberFormat::Legacy.push_line(&mut legacy, n, "");
+            assert_eq!(compact, format!("x{n}\ta\tb"));
+            assert_eq!(legacy, format!("{n:>6}\u{2192}"));
+        }
     }
 }

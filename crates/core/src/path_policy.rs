@@ -18,6 +18,7 @@
 
 use std::ffi::OsStr;
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -220,6 +221,11 @@ fn kind_from(path: &Path, meta: Option<&fs::Metadata>) -> FileKind {
 }
 
 fn is_stream_path(path: &Path) -> bool {
+    // Every stream path lives under /dev or /proc: most paths are ruled out by their first bytes.
+    let bytes = path.as_os_str().as_bytes();
+    if !(bytes.starts_with(b"/dev/") || bytes.starts_with(b"/proc/")) {
+        return false;
+    }
     if STREAM_PATHS.iter().any(|p| path == Path::new(p)) {
         return true;
     }

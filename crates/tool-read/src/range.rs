@@ -117,6 +117,12 @@ impl Collector {
         }
     }
 
+    /// Give the line buffer back (emptied, its capacity kept) for the next line.
+    fn reuse(&mut self, mut bytes: Vec<u8>) {
+        bytes.clear();
+        self.current = bytes;
+    }
+
     fn finish_line(&mut self) {
         let mut bytes = std::mem::take(&mut self.current);
         let len = std::mem::take(&mut self.current_len);
@@ -146,7 +152,8 @@ impl Collector {
                     return;
                 }
                 self.sel.range_bytes = next_bytes;
-                self.sel.lines.push(String::from_utf8_lossy(&bytes).into_owned());
+                self.sel.lines.push(line_text(&bytes));
+                self.reuse(bytes);
             }
             Limits::Exact { max_chars, .. } => {
                 self.sel.range_bytes += line_bytes;
@@ -155,10 +162,20 @@ impl Collector {
                     self.sel.lines.clear();
                     self.keep_cap = 0;
                 } else {
-                    self.sel.lines.push(String::from_utf8_lossy(&bytes).into_owned());
+                    self.sel.lines.push(line_text(&bytes));
+                    self.reuse(bytes);
                 }
             }
         }
+    }
+}
+
+/// A line's bytes as text: checked as UTF-8 (the common case, one fast pass), else with invalid
+/// sequences replaced by U+FFFD.
+fn line_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
 }
 

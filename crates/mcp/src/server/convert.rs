@@ -97,11 +97,19 @@ pub fn mcp_tool(tool: &dyn Tool, session: &Session) -> rmcp::model::Tool {
 
 /// A hands `tool_result` (and the extra messages the tool appended) as an MCP result.
 pub fn call_result(result: ToolResult, extra_messages: &[Value]) -> CallToolResult {
-    let mut content: Vec<McpContent> = result.content.iter().map(mcp_content).collect();
+    let mut content: Vec<McpContent> = result.content.into_iter().map(mcp_content_owned).collect();
     for message in extra_messages {
         content.extend(message_blocks(message).iter().map(mcp_content));
     }
     if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }
+}
+
+/// [`mcp_content`] without copying a text block's text.
+fn mcp_content_owned(block: ContentBlock) -> McpContent {
+    match block {
+        ContentBlock::Text { text } => McpContent::text(text),
+        other => mcp_content(&other),
+    }
 }
 
 fn mcp_content(block: &ContentBlock) -> McpContent {
