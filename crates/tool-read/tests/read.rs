@@ -376,3 +376,31 @@ async fn pdfs_are_documents_and_pages_are_checked() {
     let txt = fx.file("t.txt", "a");
     assert!(fx.read(json!({"file_path": txt, "pages": "1"})).await.is_error);
 }
+
+/// An asker that changes the disk while "the person thinks", then allows.
+struct SwapWhileAsking(PathBuf);
+
+#[async_trait::async_trait]
+impl hands_core::permissions::Asker for SwapWhileAsking {
+    async fn ask(&self, _request: &hands_core::permissions::AskRequest) -> hands_core::permissions::AskAnswer {
+        fs::remove_file(&self.0).unwrap();
+        fs::create_dir(&self.0).unwrap();
+        hands_core::permissions::AskAnswer::Allow
+    }
+}
+
+#[tokio::test]
+async fn the_read_looks_again_after_a_permission_prompt() {
+    let fx = Fixture::new(PermissionMode::Default);
+    // Outside the working directories: Read asks.
+    let outside = fx.root.parent().unwrap().join("later-a-dir");
+    fs::write(&outside, "a file when validated\n").unwrap();
+    let pool = Pool::assemble(vec![typed_arc(ReadTool)], PoolConfig::default());
+    let engine = Engine::builder(Arc::new(pool), Arc::clone(fx.session()))
+        .asker(Arc::new(SwapWhileAsking(outside.clone())))
+        .build();
+    let result = engine.run_one(ToolCall::new("toolu_1", "Read", json!({ "file_path": outside })), &Turn::new()).await;
+    // What is there after the answer decides: the directory message, not a failed file read.
+    assert!(result.is_error);
+    assert_eq!(result.text(), prompt::is_directory(&outside.to_string_lossy()));
+}
