@@ -311,7 +311,7 @@ fn text_output(
         return ToolOutput::text(prompt::offset_past_end(offset, total)).with_data(data(0));
     }
     let format = LineNumberFormat::current(session);
-    let mut text = String::with_capacity(sel.range_bytes as usize + sel.lines.len() * 8);
+    let mut text = String::with_capacity(sel.lines.text_len() + sel.lines.len() * 8);
     for (i, line) in sel.lines.iter().enumerate() {
         if i > 0 {
             text.push('\n');

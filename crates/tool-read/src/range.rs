@@ -41,13 +41,70 @@ pub enum Stop {
     Chars,
 }
 
+/// Selected lines, kept in one buffer (a read of a few thousand lines makes two allocations,
+/// not one per line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lines {
+    text: String,
+    /// Where each line ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Lines {
+    /// How many lines.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Line `i` (0-based).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(&self.text[start..end])
+    }
+
+    /// The lines in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// Bytes of text over all lines (no separators).
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    fn push_str(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.ends.push(self.text.len());
+    }
+
+    /// Append a line's bytes: checked as UTF-8 (the common case, one fast pass), else with
+    /// invalid sequences replaced by U+FFFD.
+    fn push_bytes(&mut self, bytes: &[u8]) {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.push_str(text),
+            Err(_) => self.push_str(&String::from_utf8_lossy(bytes)),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+}
+
 /// The outcome of [`select`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
     /// Number of the first line in `lines` (1-based).
     pub first_line: u64,
     /// The selected lines, without line endings.
-    pub lines: Vec<String>,
+    pub lines: Lines,
     /// Bytes of the selected range, newlines included; for an over-budget exact range, the whole
     /// range's size even though `lines` is incomplete.
     pub range_bytes: u64,
@@ -144,7 +201,7 @@ impl Collector {
                         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(keep)]).into_owned();
                         let text = hands_core::text::prefix_bytes(&text, keep).to_string();
                         self.sel.range_bytes = text.len() as u64;
-                        self.sel.lines.push(text);
+                        self.sel.lines.push_str(&text);
                         self.sel.cut_line = true;
                     }
                     self.sel.stop = Some(stop);
@@ -152,7 +209,7 @@ impl Collector {
                     return;
                 }
                 self.sel.range_bytes = next_bytes;
-                self.sel.lines.push(line_text(&bytes));
+                self.sel.lines.push_bytes(&bytes);
                 self.reuse(bytes);
             }
             Limits::Exact { max_chars, .. } => {
@@ -162,20 +219,11 @@ impl Collector {
                     self.sel.lines.clear();
                     self.keep_cap = 0;
                 } else {
-                    self.sel.lines.push(line_text(&bytes));
+                    self.sel.lines.push_bytes(&bytes);
                     self.reuse(bytes);
                 }
             }
         }
-    }
-}
-
-/// A line's bytes as text: checked as UTF-8 (the common case, one fast pass), else with invalid
-/// sequences replaced by U+FFFD.
-fn line_text(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => text.to_owned(),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
 }
 
@@ -273,7 +321,7 @@ mod tests {
     const VIEW: Limits = Limits::View { max_lines: 2000, max_bytes: 1 << 20, max_chars: 1 << 20 };
 
     fn lines(sel: &Selection) -> Vec<&str> {
-        sel.lines.iter().map(String::as_str).collect()
+        sel.lines.iter().collect()
     }
 
     #[test]
@@ -335,7 +383,7 @@ mod tests {
         let view = Limits::View { max_lines: 100, max_bytes: 1000, max_chars: 100 };
         let sel = select(&line[..], 1, view, 512).unwrap();
         assert!(sel.cut_line);
-        assert_eq!(sel.lines[0].len(), 100);
+        assert_eq!(sel.lines.get(0).map(str::len), Some(100));
         assert_eq!(sel.stop, Some(Stop::Chars));
     }
 
