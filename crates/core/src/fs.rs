@@ -23,31 +23,38 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// read, FIFOs do not block) and asks `/proc/self/fd` where it landed. Falls back to
 /// `fs::canonicalize` where `/proc` cannot answer.
 pub fn real_path(path: &Path) -> io::Result<PathBuf> {
-    resolve(path, false).map(|(real, _)| real)
+    #[cfg(target_os = "linux")]
+    {
+        let file = OpenOptions::new().read(true).custom_flags(libc::O_PATH).open(path)?;
+        if let Some(real) = opened_path(&file) {
+            return Ok(real);
+        }
+    }
+    fs::canonicalize(path)
 }
 
 /// [`real_path`] and the metadata of what it names (symlinks followed, as [`fs::metadata`]),
 /// taken from the one descriptor: four system calls for both, the cheapest way a path check can
 /// learn where a path leads and what is there. Every file tool's path check comes here.
 pub fn real_path_with_metadata(path: &Path) -> io::Result<(PathBuf, fs::Metadata)> {
-    resolve(path, true).map(|(real, meta)| (real, meta.expect("asked for metadata")))
-}
-
-fn resolve(path: &Path, with_metadata: bool) -> io::Result<(PathBuf, Option<fs::Metadata>)> {
     #[cfg(target_os = "linux")]
     {
         let file = OpenOptions::new().read(true).custom_flags(libc::O_PATH).open(path)?;
-        if let Ok(real) = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
-            // Unreachable from our root (`(unreachable)/...`) or unlinked meanwhile: ask realpath.
-            if real.is_absolute() && !real.as_os_str().as_bytes().ends_with(b" (deleted)") {
-                let meta = if with_metadata { Some(file.metadata()?) } else { None };
-                return Ok((real, meta));
-            }
+        if let Some(real) = opened_path(&file) {
+            return Ok((real, file.metadata()?));
         }
     }
     let real = fs::canonicalize(path)?;
-    let meta = if with_metadata { Some(fs::metadata(&real)?) } else { None };
+    let meta = fs::metadata(&real)?;
     Ok((real, meta))
+}
+
+/// Where an open descriptor leads, as `/proc/self/fd` tells; `None` when it cannot say
+/// (`/proc` missing, unreachable from our root, or unlinked meanwhile): ask realpath then.
+#[cfg(target_os = "linux")]
+fn opened_path(file: &File) -> Option<PathBuf> {
+    let real = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+    (real.is_absolute() && !real.as_os_str().as_bytes().ends_with(b" (deleted)")).then_some(real)
 }
 
 /// The file a write to `path` must replace: `path` itself, or the final target of a symlink
