@@ -324,18 +324,6 @@ impl PermissionEngine {
         }
     }
 
-    /// The settings files this engine reads, highest precedence first.
-    pub fn watched_files(&self) -> Vec<PathBuf> {
-        let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
-        sources
-            .iter()
-            .filter_map(|s| match s {
-                Source::File { path, .. } => Some(path.clone()),
-                Source::Flags(_) => None,
-            })
-            .collect()
-    }
-
     /// Read the settings files again now (done whenever one changed).
     pub fn reload(&self) {
         let mut warnings = Vec::new();

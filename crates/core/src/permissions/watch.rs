@@ -53,15 +53,21 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Instant;
 
-    #[test]
-    fn checks_repeatedly_and_stops_when_dropped() {
+    /// A poller whose check counts its runs and answers `keep_going`.
+    fn counting(interval: Duration, keep_going: bool) -> (Arc<AtomicUsize>, SettingsPoller) {
         let count = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&count);
-        let poller = SettingsPoller::start(Duration::from_millis(5), move || {
+        let poller = SettingsPoller::start(interval, move || {
             counter.fetch_add(1, Ordering::SeqCst);
-            true
+            keep_going
         })
         .unwrap();
+        (count, poller)
+    }
+
+    #[test]
+    fn checks_repeatedly_and_stops_when_dropped() {
+        let (count, poller) = counting(Duration::from_millis(5), true);
         let started = Instant::now();
         while count.load(Ordering::SeqCst) < 3 {
             assert!(started.elapsed() < Duration::from_secs(10), "the poller never ran");
@@ -76,13 +82,7 @@ mod tests {
 
     #[test]
     fn a_false_check_ends_the_thread() {
-        let count = Arc::new(AtomicUsize::new(0));
-        let counter = Arc::clone(&count);
-        let _poller = SettingsPoller::start(Duration::from_millis(2), move || {
-            counter.fetch_add(1, Ordering::SeqCst);
-            false
-        })
-        .unwrap();
+        let (count, _poller) = counting(Duration::from_millis(2), false);
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(count.load(Ordering::SeqCst), 1);
     }
