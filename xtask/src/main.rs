@@ -17,6 +17,11 @@ mod util;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc, as in `hands`: the benchmarks' client and in-process figures then run on the same
+/// allocator as the program they measure.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Debug, Parser)]
 #[command(name = "xtask", about = "hands project automation")]
 struct Cli {

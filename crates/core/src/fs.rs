@@ -3,7 +3,8 @@
 //! and writes through symlinks to their target while keeping the link; [`atomic_write_scratch`],
 //! the same without the fsyncs, for files hands itself can recreate (persisted tool results);
 //! [`real_path`], `canonicalize` in three system calls however deep the path (and
-//! [`real_path_with_metadata`], with what is there, in four).
+//! [`real_path_with_metadata`], with what is there, in three when no symlink is on the way and
+//! four otherwise).
 //!
 //! Path policy (what is inside the working directories, protected, a device) is not here.
 
@@ -34,11 +35,14 @@ pub fn real_path(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// [`real_path`] and the metadata of what it names (symlinks followed, as [`fs::metadata`]),
-/// taken from the one descriptor: four system calls for both, the cheapest way a path check can
+/// taken from the one descriptor: three or four system calls for both, the cheapest way a path check can
 /// learn where a path leads and what is there. Every file tool's path check comes here.
 pub fn real_path_with_metadata(path: &Path) -> io::Result<(PathBuf, fs::Metadata)> {
     #[cfg(target_os = "linux")]
     {
+        if let Some(found) = real_path_without_links(path) {
+            return Ok(found);
+        }
         let file = OpenOptions::new().read(true).custom_flags(libc::O_PATH).open(path)?;
         if let Some(real) = opened_path(&file) {
             return Ok((real, file.metadata()?));
@@ -47,6 +51,29 @@ pub fn real_path_with_metadata(path: &Path) -> io::Result<(PathBuf, fs::Metadata
     let real = fs::canonicalize(path)?;
     let meta = fs::metadata(&real)?;
     Ok((real, meta))
+}
+
+/// The common case in three system calls instead of four: an absolute path with no symlink on
+/// the way (`openat2` with `RESOLVE_NO_SYMLINKS` refuses any) is its own real path once `.` and
+/// `..` are folded, so `/proc` need not be asked. `None` for anything else (a symlink, a relative
+/// path, an error, a kernel without `openat2`): the caller then takes the general way, which
+/// also produces the error to report.
+#[cfg(target_os = "linux")]
+fn real_path_without_links(path: &Path) -> Option<(PathBuf, fs::Metadata)> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    if !path.is_absolute() {
+        return None;
+    }
+    let fd = rustix::fs::openat2(
+        rustix::fs::CWD,
+        path,
+        OFlags::PATH | OFlags::CLOEXEC,
+        Mode::empty(),
+        ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+    )
+    .ok()?;
+    let meta = File::from(fd).metadata().ok()?;
+    Some((crate::session::normalize_path(Path::new("/"), path), meta))
 }
 
 /// Where an open descriptor leads, as `/proc/self/fd` tells; `None` when it cannot say
@@ -173,7 +200,9 @@ mod tests {
         std::os::unix::fs::symlink(root.join("a"), root.join("abs")).unwrap();
         std::os::unix::fs::symlink("missing", root.join("dangling")).unwrap();
         assert!(std::process::Command::new("mkfifo").arg(root.join("fifo")).status().unwrap().success());
-        for rel in ["", "a", "a/b/file", "link", "link/file", "abs/b/../b/file", "fifo", "a/./b"] {
+        for rel in
+            ["", "a", "a/b/file", "link", "link/file", "abs/b/../b/file", "fifo", "a/./b", "a/b/../b/file", "a//b/"]
+        {
             let path = root.join(rel);
             assert_eq!(real_path(&path).unwrap(), fs::canonicalize(&path).unwrap(), "{rel}");
             let (real, meta) = real_path_with_metadata(&path).unwrap();
@@ -184,7 +213,7 @@ mod tests {
                 (expected.ino(), expected.len(), expected.file_type())
             );
         }
-        for rel in ["missing", "dangling", "a/b/file/below"] {
+        for rel in ["missing", "dangling", "a/b/file/below", "a/b/file/..", "link/missing"] {
             let path = root.join(rel);
             let ours = real_path(&path).unwrap_err().kind();
             assert_eq!(ours, fs::canonicalize(&path).unwrap_err().kind(), "{rel}");

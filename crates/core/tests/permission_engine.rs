@@ -96,6 +96,23 @@ async fn without_a_watcher_changes_are_seen_on_the_next_call() {
 }
 
 #[tokio::test]
+async fn a_settings_folder_created_after_loading_is_followed_by_the_next_calls() {
+    let fx = Fixture::new();
+    // No `.claude/` in the project yet: the directory watch starts on the project root.
+    assert!(!fx.settings_path("local").parent().unwrap().exists());
+    let permissions = PermissionEngine::load(&fx.options()).unwrap();
+    let engine = fx.engine(&permissions, fx.session(PermissionMode::Default));
+    assert_eq!(behavior(&engine, "curl x").await, Behavior::Ask);
+    fx.write_settings("local", &json!({"permissions": {"deny": ["Bash(curl *)"]}}));
+    assert_eq!(behavior(&engine, "curl x").await, Behavior::Deny);
+    // Later edits happen inside the new folder, which the watch must now cover.
+    fx.write_settings("local", &json!({"permissions": {"allow": ["Bash(curl *)"]}}));
+    assert_eq!(behavior(&engine, "curl x").await, Behavior::Allow);
+    // Calls in between, with nothing changed, keep the answer.
+    assert_eq!(behavior(&engine, "curl x").await, Behavior::Allow);
+}
+
+#[tokio::test]
 async fn a_rewrite_of_the_same_length_in_the_same_clock_tick_is_seen() {
     let fx = Fixture::new();
     let path = fx.settings_path("user");

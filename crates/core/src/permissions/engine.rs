@@ -3,8 +3,10 @@
 //!
 //! - [`PermissionEngine::load`] reads every scope (see `settings`) and, when asked to watch,
 //!   starts a thread that notices changes between calls (see `watch`).
-//! - A change to a settings file takes effect on the next call: every decision first compares
-//!   the files' fingerprints (a few `stat`s). A file that becomes unreadable
+//! - A change to a settings file takes effect on the next call: every decision first asks an
+//!   inotify watch on the settings' directories whether anything happened there (one `read`),
+//!   and when something did, compares the files' fingerprints (a `stat` each; every decision
+//!   does so where inotify is unavailable). A file that becomes unreadable
 //!   or invalid JSON keeps its last valid content in force and a warning says so; a typo never
 //!   silently drops a deny rule.
 //! - [`PermissionEngine::install`] applies the mode and additional directories to a session and
@@ -25,7 +27,7 @@ use serde_json::{Map, Value};
 use super::rules::{Rule, RuleParseError, split_rule_list};
 use super::ruleset::{CallFacts, RuleSet};
 use super::settings::{MANAGED_SETTINGS_PATH, RuleOrigin, ScopeSettings, SettingsScope, merge};
-use super::watch::{POLL_INTERVAL, SettingsPoller};
+use super::watch::{DirWatch, POLL_INTERVAL, SettingsPoller};
 use super::{Decision, PermissionMode, PermissionPolicy, PermissionRequest};
 use crate::hooks::Hooks;
 use crate::hooks::command::{CommandHooks, HookConfig};
@@ -156,6 +158,15 @@ enum Source {
     Flags(ScopeSettings),
 }
 
+impl Source {
+    fn file_path(&self) -> Option<&Path> {
+        match self {
+            Source::File { path, .. } => Some(path),
+            Source::Flags(_) => None,
+        }
+    }
+}
+
 /// The rules and settings in force.
 #[derive(Debug, Default)]
 pub struct Snapshot {
@@ -188,6 +199,11 @@ struct Shared {
     read_filter: Arc<dyn PathFilter>,
     generation: tokio::sync::watch::Sender<u64>,
     poller: Mutex<Option<SettingsPoller>>,
+    /// Tells decisions whether the settings' directories saw any change (see `watch`).
+    dir_watch: Option<DirWatch>,
+    /// Held from the look at the watch to the end of the reload it triggers, so that a decision
+    /// that finds no news never runs ahead of a reload another decision started.
+    checking: Mutex<()>,
 }
 
 /// The permission rules and hooks of a project's settings files, kept current.
@@ -290,6 +306,7 @@ impl PermissionEngine {
             sources.push(file(SettingsScope::User, dir.join("settings.json"), dir));
         }
 
+        let dir_watch = DirWatch::new(sources.iter().filter_map(Source::file_path));
         let snapshot = Arc::new(RwLock::new(Arc::new(Snapshot::default())));
         let shared = Arc::new(Shared {
             cwd,
@@ -300,6 +317,8 @@ impl PermissionEngine {
             hooks: Arc::new(RwLock::new(Arc::new(HookConfig::default()))),
             generation: tokio::sync::watch::Sender::new(0),
             poller: Mutex::new(None),
+            dir_watch,
+            checking: Mutex::new(()),
         });
         let engine = PermissionEngine { shared };
         engine.reload();
@@ -313,7 +332,9 @@ impl PermissionEngine {
         let weak: Weak<Shared> = Arc::downgrade(&self.shared);
         let started = SettingsPoller::start(POLL_INTERVAL, move || match weak.upgrade() {
             Some(shared) => {
-                PermissionEngine { shared }.reload_if_changed();
+                let engine = PermissionEngine { shared };
+                let _checking = engine.shared.checking.lock().unwrap_or_else(|e| e.into_inner());
+                engine.reload_if_fingerprints_changed();
                 true
             }
             None => false,
@@ -344,9 +365,29 @@ impl PermissionEngine {
         self.shared.generation.send_modify(|g| *g += 1);
     }
 
-    /// Reload if a file changed since it was last read: before every decision, and from the
-    /// poller between calls.
+    /// Before a decision: reload if a settings file changed since it was last read. Asks the
+    /// directory watch first; compares fingerprints only when it saw something (or there is
+    /// none).
     fn reload_if_changed(&self) {
+        let _checking = self.shared.checking.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(watch) = &self.shared.dir_watch else {
+            self.reload_if_fingerprints_changed();
+            return;
+        };
+        if !watch.changed() {
+            return;
+        }
+        self.reload_if_fingerprints_changed();
+        // A directory may have appeared that is now the one to watch.
+        let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
+        if !watch.add(sources.iter().filter_map(Source::file_path)) {
+            tracing::debug!("a settings directory could not be watched; the poller covers it");
+        }
+    }
+
+    /// Compare every settings file's fingerprint with the one last read, and reload when one
+    /// differs: from the poller between calls, and when the directory watch saw something.
+    fn reload_if_fingerprints_changed(&self) {
         let changed = {
             let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
             sources.iter().any(|s| matches!(s, Source::File { path, seen, .. } if changed(seen, &fingerprint(path))))
