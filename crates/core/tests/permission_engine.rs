@@ -102,6 +102,8 @@ async fn a_settings_folder_created_after_loading_is_followed_by_the_next_calls()
     assert!(!fx.settings_path("local").parent().unwrap().exists());
     let permissions = PermissionEngine::load(&fx.options()).unwrap();
     let engine = fx.engine(&permissions, fx.session(PermissionMode::Default));
+    // Two decisions: the second one starts the watch.
+    assert_eq!(behavior(&engine, "curl x").await, Behavior::Ask);
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Ask);
     fx.write_settings("local", &json!({"permissions": {"deny": ["Bash(curl *)"]}}));
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Deny);

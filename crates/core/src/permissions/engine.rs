@@ -3,8 +3,8 @@
 //!
 //! - [`PermissionEngine::load`] reads every scope (see `settings`) and, when asked to watch,
 //!   starts a thread that notices changes between calls (see `watch`).
-//! - A change to a settings file takes effect on the next call: every decision first asks an
-//!   inotify watch on the settings' directories whether anything happened there (one `read`),
+//! - A change to a settings file takes effect on the next call: every decision after the first
+//!   asks an inotify watch on the settings' directories whether anything happened there (one `read`),
 //!   and when something did, compares the files' fingerprints (a `stat` each; every decision
 //!   does so where inotify is unavailable). A file that becomes unreadable
 //!   or invalid JSON keeps its last valid content in force and a warning says so; a typo never
@@ -18,7 +18,8 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
@@ -199,8 +200,13 @@ struct Shared {
     read_filter: Arc<dyn PathFilter>,
     generation: tokio::sync::watch::Sender<u64>,
     poller: Mutex<Option<SettingsPoller>>,
-    /// Tells decisions whether the settings' directories saw any change (see `watch`).
-    dir_watch: Option<DirWatch>,
+    /// Tells decisions whether the settings' directories saw any change (see `watch`). Made at
+    /// the second decision: closing an inotify descriptor waits for the kernel (several
+    /// milliseconds), which a one-call engine (`hands call`) should not pay for nothing.
+    /// `Some(None)`: made, but inotify is unavailable.
+    dir_watch: OnceLock<Option<DirWatch>>,
+    /// Whether a decision was made yet (the second one makes the watch).
+    decided: AtomicBool,
     /// Held from the look at the watch to the end of the reload it triggers, so that a decision
     /// that finds no news never runs ahead of a reload another decision started.
     checking: Mutex<()>,
@@ -306,7 +312,6 @@ impl PermissionEngine {
             sources.push(file(SettingsScope::User, dir.join("settings.json"), dir));
         }
 
-        let dir_watch = DirWatch::new(sources.iter().filter_map(Source::file_path));
         let snapshot = Arc::new(RwLock::new(Arc::new(Snapshot::default())));
         let shared = Arc::new(Shared {
             cwd,
@@ -317,7 +322,8 @@ impl PermissionEngine {
             hooks: Arc::new(RwLock::new(Arc::new(HookConfig::default()))),
             generation: tokio::sync::watch::Sender::new(0),
             poller: Mutex::new(None),
-            dir_watch,
+            dir_watch: OnceLock::new(),
+            decided: AtomicBool::new(false),
             checking: Mutex::new(()),
         });
         let engine = PermissionEngine { shared };
@@ -365,12 +371,24 @@ impl PermissionEngine {
         self.shared.generation.send_modify(|g| *g += 1);
     }
 
-    /// Before a decision: reload if a settings file changed since it was last read. Asks the
-    /// directory watch first; compares fingerprints only when it saw something (or there is
-    /// none).
+    /// Before a decision: reload if a settings file changed since it was last read. The first
+    /// decision compares fingerprints; from the second on, the directory watch is asked first
+    /// and fingerprints are compared only when it saw something (or inotify is unavailable).
     fn reload_if_changed(&self) {
         let _checking = self.shared.checking.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(watch) = &self.shared.dir_watch else {
+        if !self.shared.decided.swap(true, Ordering::AcqRel) {
+            self.reload_if_fingerprints_changed();
+            return;
+        }
+        let watch = self.shared.dir_watch.get_or_init(|| {
+            let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
+            let watch = DirWatch::new(sources.iter().filter_map(Source::file_path));
+            drop(sources);
+            // What changed before the watch existed: this comparison covers it.
+            self.reload_if_fingerprints_changed();
+            watch
+        });
+        let Some(watch) = watch else {
             self.reload_if_fingerprints_changed();
             return;
         };
