@@ -77,8 +77,39 @@ fn parse(command: &str) -> Option<tree_sitter::Tree> {
             parser.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
             *slot = Some(parser);
         }
-        slot.as_mut()?.parse(command, None)
+        let bytes = command.as_bytes();
+        let mut rest = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
+        slot.as_mut()?.parse_custom_encoding::<NonAsciiAsOne, _, _>(&mut rest, None, None)
     })
+}
+
+/// The UTF-8 decoding the parser sees: ASCII as it is, every other character as U+00A4 (`¤`),
+/// with its true length so byte offsets (and the subcommand texts cut from them) stay exact.
+///
+/// Why: tree-sitter-bash's external scanner passes the character after `{` to C's `isdigit`,
+/// which indexes a 256-entry table: a character above U+00FF read out of bounds and crashed the
+/// process (`{` followed by U+E019D was enough). Every non-ASCII character is already one
+/// neutral word character to the grammar, and to the scanner's `isw*` checks in the C locale,
+/// so the tree does not change; it also no longer depends on a locale the host process may set
+/// (bash's own syntax, names and blanks, is ASCII).
+struct NonAsciiAsOne;
+
+impl tree_sitter::Decode for NonAsciiAsOne {
+    fn decode(bytes: &[u8]) -> (i32, u32) {
+        const NEUTRAL: i32 = 0xA4;
+        let Some(&first) = bytes.first() else { return (-1, 0) };
+        let len = match first {
+            0x00..=0x7F => return (i32::from(first), 1),
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => return (-1, 1),
+        };
+        match bytes.get(..len).map(std::str::from_utf8) {
+            Some(Ok(_)) => (NEUTRAL, len as u32),
+            _ => (-1, 1),
+        }
+    }
 }
 
 /// Classify `command` without knowing where it runs: `cd` is read-only only into a relative
@@ -597,6 +628,44 @@ fn unescape_double_quoted(inner: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_past_latin1_after_a_brace_do_not_crash_the_parser() {
+        // tree-sitter-bash's scanner gives the character after `{` (and after `{1..2`) to C's
+        // `isdigit`; these crashed the process before the parser saw non-ASCII as one character.
+        for command in ["{\u{E019D}", "echo {\u{10FFFF}", "echo {12..3\u{E0000}", "ls {\u{100}x}"] {
+            for sub in classify(command).subcommand_texts() {
+                assert!(command.contains(&sub), "{sub:?} is not a slice of {command:?}");
+            }
+        }
+        let c = classify("echo {\u{10FFFF}");
+        assert_eq!(c.subcommand_texts(), vec!["echo {\u{10FFFF}"]);
+        assert!(c.read_only);
+    }
+
+    #[test]
+    fn the_parser_sees_ascii_as_is_and_any_other_character_as_one() {
+        let decode = <NonAsciiAsOne as tree_sitter::Decode>::decode;
+        assert_eq!(decode(b"{x"), (i32::from(b'{'), 1));
+        assert_eq!(decode("é!".as_bytes()), (0xA4, 2));
+        assert_eq!(decode("中".as_bytes()), (0xA4, 3));
+        assert_eq!(decode("\u{10FFFF}".as_bytes()), (0xA4, 4));
+        assert_eq!(decode(&[0xE4, 0xB8]), (-1, 1), "a cut character");
+        assert_eq!(decode(&[0xFF, b'a']), (-1, 1));
+        assert_eq!(decode(&[0xC0, 0x80]), (-1, 1), "an overlong encoding");
+    }
+
+    #[test]
+    fn non_ascii_text_keeps_its_bytes_and_meaning() {
+        let c = classify("grep -n '中文' 文件.txt && wc -l résumé.md | sort");
+        assert_eq!(c.subcommand_texts(), vec!["grep -n '中文' 文件.txt", "wc -l résumé.md", "sort"]);
+        assert!(c.read_only);
+        // A non-ASCII blank is not a separator to bash, so it is not one here either.
+        assert_eq!(classify("ls\u{3000}-la").subcommand_texts(), vec!["ls\u{3000}-la"]);
+        let c = classify("echo 🎉 > 出力.txt");
+        assert!(!c.read_only);
+        assert_eq!(c.reason.as_deref(), Some("the redirection `> 出力.txt` writes to a file"));
+    }
 
     #[test]
     fn splits_compound_commands_and_substitutions() {

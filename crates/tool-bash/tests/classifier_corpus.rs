@@ -109,6 +109,9 @@ fn write_redirection() -> impl Strategy<Value = String> {
             && !t.chars().all(|c| c.is_ascii_digit())
     });
     (ops, prop::bool::ANY, target)
+        // Bash reads `>&-0` and `>& -x` as "close stdout" followed by an argument `0` or `x`:
+        // no file is written (checked with `set -x`).
+        .prop_filter("`>&-` closes stdout", |(op, _, target)| !(*op == ">&" && target.starts_with('-')))
         .prop_map(|(op, space, target)| format!("{op}{}{target}", if space { " " } else { "" }))
 }
 
