@@ -232,7 +232,14 @@ fn read_text(session: &Session, path: &Path, offset: Option<u64>, limit: Option<
         Some(lines) => Limits::Exact { lines, max_chars },
     };
     let mut head = [0u8; HEAD_BYTES];
-    let head_len = range::fill_from(&mut file, &mut head).map_err(|e| io_error(path, e))?;
+    // A small file's size says where it ends: reading that much spares the `read` that would
+    // only find the end, and the bytes read match the size and time recorded below. A size of
+    // 0 says nothing (`/proc` files): read to the end then.
+    let head_want = match usize::try_from(meta.len()) {
+        Ok(size @ 1..HEAD_BYTES) => size,
+        _ => HEAD_BYTES,
+    };
+    let head_len = range::fill_from(&mut file, &mut head[..head_want]).map_err(|e| io_error(path, e))?;
     let head = &head[..head_len];
     let utf16 = matches!(encoding::detect_encoding(head), Encoding::Utf16Le | Encoding::Utf16Be);
     if encoding::looks_binary(head) {
@@ -246,7 +253,7 @@ fn read_text(session: &Session, path: &Path, offset: Option<u64>, limit: Option<
     let file_lines;
     let (selection, content_hash) = if meta.len() <= IN_MEMORY_MAX_BYTES || utf16 {
         let mut bytes = head.to_vec();
-        // A short head is the whole file (`fill_from` stops only at the end).
+        // A short head is the whole file (`fill_from` stops only at the end, or at the size).
         if head.len() == HEAD_BYTES {
             file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
         }

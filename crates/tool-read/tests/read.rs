@@ -188,6 +188,17 @@ async fn devices_and_fifos_are_refused_without_blocking() {
 }
 
 #[tokio::test]
+async fn files_whose_size_says_nothing_are_read_to_the_end() {
+    // `/proc` files have a size of 0 and content; a small file is read up to its size.
+    let fx = Fixture::new(PermissionMode::BypassPermissions);
+    let text = ok_text(&fx.read(json!({"file_path": "/proc/self/status"})).await);
+    assert!(text.starts_with("1\tName:"), "{text}");
+    assert!(text.contains("\tPid:"), "{text}");
+    let path = fx.file("small.txt", "one\ntwo\n");
+    assert_eq!(ok_text(&fx.read_path(&path).await), numbered(1..=2, |n| ["one", "two"][n as usize - 1].to_string()));
+}
+
+#[tokio::test]
 async fn encodings_crlf_bom_utf16_and_invalid_utf8() {
     let fx = Fixture::new(PermissionMode::Default);
     let crlf = fx.file("crlf.txt", "one\r\ntwo\r\n");
