@@ -28,7 +28,7 @@ use hands_mcp::rmcp::transport::TokioChildProcess;
 use hands_mcp::rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::util::{cargo, cargo_bin, workspace_root};
+use crate::util::{cargo, cargo_command, workspace_root};
 
 /// The pinned reference server.
 const REFERENCE_PACKAGE: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
@@ -80,7 +80,7 @@ struct Samples {
 pub fn run(calls: usize, rounds: usize, only: Option<&str>) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("==> xtask is a debug build; re-running bench-mcp with --release");
-        let status = Command::new(cargo_bin())
+        let status = cargo_command()
             .args(["run", "--release", "--quiet", "-p", "xtask", "--", "bench-mcp"])
             .args(["--calls", &calls.to_string(), "--rounds", &rounds.to_string()])
             .args(only.map(|o| format!("--only={o}")))

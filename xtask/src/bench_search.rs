@@ -32,7 +32,7 @@ use hands_tool_glob::GlobTool;
 use hands_tool_grep::GrepTool;
 use serde_json::{Value, json};
 
-use crate::util::{cargo, cargo_bin, workspace_root};
+use crate::util::{cargo, cargo_command, workspace_root};
 
 /// Arguments Claude Code always gives ripgrep for Grep (reference §1.9).
 const RG_FIXED: [&str; 16] = [
@@ -264,7 +264,7 @@ fn engine_for(corpus: &Path, state: &Path, threads: usize) -> anyhow::Result<Eng
 
 fn rerun_in_release(dir: Option<&Path>, runs: usize) -> anyhow::Result<()> {
     eprintln!("==> xtask is a debug build; re-running bench-search with --release");
-    let mut cmd = Command::new(cargo_bin());
+    let mut cmd = cargo_command();
     cmd.args(["run", "--release", "--quiet", "-p", "xtask", "--", "bench-search", "--runs", &runs.to_string()]);
     if let Some(dir) = dir {
         cmd.arg(std::fs::canonicalize(dir).with_context(|| format!("cannot open {}", dir.display()))?);

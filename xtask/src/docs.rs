@@ -8,14 +8,13 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 
 use anyhow::{Context, bail};
 use serde_json::Value;
 
 use crate::facade::Facade;
 use crate::feature_matrix::RUNTIME_GATES;
-use crate::util::{cargo_bin, workspace_root};
+use crate::util::{cargo_command, workspace_root};
 
 /// Where the reference lives, relative to the workspace root.
 pub const TOOLS_MD: &str = "docs/tools.md";
@@ -43,7 +42,7 @@ pub fn run(check: bool) -> anyhow::Result<()> {
 }
 
 fn tool_data(root: &Path) -> anyhow::Result<Vec<Value>> {
-    let mut cmd = Command::new(cargo_bin());
+    let mut cmd = cargo_command();
     cmd.current_dir(root).args(["run", "-q", "-p", "hands-tools", "--example", "tool-docs", "--all-features"]);
     for (_, variable) in RUNTIME_GATES {
         cmd.env_remove(variable);

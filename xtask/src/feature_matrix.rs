@@ -21,7 +21,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 
 use crate::facade::{Facade, MARKER_PREFIX, ToolCrate, tool_crates};
-use crate::util::{cargo_bin, workspace_root};
+use crate::util::{cargo_command, workspace_root};
 
 /// Tools hidden at run time unless a variable enables them: (tool name, variable).
 pub const RUNTIME_GATES: &[(&str, &str)] = &[("Sleep", "HANDS_ENABLE_SLEEP")];
@@ -154,7 +154,7 @@ fn check_cli_forwards(root: &Path, facade: &Facade) -> anyhow::Result<()> {
 /// Build `hands` for `config` and copy the binary into `scratch` (other builds may replace the
 /// one in the target directory at any time).
 fn build(root: &Path, config: &Config, release: bool, scratch: &Path) -> anyhow::Result<PathBuf> {
-    let mut cmd = Command::new(cargo_bin());
+    let mut cmd = cargo_command();
     cmd.current_dir(root).args(["build", "-p", "hands", "--bin", "hands", "--message-format=json-render-diagnostics"]);
     if release {
         cmd.arg("--release");

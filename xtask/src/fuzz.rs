@@ -2,8 +2,6 @@
 //! (never in CI: fuzzing is open-ended). Installs cargo-fuzz when missing and lets it use the
 //! stable toolchain through `RUSTC_BOOTSTRAP=1`. With no target named, every target runs in turn.
 
-use std::process::Command;
-
 use anyhow::{Context, bail};
 
 use crate::util::{cargo, has_cargo_subcommand, run, step, workspace_root};
@@ -34,7 +32,7 @@ pub fn run_targets(names: &[String], seconds: u64) -> anyhow::Result<()> {
     }
     for name in &chosen {
         step(&format!("fuzz {name} for {seconds}s"), || {
-            run(Command::new(crate::util::cargo_bin())
+            run(crate::util::cargo_command()
                 .args(["fuzz", "run", name, "--", &format!("-max_total_time={seconds}"), "-timeout=10"])
                 .env("RUSTC_BOOTSTRAP", "1"))
         })?;

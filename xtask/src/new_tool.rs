@@ -98,8 +98,7 @@ pub fn run(short: &str, wire: Option<&str>) -> anyhow::Result<()> {
     let dir = create(&root, &names)?;
     let package = format!("hands-tool-{}", names.short);
     // Best effort: keep the generated files in the workspace's formatting.
-    let _ =
-        std::process::Command::new(crate::util::cargo_bin()).current_dir(&root).args(["fmt", "-p", &package]).status();
+    let _ = crate::util::cargo_command().current_dir(&root).args(["fmt", "-p", &package]).status();
     println!(
         "created {} (tool `{}`, feature `{}` in hands-tools' default set)\n\nnext:\n  cargo test -p {package}\n  cargo run -p hands -- tools        # lists {}\n\nthen read docs/adding-a-tool.md and decide every flag in src/lib.rs.",
         dir.display(),
@@ -599,7 +598,7 @@ mod tests {
 
         let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
         let cargo = |args: &[&str]| {
-            let status = std::process::Command::new(crate::util::cargo_bin())
+            let status = crate::util::cargo_command()
                 .current_dir(copy.path())
                 .env("CARGO_TARGET_DIR", &target)
                 .args(args)

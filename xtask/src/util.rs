@@ -12,14 +12,38 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
-/// The cargo that runs us.
-pub fn cargo_bin() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+/// A command running the cargo that runs us, without the variables `cargo run` set for xtask
+/// itself (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, ...). Left in, they reach the nested cargo's
+/// build scripts: `ring`'s tracks `CARGO_MANIFEST_DIR`, so every build started from xtask would
+/// see it changed and rebuild `ring` and everything above it (the whole TLS stack, the MCP crate
+/// and the binaries), and the next plain `cargo build` would rebuild it all back.
+pub fn cargo_command() -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(is_set_by_cargo_run) {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
+}
+
+/// Whether `name` is one of the variables cargo sets for the program it runs (as opposed to
+/// configuration a user sets, such as `CARGO_HOME` or `CARGO_TARGET_DIR`).
+fn is_set_by_cargo_run(name: &str) -> bool {
+    const SET: [&str; 6] = [
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "OUT_DIR",
+    ];
+    SET.contains(&name) || name.starts_with("CARGO_PKG_")
 }
 
 /// Run `cargo ARGS` in the workspace root; fail when it fails.
 pub fn cargo(args: &[&str]) -> anyhow::Result<()> {
-    run(Command::new(cargo_bin()).args(args))
+    run(cargo_command().args(args))
 }
 
 /// Run a prepared command in the workspace root; fail with the command line when it fails.
@@ -35,7 +59,7 @@ pub fn run(cmd: &mut Command) -> anyhow::Result<()> {
 
 /// Whether `cargo NAME` is installed (e.g. `nextest`).
 pub fn has_cargo_subcommand(name: &str) -> bool {
-    Command::new(cargo_bin())
+    cargo_command()
         .args([name, "--version"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
