@@ -50,6 +50,30 @@ fn call_prints_the_result_and_exits_zero() {
 }
 
 #[test]
+fn a_reader_that_is_gone_ends_the_command_quietly() {
+    let p = Project::new();
+    p.file("src/main.rs", "fn main() {}\n");
+    let grep = r#"{"pattern":"fn main","output_mode":"content"}"#;
+    let cases = [&["call", "Grep", grep][..], &["call", "Grep", grep, "--json"], &["tools", "--format", "names"]];
+    for args in cases {
+        let mut child = p
+            .hands()
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("hands starts");
+        // Close the read end before hands has written anything (it takes milliseconds to
+        // start), as `| head` does once it has its lines: every write then fails with EPIPE.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("hands ends");
+        assert!(out.status.success(), "{args:?}: {:?} {}", out.status, stderr(&out));
+        assert!(!stderr(&out).contains("panicked"), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn call_of_an_unknown_tool_exits_one() {
     let p = Project::new();
     let out = p.run(&["call", "Nope", "{}"]);

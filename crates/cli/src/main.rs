@@ -9,7 +9,8 @@
 //! ```
 //!
 //! stdout carries only results; logs go to stderr under `RUST_LOG`. Exit status: 0, 1 when the
-//! result is an error, 2 for usage errors. What each subcommand does lives in `commands/`; how a
+//! result is an error, 2 for usage errors; a reader that closed stdout early (`| head`) ends the
+//! command quietly with 0. What each subcommand does lives in `commands/`; how a
 //! session and engine are built from the options lives in `setup.rs`.
 
 mod commands;
@@ -73,6 +74,13 @@ fn runtime_for(command: &Command) -> tokio::runtime::Builder {
     }
 }
 
+/// Whether `error` comes from writing to a pipe nobody reads any more.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
@@ -97,6 +105,8 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::ToolError) => ExitCode::from(1),
+        // The reader of stdout went away (`hands call ... | head`): nothing left to say.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("hands: {e:#}");
             ExitCode::from(2)

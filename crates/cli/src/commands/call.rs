@@ -38,13 +38,11 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     };
     let result = runtime.engine.run_one(ToolCall::new("toolu_cli", &args.tool, input), &turn).await;
     ctrl_c.abort();
-    if args.json {
-        println!("{}", serde_json::to_string(&result)?);
-    } else {
-        let text = super::render_content(&result);
-        if text.ends_with('\n') { print!("{text}") } else { println!("{text}") }
-    }
+    let text = if args.json { serde_json::to_string(&result)? } else { super::render_content(&result) };
+    // The session is finished even when nobody reads the result any more.
+    let printed = super::print_text(&text);
     let is_error = result.is_error;
     runtime.finish()?;
+    printed?;
     Ok(if is_error { Outcome::ToolError } else { Outcome::Success })
 }

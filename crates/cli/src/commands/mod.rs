@@ -8,6 +8,19 @@ pub mod why;
 
 use hands_core::{ContentBlock, ToolResult};
 
+/// Print `text` on stdout, ending it with a newline when it lacks one. Unlike `println!`, a
+/// reader that stopped reading (`hands call ... | head`) is an error returned, not a panic;
+/// `main` ends quietly on it, as ripgrep does.
+pub fn print_text(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+}
+
 /// The result content as a person reads it: text blocks as they are, other blocks as a one-line
 /// placeholder.
 pub fn render_content(result: &ToolResult) -> String {

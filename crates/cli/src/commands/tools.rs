@@ -48,17 +48,17 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     // Stats measure an API payload: names alone are not one, so they default to Anthropic's.
     let format = if args.stats && args.format == Format::Names { Format::Anthropic } else { args.format };
     let opts = RenderOptions { strict: args.strict, ..RenderOptions::new(format) };
-    if args.stats {
-        let stats = hands_spec::stats(pool, &session, &opts);
-        println!("{stats}");
+    let text = if args.stats {
+        Some(hands_spec::stats(pool, &session, &opts).to_string())
     } else if args.format == Format::Names {
-        for name in pool.names() {
-            println!("{name}");
-        }
+        // One name per line; an empty pool prints nothing.
+        let names = pool.names();
+        (!names.is_empty()).then(|| names.join("\n"))
     } else {
-        let value = hands_spec::render(pool, &session, &opts);
-        println!("{}", serde_json::to_string_pretty(&value)?);
-    }
+        Some(serde_json::to_string_pretty(&hands_spec::render(pool, &session, &opts))?)
+    };
+    let printed = text.as_deref().map_or(Ok(()), super::print_text);
     session.close();
+    printed?;
     Ok(Outcome::Success)
 }

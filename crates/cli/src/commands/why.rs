@@ -32,7 +32,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let decision = match runtime.engine.explain(ToolCall::new("toolu_why", &args.tool, input)).await {
         Ok(d) => d,
         Err(result) => {
-            println!("{}", super::render_content(&result));
+            super::print_text(&super::render_content(&result))?;
             return Ok(Outcome::ToolError);
         }
     };
@@ -41,21 +41,23 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
         Behavior::Deny => "deny",
         Behavior::Ask => "ask",
     };
-    if args.json {
+    let text = if args.json {
         let json = serde_json::json!({
             "behavior": behavior,
             "source": decision.source,
             "reason": decision.reason,
             "message": decision.message,
         });
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        serde_json::to_string_pretty(&json)?
     } else {
-        println!("{behavior}: {}", decision.reason);
-        println!("source: {}", decision.source);
+        let mut text = format!("{behavior}: {}\nsource: {}\n", decision.reason, decision.source);
         if let Some(message) = &decision.message {
-            println!("message: {message}");
+            text.push_str(&format!("message: {message}\n"));
         }
-    }
+        text
+    };
+    let printed = super::print_text(&text);
     runtime.session.close();
+    printed?;
     Ok(if decision.behavior == Behavior::Allow { Outcome::Success } else { Outcome::ToolError })
 }
