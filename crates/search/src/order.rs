@@ -41,6 +41,20 @@ pub fn sort_newest_first(files: &mut [DatedPath]) {
     files.sort_unstable_by(DatedPath::newest_first);
 }
 
+/// Put the `k` newest of `files` first, in the order of [`sort_newest_first`]; the rest follow in
+/// no particular order. For a list that is cut at `k` anyway, this is linear in the number of
+/// files instead of sorting them all.
+pub fn sort_newest_first_top(files: &mut [DatedPath], k: usize) {
+    if k == 0 {
+        return;
+    }
+    if k < files.len() {
+        files.select_nth_unstable_by(k - 1, DatedPath::newest_first);
+    }
+    let top = k.min(files.len());
+    files[..top].sort_unstable_by(DatedPath::newest_first);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,6 +70,37 @@ mod tests {
         sort_newest_first(&mut files);
         let order: Vec<_> = files.iter().map(|f| f.path.to_str().unwrap()).collect();
         assert_eq!(order, ["/c", "/a", "/b", "/z"]);
+    }
+
+    #[test]
+    fn the_top_k_are_the_first_k_of_the_full_sort() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let files: Vec<DatedPath> = (0..300)
+            .map(|i| {
+                let secs = match next() % 5 {
+                    0 => None,
+                    n => Some(n * 10),
+                };
+                at(&format!("/d{}/f{i}", next() % 7), secs)
+            })
+            .collect();
+        let mut full = files.clone();
+        sort_newest_first(&mut full);
+        for k in [0, 1, 2, 50, 299, 300, 301, 1000] {
+            let mut top = files.clone();
+            sort_newest_first_top(&mut top, k);
+            let k = k.min(files.len());
+            assert_eq!(top[..k], full[..k], "k = {k}");
+            let mut rest = top.clone();
+            sort_newest_first(&mut rest);
+            assert_eq!(rest, full, "nothing lost or added (k = {k})");
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::Duration;
 pub const TIMEOUT_ENV: &str = "HANDS_GREP_TIMEOUT_MS";
 
 /// Environment variable: worker threads for the walk (`0` or unset: one per core, at most 12,
-/// as ripgrep chooses).
+/// as ripgrep chooses). With one, Glob still reads the times of many matches on a second thread.
 pub const THREADS_ENV: &str = "HANDS_SEARCH_THREADS";
 
 /// The timeout when [`TIMEOUT_ENV`] is unset or unreadable.

@@ -25,7 +25,7 @@ use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
 use hands_search::display::display_path;
-use hands_search::order::sort_newest_first;
+use hands_search::order::sort_newest_first_top;
 use hands_search::root::{check_root, directory_root};
 use hands_search::settings::{self, describe_duration, env_flag};
 use hands_search::stop::{Finished, run_blocking};
@@ -184,7 +184,7 @@ impl TypedTool for GlobTool {
         let timeout = self.timeout.unwrap_or_else(settings::timeout);
         let finished = run_blocking(ctx.cancel_token(), timeout, move |stop| {
             let mut files = search.run(&stop);
-            sort_newest_first(&mut files);
+            sort_newest_first_top(&mut files, MAX_RESULTS);
             files
         })
         .await

@@ -2,10 +2,19 @@
 //! PATTERN --no-ignore --hidden` lists, done with the `ignore` crate's parallel walk. Regular
 //! files only (symlinks are not followed), version-control folders left out, ignore files
 //! skipped unless asked for, the read-deny filter applied; each match carries its modification
-//! time so that `format.rs` can list the newest first.
+//! time so that the caller can list the newest first.
+//!
+//! Reading a match's modification time is a `statx` by path, as costly as the walk's own work
+//! per file. With several walking threads each thread dates its own matches; with one, the
+//! matches past the first [`DATE_ON_THREAD_AFTER`] are dated on a second thread, so that walking
+//! and dating overlap instead of adding up (fd's one-thread mode likewise prints from a second
+//! thread).
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::mpsc;
+use std::thread::{Scope, ScopedJoinHandle};
+use std::time::SystemTime;
 
 use hands_core::session::PathFilter;
 use hands_search::order::DatedPath;
@@ -13,6 +22,13 @@ use hands_search::stop::StopFlag;
 use hands_search::walk::{walk_builder, walk_collect};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
+
+/// With one walking thread, matches beyond this many are dated on a second thread (a small
+/// result is not worth starting one).
+const DATE_ON_THREAD_AFTER: usize = 128;
+
+/// Matches handed to the dating thread at a time.
+const BATCH: usize = 64;
 
 /// Which files the walk lists besides the matching rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,17 +68,172 @@ impl GlobSearch {
     }
 
     /// Every matching regular file with its modification time, unordered. Stops early when
-    /// `stop` is raised.
+    /// `stop` is raised; matches found by then but not yet dated keep no time.
     pub fn run(&self, stop: &StopFlag) -> Vec<DatedPath> {
+        if self.threads == 1 {
+            return std::thread::scope(|scope| self.run_one_walker(scope, stop));
+        }
         walk_collect(&self.walk, self.threads, stop, Vec::new, |found: &mut Vec<DatedPath>, entry| {
             if entry.file_type().is_some_and(|t| t.is_file()) {
-                let modified = entry.metadata().ok().and_then(|m| m.modified().ok());
-                found.push(DatedPath { path: entry.into_path(), modified });
+                found.push(dated(entry.into_path()));
             }
             true
         })
         .into_iter()
         .flatten()
         .collect()
+    }
+
+    /// The one-thread walk: matches are dated inline until there are enough of them to be worth
+    /// a dating thread, then in batches on that thread.
+    fn run_one_walker<'scope>(&self, scope: &'scope Scope<'scope, '_>, stop: &'scope StopFlag) -> Vec<DatedPath> {
+        let states = walk_collect(&self.walk, 1, stop, Matches::default, |matches: &mut Matches<'scope>, entry| {
+            if entry.file_type().is_some_and(|t| t.is_file()) {
+                matches.add(entry.into_path(), scope, stop);
+            }
+            true
+        });
+        states.into_iter().flat_map(Matches::finish).collect()
+    }
+}
+
+/// `path` with its modification time (none when it cannot be read).
+fn dated(path: PathBuf) -> DatedPath {
+    let modified = modified_time(&path);
+    DatedPath { path, modified }
+}
+
+fn modified_time(path: &std::path::Path) -> Option<SystemTime> {
+    std::fs::symlink_metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// What the one-thread walk has found: dated matches, and once a dating thread runs, the batch
+/// being filled for it.
+#[derive(Default)]
+struct Matches<'scope> {
+    dated: Vec<DatedPath>,
+    batch: Vec<PathBuf>,
+    dater: Option<Dater<'scope>>,
+    /// The dating thread could not be started: date everything inline.
+    inline_only: bool,
+}
+
+struct Dater<'scope> {
+    send: mpsc::Sender<Vec<PathBuf>>,
+    thread: ScopedJoinHandle<'scope, Vec<DatedPath>>,
+}
+
+impl<'scope> Matches<'scope> {
+    fn add(&mut self, path: PathBuf, scope: &'scope Scope<'scope, '_>, stop: &'scope StopFlag) {
+        if self.dater.is_none() && (self.inline_only || self.dated.len() < DATE_ON_THREAD_AFTER) {
+            self.dated.push(dated(path));
+            return;
+        }
+        if self.dater.is_none() {
+            self.dater = Dater::start(scope, stop);
+            if self.dater.is_none() {
+                self.inline_only = true;
+                self.dated.push(dated(path));
+                return;
+            }
+        }
+        self.batch.push(path);
+        if self.batch.len() == BATCH {
+            self.send_batch();
+        }
+    }
+
+    fn send_batch(&mut self) {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        if let Some(dater) = &self.dater
+            && let Err(mpsc::SendError(batch)) = dater.send.send(batch)
+        {
+            // The thread is gone (it panicked): date these here.
+            self.dated.extend(batch.into_iter().map(dated));
+        }
+    }
+
+    /// Everything found, dated: waits for the dating thread to finish what it was given.
+    fn finish(mut self) -> Vec<DatedPath> {
+        if !self.batch.is_empty() {
+            self.send_batch();
+        }
+        if let Some(Dater { send, thread }) = self.dater {
+            drop(send);
+            match thread.join() {
+                Ok(more) => self.dated.extend(more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        self.dated
+    }
+}
+
+impl<'scope> Dater<'scope> {
+    /// Start the dating thread; `None` when the system refuses a thread.
+    fn start(scope: &'scope Scope<'scope, '_>, stop: &'scope StopFlag) -> Option<Self> {
+        let (send, receive) = mpsc::channel::<Vec<PathBuf>>();
+        let thread = std::thread::Builder::new()
+            .name("glob-dates".into())
+            .spawn_scoped(scope, move || {
+                let mut dated = Vec::new();
+                for batch in receive {
+                    if stop.is_raised() {
+                        // Stopped: keep what is left, undated (sorted as the oldest).
+                        dated.extend(batch.into_iter().map(|path| DatedPath { path, modified: None }));
+                    } else {
+                        dated.extend(batch.into_iter().map(self::dated));
+                    }
+                }
+                dated
+            })
+            .ok()?;
+        Some(Dater { send, thread })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn search(dir: &std::path::Path, threads: usize) -> GlobSearch {
+        let visibility = Visibility { respect_ignore_files: false, include_hidden: true };
+        GlobSearch::new(dir.to_path_buf(), "**/*.c", visibility, None, threads).unwrap()
+    }
+
+    /// Enough matches to start the dating thread, in several batches plus a partial one: the
+    /// one-thread walk finds exactly what the parallel walk finds, every file dated.
+    #[test]
+    fn one_walker_with_a_dating_thread_finds_and_dates_everything() {
+        let dir = tempfile::tempdir().unwrap();
+        let count = DATE_ON_THREAD_AFTER + 3 * BATCH + 7;
+        for i in 0..count {
+            let sub = dir.path().join(format!("d{}", i % 9));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join(format!("f{i}.c")), "x").unwrap();
+            std::fs::write(sub.join(format!("f{i}.h")), "x").unwrap();
+        }
+        let stop = StopFlag::new();
+        let one = search(dir.path(), 1).run(&stop);
+        let many = search(dir.path(), 2).run(&stop);
+        assert_eq!(one.len(), count);
+        assert!(one.iter().all(|f| f.modified.is_some()), "every match has its time");
+        let paths = |v: &[DatedPath]| v.iter().map(|f| f.path.clone()).collect::<BTreeSet<_>>();
+        assert_eq!(paths(&one), paths(&many));
+        for f in &one {
+            assert_eq!(f.modified, modified_time(&f.path));
+        }
+    }
+
+    #[test]
+    fn a_raised_flag_stops_the_one_thread_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..(DATE_ON_THREAD_AFTER * 2) {
+            std::fs::write(dir.path().join(format!("f{i}.c")), "x").unwrap();
+        }
+        let stop = StopFlag::new();
+        stop.raise(hands_search::stop::StopReason::Cancelled);
+        assert!(search(dir.path(), 1).run(&stop).is_empty());
     }
 }
