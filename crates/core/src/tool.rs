@@ -255,18 +255,19 @@ pub trait TypedTool: Send + Sync + 'static {
     }
 }
 
-/// Adapter that makes a [`TypedTool`] a [`Tool`]: generates the schema once, parses the input
-/// once per call (cached in [`ToolInput`]), and fails closed when the input does not parse.
+/// Adapter that makes a [`TypedTool`] a [`Tool`]: generates the schema once, when it is first
+/// asked for (a one-shot `hands call` builds every tool of the pool but uses one schema), parses
+/// the input once per call (cached in [`ToolInput`]), and fails closed when the input does not
+/// parse.
 pub struct Typed<T: TypedTool> {
     tool: T,
-    schema: Value,
+    schema: std::sync::OnceLock<Value>,
 }
 
 impl<T: TypedTool> Typed<T> {
-    /// Wrap a typed tool, generating its schema.
+    /// Wrap a typed tool; its schema is generated on first use.
     pub fn new(tool: T) -> Self {
-        let schema = crate::schema::schema_for::<T::Input>();
-        Self { tool, schema }
+        Self { tool, schema: std::sync::OnceLock::new() }
     }
 
     /// The wrapped tool.
@@ -297,7 +298,7 @@ impl<T: TypedTool> Tool for Typed<T> {
         self.tool.prompt(session)
     }
     fn input_schema(&self) -> &Value {
-        &self.schema
+        self.schema.get_or_init(crate::schema::schema_for::<T::Input>)
     }
     fn max_result_size_chars(&self) -> ResultLimit {
         self.tool.max_result_size_chars()

@@ -4,7 +4,7 @@
 //! always reads the same.
 
 use hands_search::display::display_path;
-use hands_search::order::sort_newest_first;
+use hands_search::order::{path_order, sort_newest_first};
 use serde_json::{Value, json};
 
 use crate::input::{GrepOptions, HeadLimit, OutputMode};
@@ -61,7 +61,7 @@ pub fn format(mut found: Found, options: &GrepOptions, cwd: &std::path::Path, si
             content(found.content.chunks(), separate_files, options.head_limit, options.offset)
         }
         OutputMode::Count => {
-            found.counts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            found.counts.sort_unstable_by(|a, b| path_order(&a.0, &b.0));
             let entries: Vec<(String, u64)> = found
                 .counts
                 .iter()

@@ -342,12 +342,18 @@ impl RuleSet {
     /// Whether a `Read(...)` deny rule matches `path` (absolute). Used by Grep and Glob to skip
     /// files; symlinks are not resolved here (the walkers report real paths).
     pub fn is_read_denied(&self, path: &Path) -> bool {
+        // Searches ask this for every entry they walk: without a read-deny rule (the usual
+        // case) it costs no allocation.
+        let mut denying = self
+            .rules
+            .iter()
+            .filter(|r| r.behavior == Behavior::Deny && READ_RULE_TOOLS.contains(&r.rule.tool.as_str()))
+            .peekable();
+        if denying.peek().is_none() {
+            return false;
+        }
         let candidates = [path.to_path_buf()];
-        self.rules.iter().any(|r| {
-            r.behavior == Behavior::Deny
-                && READ_RULE_TOOLS.contains(&r.rule.tool.as_str())
-                && r.path_matches(&candidates)
-        })
+        denying.any(|r| r.path_matches(&candidates))
     }
 
     fn bare(&self, behavior: Behavior, tool: &str) -> Option<&CompiledRule> {
