@@ -5,6 +5,7 @@
 //!
 //! - [`root`]: the directory or file a search starts from, resolved through the core path
 //!   policy, with Claude Code's messages for a missing path or a file where a directory is needed;
+//! - [`open`]: opening found files relative to a descriptor of the search root;
 //! - [`display`]: paths as the model sees them (relative to the working directory when inside it);
 //! - [`order`]: newest-first ordering by modification time, ties by path;
 //! - [`stop`]: the flag a blocking walk polls, raised by cancellation or the timeout, and the
@@ -15,6 +16,7 @@
 //! Matching (globs, regexes) and output formats belong to the tool crates, not here.
 
 pub mod display;
+pub mod open;
 pub mod order;
 pub mod root;
 pub mod settings;

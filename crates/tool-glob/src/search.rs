@@ -4,8 +4,8 @@
 //! skipped unless asked for, the read-deny filter applied; each match carries its modification
 //! time so that the caller can list the newest first.
 //!
-//! Reading a match's modification time is a `statx` by path, as costly as the walk's own work
-//! per file. With several walking threads each thread dates its own matches; with one, the
+//! Reading a match's modification time is a `stat` (relative to a descriptor of the searched
+//! folder, [`RootOpener`]), as costly as the walk's own work per file. With several walking threads each thread dates its own matches; with one, the
 //! matches past the first [`DATE_ON_THREAD_AFTER`] are dated on a second thread, so that walking
 //! and dating overlap instead of adding up (fd's one-thread mode likewise prints from a second
 //! thread).
@@ -14,9 +14,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread::{Scope, ScopedJoinHandle};
-use std::time::SystemTime;
 
 use hands_core::session::PathFilter;
+use hands_search::open::RootOpener;
 use hands_search::order::DatedPath;
 use hands_search::stop::StopFlag;
 use hands_search::walk::{walk_builder, walk_collect};
@@ -43,6 +43,7 @@ pub struct Visibility {
 pub struct GlobSearch {
     walk: WalkBuilder,
     threads: usize,
+    root: PathBuf,
 }
 
 impl GlobSearch {
@@ -64,18 +65,19 @@ impl GlobSearch {
             walk.parents(true).ignore(true).git_ignore(true).git_global(true).git_exclude(true).require_git(true);
             walk.add_custom_ignore_filename(".rgignore");
         }
-        Ok(GlobSearch { walk, threads })
+        Ok(GlobSearch { walk, threads, root: dir })
     }
 
     /// Every matching regular file with its modification time, unordered. Stops early when
     /// `stop` is raised; matches found by then but not yet dated keep no time.
     pub fn run(&self, stop: &StopFlag) -> Vec<DatedPath> {
+        let opener = RootOpener::new(&self.root);
         if self.threads == 1 {
-            return std::thread::scope(|scope| self.run_one_walker(scope, stop));
+            return std::thread::scope(|scope| self.run_one_walker(scope, &opener, stop));
         }
         walk_collect(&self.walk, self.threads, stop, Vec::new, |found: &mut Vec<DatedPath>, entry| {
             if entry.file_type().is_some_and(|t| t.is_file()) {
-                found.push(dated(entry.into_path()));
+                found.push(dated(&opener, entry.into_path()));
             }
             true
         })
@@ -86,25 +88,26 @@ impl GlobSearch {
 
     /// The one-thread walk: matches are dated inline until there are enough of them to be worth
     /// a dating thread, then in batches on that thread.
-    fn run_one_walker<'scope>(&self, scope: &'scope Scope<'scope, '_>, stop: &'scope StopFlag) -> Vec<DatedPath> {
+    fn run_one_walker<'scope>(
+        &self,
+        scope: &'scope Scope<'scope, '_>,
+        opener: &'scope RootOpener,
+        stop: &'scope StopFlag,
+    ) -> Vec<DatedPath> {
         let states = walk_collect(&self.walk, 1, stop, Matches::default, |matches: &mut Matches<'scope>, entry| {
             if entry.file_type().is_some_and(|t| t.is_file()) {
-                matches.add(entry.into_path(), scope, stop);
+                matches.add(entry.into_path(), scope, opener, stop);
             }
             true
         });
-        states.into_iter().flat_map(Matches::finish).collect()
+        states.into_iter().flat_map(|m| m.finish(opener)).collect()
     }
 }
 
 /// `path` with its modification time (none when it cannot be read).
-fn dated(path: PathBuf) -> DatedPath {
-    let modified = modified_time(&path);
+fn dated(opener: &RootOpener, path: PathBuf) -> DatedPath {
+    let modified = opener.modified(&path);
     DatedPath { path, modified }
-}
-
-fn modified_time(path: &std::path::Path) -> Option<SystemTime> {
-    std::fs::symlink_metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// What the one-thread walk has found: dated matches, and once a dating thread runs, the batch
@@ -124,39 +127,45 @@ struct Dater<'scope> {
 }
 
 impl<'scope> Matches<'scope> {
-    fn add(&mut self, path: PathBuf, scope: &'scope Scope<'scope, '_>, stop: &'scope StopFlag) {
+    fn add(
+        &mut self,
+        path: PathBuf,
+        scope: &'scope Scope<'scope, '_>,
+        opener: &'scope RootOpener,
+        stop: &'scope StopFlag,
+    ) {
         if self.dater.is_none() && (self.inline_only || self.dated.len() < DATE_ON_THREAD_AFTER) {
-            self.dated.push(dated(path));
+            self.dated.push(dated(opener, path));
             return;
         }
         if self.dater.is_none() {
-            self.dater = Dater::start(scope, stop);
+            self.dater = Dater::start(scope, opener, stop);
             if self.dater.is_none() {
                 self.inline_only = true;
-                self.dated.push(dated(path));
+                self.dated.push(dated(opener, path));
                 return;
             }
         }
         self.batch.push(path);
         if self.batch.len() == BATCH {
-            self.send_batch();
+            self.send_batch(opener);
         }
     }
 
-    fn send_batch(&mut self) {
+    fn send_batch(&mut self, opener: &RootOpener) {
         let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
         if let Some(dater) = &self.dater
             && let Err(mpsc::SendError(batch)) = dater.send.send(batch)
         {
             // The thread is gone (it panicked): date these here.
-            self.dated.extend(batch.into_iter().map(dated));
+            self.dated.extend(batch.into_iter().map(|path| dated(opener, path)));
         }
     }
 
     /// Everything found, dated: waits for the dating thread to finish what it was given.
-    fn finish(mut self) -> Vec<DatedPath> {
+    fn finish(mut self, opener: &RootOpener) -> Vec<DatedPath> {
         if !self.batch.is_empty() {
-            self.send_batch();
+            self.send_batch(opener);
         }
         if let Some(Dater { send, thread }) = self.dater {
             drop(send);
@@ -171,7 +180,7 @@ impl<'scope> Matches<'scope> {
 
 impl<'scope> Dater<'scope> {
     /// Start the dating thread; `None` when the system refuses a thread.
-    fn start(scope: &'scope Scope<'scope, '_>, stop: &'scope StopFlag) -> Option<Self> {
+    fn start(scope: &'scope Scope<'scope, '_>, opener: &'scope RootOpener, stop: &'scope StopFlag) -> Option<Self> {
         let (send, receive) = mpsc::channel::<Vec<PathBuf>>();
         let thread = std::thread::Builder::new()
             .name("glob-dates".into())
@@ -182,7 +191,7 @@ impl<'scope> Dater<'scope> {
                         // Stopped: keep what is left, undated (sorted as the oldest).
                         dated.extend(batch.into_iter().map(|path| DatedPath { path, modified: None }));
                     } else {
-                        dated.extend(batch.into_iter().map(self::dated));
+                        dated.extend(batch.into_iter().map(|path| self::dated(opener, path)));
                     }
                 }
                 dated
@@ -222,7 +231,7 @@ mod tests {
         let paths = |v: &[DatedPath]| v.iter().map(|f| f.path.clone()).collect::<BTreeSet<_>>();
         assert_eq!(paths(&one), paths(&many));
         for f in &one {
-            assert_eq!(f.modified, modified_time(&f.path));
+            assert_eq!(f.modified, std::fs::symlink_metadata(&f.path).and_then(|m| m.modified()).ok());
         }
     }
 

@@ -101,11 +101,18 @@ pub fn content<'a>(
         HeadLimit::Unlimited => usize::MAX,
         HeadLimit::At(n) => offset.saturating_add(n),
     };
-    let lines = chunks.into_iter().enumerate().flat_map(|(i, chunk)| {
+    let chunks: Vec<&[u8]> = chunks.into_iter().collect();
+    // Without a limit the page is (nearly) everything printed: sized once, it is not copied
+    // over and over as it grows (megabytes for a broad search).
+    let capacity = match limit {
+        HeadLimit::Unlimited if offset == 0 => chunks.iter().map(|c| c.len() + 3).sum(),
+        _ => 0,
+    };
+    let lines = chunks.iter().enumerate().flat_map(|(i, chunk)| {
         let separator = (i > 0 && separate_files).then_some(&b"--"[..]);
         separator.into_iter().chain(lines_of(chunk))
     });
-    let mut page = Vec::new();
+    let mut page = Vec::with_capacity(capacity);
     let (mut seen, mut shown) = (0usize, 0usize);
     for line in lines {
         if seen >= offset && seen < end {

@@ -10,7 +10,6 @@
 //! [--type T] [--glob G]...`, with `.gitignore`, `.ignore` and `.rgignore` respected. Results
 //! come back unordered; `format.rs` orders and pages them.
 
-use std::fs::File;
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -23,6 +22,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use hands_core::session::PathFilter;
 use hands_search::display::display_path;
+use hands_search::open::RootOpener;
 use hands_search::order::{DatedPath, path_order};
 use hands_search::root::{RootKind, SearchRoot};
 use hands_search::stop::{StopFlag, StopReader, StopReason};
@@ -84,8 +84,11 @@ impl Found {
     }
 }
 
-/// The lines printed for each matching file (`content` mode). Each search thread appends to one
-/// buffer of its own, so a file's lines cost no allocation of their own; a chunk names its file,
+/// Bytes each buffer of [`Printed`] is made with.
+const PRINTED_BUFFER_SIZE: usize = 256 * 1024;
+
+/// The lines printed for each matching file (`content` mode). Each search thread appends to
+/// buffers of its own, so a file's lines cost no allocation of their own; a chunk names its file,
 /// its buffer and its byte range.
 #[derive(Debug, Default)]
 pub struct Printed {
@@ -109,16 +112,20 @@ impl Printed {
         self.chunks.iter().map(|(_, buffer, range)| &self.buffers[*buffer][range.clone()])
     }
 
-    /// Append `bytes` printed for `path` to the buffer of this thread (buffer 0 before merging).
+    /// Append `bytes` printed for `path` to this thread's current buffer. A buffer that is
+    /// nearly full is left as it is and a new one started, so megabytes of output are written
+    /// once instead of being copied each time a single buffer doubles.
     fn push(&mut self, path: &Path, bytes: impl FnOnce(&mut Vec<u8>)) -> usize {
-        if self.buffers.is_empty() {
-            self.buffers.push(Vec::new());
+        let full = self.buffers.last().is_none_or(|b| b.capacity() - b.len() < PRINTED_BUFFER_SIZE / 16);
+        if full {
+            self.buffers.push(Vec::with_capacity(PRINTED_BUFFER_SIZE));
         }
-        let buffer = &mut self.buffers[0];
+        let index = self.buffers.len() - 1;
+        let buffer = &mut self.buffers[index];
         let start = buffer.len();
         bytes(buffer);
         let end = buffer.len();
-        self.chunks.push((path.to_path_buf(), 0, start..end));
+        self.chunks.push((path.to_path_buf(), index, start..end));
         end - start
     }
 
@@ -163,7 +170,8 @@ impl Plan {
     pub fn run(&self, stop: &StopFlag) -> Found {
         let collected = AtomicUsize::new(0);
         let Some(walk) = &self.walk else {
-            let mut worker = Worker::new(self);
+            let opener = RootOpener::none();
+            let mut worker = Worker::new(self, &opener);
             let path = self.spec.root.path.clone();
             let denied = self.spec.deny.as_ref().is_some_and(|d| d.is_read_denied(&path));
             if !denied {
@@ -172,11 +180,12 @@ impl Plan {
             return worker.found;
         };
         let threads = self.spec.threads;
+        let opener = RootOpener::new(&self.spec.root.path);
         let states = walk_collect(
             walk,
             threads,
             stop,
-            || Worker::new(self),
+            || Worker::new(self, &opener),
             |worker, entry| {
                 if entry.file_type().is_some_and(|t| t.is_file()) {
                     worker.search(entry.path(), stop, &collected);
@@ -286,13 +295,14 @@ enum Printer {
 /// One thread's searcher, printer and results.
 struct Worker<'p> {
     plan: &'p Plan,
+    opener: &'p RootOpener,
     searcher: Searcher,
     printer: Printer,
     found: Found,
 }
 
 impl<'p> Worker<'p> {
-    fn new(plan: &'p Plan) -> Self {
+    fn new(plan: &'p Plan, opener: &'p RootOpener) -> Self {
         let printer = match plan.spec.options.mode {
             OutputMode::FilesWithMatches => {
                 Printer::Files(SummaryBuilder::new().kind(SummaryKind::QuietWithMatch).build_no_color(io::sink()))
@@ -314,13 +324,13 @@ impl<'p> Worker<'p> {
                     .build_no_color(Vec::new()),
             ),
         };
-        Worker { plan, searcher: plan.searcher.build(), printer, found: Found::default() }
+        Worker { plan, opener, searcher: plan.searcher.build(), printer, found: Found::default() }
     }
 
     /// Search one file; a file that cannot be opened or read is skipped. The modification time
     /// of a matching file comes from the open file (one `fstat`, only for matches).
     fn search(&mut self, path: &Path, stop: &StopFlag, collected: &AtomicUsize) {
-        let Ok(file) = File::open(path) else { return };
+        let Ok(file) = self.opener.open(path) else { return };
         let reader = StopReader::new(&file, stop);
         let matcher = &self.plan.matcher;
         match &mut self.printer {
@@ -410,7 +420,38 @@ pub(crate) fn lines_inclusive(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 #[cfg(test)]
 mod tests {
-    use super::label_lines;
+    use super::{PRINTED_BUFFER_SIZE, Printed, label_lines};
+    use std::path::PathBuf;
+
+    /// Output larger than several buffers, from two threads, comes back whole and in order.
+    #[test]
+    fn printed_output_spans_buffers_without_loss() {
+        let line = |t: usize, i: usize| format!("{t}:{i}:{}\n", "x".repeat(i % 4000));
+        let mut threads = Vec::new();
+        let mut expected = Vec::new();
+        for t in 0..2 {
+            let mut printed = Printed::default();
+            let mut written = 0;
+            let mut i = 0;
+            while written < 3 * PRINTED_BUFFER_SIZE {
+                let text = line(t, i);
+                written += printed
+                    .push(&PathBuf::from(format!("/t{t}/f{i:05}")), |out| out.extend_from_slice(text.as_bytes()));
+                expected.push(text);
+                i += 1;
+            }
+            assert!(printed.buffers.len() >= 3, "several buffers were used");
+            threads.push(printed);
+        }
+        let mut all = Printed::default();
+        for printed in threads {
+            all.absorb(printed);
+        }
+        let got: Vec<String> = all.chunks().map(|c| String::from_utf8(c.to_vec()).unwrap()).collect();
+        assert_eq!(got, expected);
+        all.sort_by_path();
+        assert_eq!(all.chunks().count(), expected.len());
+    }
 
     fn labelled(printed: &str, path: Option<&str>, numbers: bool) -> String {
         let mut out = Vec::new();
