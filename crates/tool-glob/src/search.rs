@@ -5,10 +5,10 @@
 //! time so that the caller can list the newest first.
 //!
 //! Reading a match's modification time is a `stat` (relative to a descriptor of the searched
-//! folder, [`RootOpener`]), as costly as the walk's own work per file. With several walking threads each thread dates its own matches; with one, the
-//! matches past the first [`DATE_ON_THREAD_AFTER`] are dated on a second thread, so that walking
-//! and dating overlap instead of adding up (fd's one-thread mode likewise prints from a second
-//! thread).
+//! folder, [`RootOpener`]), as costly as the walk's own work per file. With several walking
+//! threads each thread dates its own matches; with one, the matches past the first
+//! [`DATE_ON_THREAD_AFTER`] are dated on a second thread, so that walking and dating overlap
+//! instead of adding up (fd's one-thread mode likewise prints from a second thread).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -116,9 +116,19 @@ fn dated(opener: &RootOpener, path: PathBuf) -> DatedPath {
 struct Matches<'scope> {
     dated: Vec<DatedPath>,
     batch: Vec<PathBuf>,
-    dater: Option<Dater<'scope>>,
-    /// The dating thread could not be started: date everything inline.
-    inline_only: bool,
+    dating: Dating<'scope>,
+}
+
+/// Where matches are dated.
+#[derive(Default)]
+enum Dating<'scope> {
+    /// On the walking thread, until there are enough matches to start a thread.
+    #[default]
+    Inline,
+    /// In batches on the dating thread.
+    Thread(Dater<'scope>),
+    /// On the walking thread for good: the system refused a thread.
+    Unavailable,
 }
 
 struct Dater<'scope> {
@@ -134,17 +144,12 @@ impl<'scope> Matches<'scope> {
         opener: &'scope RootOpener,
         stop: &'scope StopFlag,
     ) {
-        if self.dater.is_none() && (self.inline_only || self.dated.len() < DATE_ON_THREAD_AFTER) {
+        if matches!(self.dating, Dating::Inline) && self.dated.len() >= DATE_ON_THREAD_AFTER {
+            self.dating = Dater::start(scope, opener, stop).map_or(Dating::Unavailable, Dating::Thread);
+        }
+        if !matches!(self.dating, Dating::Thread(_)) {
             self.dated.push(dated(opener, path));
             return;
-        }
-        if self.dater.is_none() {
-            self.dater = Dater::start(scope, opener, stop);
-            if self.dater.is_none() {
-                self.inline_only = true;
-                self.dated.push(dated(opener, path));
-                return;
-            }
         }
         self.batch.push(path);
         if self.batch.len() == BATCH {
@@ -154,7 +159,7 @@ impl<'scope> Matches<'scope> {
 
     fn send_batch(&mut self, opener: &RootOpener) {
         let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
-        if let Some(dater) = &self.dater
+        if let Dating::Thread(dater) = &self.dating
             && let Err(mpsc::SendError(batch)) = dater.send.send(batch)
         {
             // The thread is gone (it panicked): date these here.
@@ -167,7 +172,7 @@ impl<'scope> Matches<'scope> {
         if !self.batch.is_empty() {
             self.send_batch(opener);
         }
-        if let Some(Dater { send, thread }) = self.dater {
+        if let Dating::Thread(Dater { send, thread }) = self.dating {
             drop(send);
             match thread.join() {
                 Ok(more) => self.dated.extend(more),
