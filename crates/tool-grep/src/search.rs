@@ -10,7 +10,8 @@
 //! [--type T] [--glob G]...`, with `.gitignore`, `.ignore` and `.rgignore` respected. Results
 //! come back unordered; `format.rs` orders and pages them.
 
-use std::io;
+use std::fs::File;
+use std::io::{self, Read};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use grep_matcher::LineTerminator;
 use grep_printer::{Standard, StandardBuilder, Summary, SummaryBuilder, SummaryKind};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink};
 use hands_core::session::PathFilter;
 use hands_search::display::display_path;
 use hands_search::open::RootOpener;
@@ -299,6 +300,52 @@ struct Worker<'p> {
     searcher: Searcher,
     printer: Printer,
     found: Found,
+    /// Where a walked file is read whole ([`WHOLE_READ_MAX`] bytes plus one, to see that the
+    /// file ended); allocated at the first file.
+    whole: Vec<u8>,
+}
+
+/// Walked files up to this size are read whole into the worker's buffer and searched as a
+/// slice: two `read`s (the data, then end of file) where grep-searcher's reader makes three (it
+/// first reads 3 bytes to look for a byte-order mark). The size is grep-searcher's own buffer
+/// capacity, so a file this small is also what its reader would have had in its first fill:
+/// binary detection sees the same bytes, and results are the same.
+const WHOLE_READ_MAX: usize = 64 * 1024;
+
+/// What one file's search reads.
+enum Source<'a> {
+    /// The whole file, already read.
+    Whole(&'a [u8]),
+    /// The bytes already read, then the rest of the file (a larger file, or the one file a
+    /// search was given, whose binary data is converted rather than abandoned).
+    Stream(io::Chain<&'a [u8], StopReader<'a, &'a File>>),
+}
+
+/// Search `source` with `searcher`.
+fn search_source<S: Sink>(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    source: Source<'_>,
+    sink: S,
+) -> Result<(), S::Error> {
+    match source {
+        Source::Whole(bytes) => searcher.search_slice(matcher, bytes, sink),
+        Source::Stream(reader) => searcher.search_reader(matcher, reader, sink),
+    }
+}
+
+/// Read from `file` until `buf` is full or the file ends; the number of bytes read.
+fn read_head(mut file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 impl<'p> Worker<'p> {
@@ -324,26 +371,47 @@ impl<'p> Worker<'p> {
                     .build_no_color(Vec::new()),
             ),
         };
-        Worker { plan, opener, searcher: plan.searcher.build(), printer, found: Found::default() }
+        let searcher = plan.searcher.build();
+        Worker { plan, opener, searcher, printer, found: Found::default(), whole: Vec::new() }
     }
 
     /// Search one file; a file that cannot be opened or read is skipped. The modification time
     /// of a matching file comes from the open file (one `fstat`, only for matches).
     fn search(&mut self, path: &Path, stop: &StopFlag, collected: &AtomicUsize) {
+        if stop.is_raised() {
+            return;
+        }
         let Ok(file) = self.opener.open(path) else { return };
-        let reader = StopReader::new(&file, stop);
+        let head = if self.plan.is_single_file() {
+            0
+        } else {
+            if self.whole.is_empty() {
+                self.whole = vec![0; WHOLE_READ_MAX + 1];
+            }
+            let Ok(read) = read_head(&file, &mut self.whole) else { return };
+            read
+        };
+        let head_bytes = &self.whole[..head];
+        let source = || {
+            if head <= WHOLE_READ_MAX && !self.plan.is_single_file() {
+                Source::Whole(head_bytes)
+            } else {
+                Source::Stream(head_bytes.chain(StopReader::new(&file, stop)))
+            }
+        };
         let matcher = &self.plan.matcher;
+        let searcher = &mut self.searcher;
         match &mut self.printer {
             Printer::Files(summary) => {
                 let mut sink = summary.sink(matcher);
-                if self.searcher.search_reader(matcher, reader, &mut sink).is_ok() && sink.has_match() {
+                if search_source(searcher, matcher, source(), &mut sink).is_ok() && sink.has_match() {
                     let modified = file.metadata().and_then(|m| m.modified()).ok();
                     self.found.files.push(DatedPath { path: path.to_path_buf(), modified });
                 }
             }
             Printer::Count(summary) => {
                 let mut sink = summary.sink(matcher);
-                let ok = self.searcher.search_reader(matcher, reader, &mut sink).is_ok();
+                let ok = search_source(searcher, matcher, source(), &mut sink).is_ok();
                 let written = std::mem::take(summary.get_mut().get_mut());
                 let count = std::str::from_utf8(&written).ok().and_then(|s| s.trim().parse::<u64>().ok());
                 if let (true, Some(count)) = (ok, count) {
@@ -352,7 +420,7 @@ impl<'p> Worker<'p> {
             }
             Printer::Content(standard) => {
                 let mut sink = standard.sink(matcher);
-                let ok = self.searcher.search_reader(matcher, reader, &mut sink).is_ok();
+                let ok = search_source(searcher, matcher, source(), &mut sink).is_ok();
                 let matched = sink.has_match();
                 let printed = standard.get_mut().get_mut();
                 if ok && matched {

@@ -1,4 +1,4 @@
-//! Grep against ripgrep: for 39 queries on one generated tree, the files, lines and counts that
+//! Grep against ripgrep: for 49 queries on one generated tree, the files, lines and counts that
 //! hands reports are the ones `rg` prints when given the arguments Claude Code passes it
 //! (`--hidden --glob '!.git' ... --max-columns 500`, `-l`/`-c`/`-n`, context, `-i`, `-U
 //! --multiline-dotall`, `--type`, `--glob`). Runs when `rg` is on PATH; CI installs it.
@@ -67,6 +67,42 @@ fn build_tree(f: &Fixture) {
             .collect::<String>(),
         0,
     );
+    // Around the size below which a walked file is read whole (64 KiB) and searched as a slice;
+    // larger files are searched as a stream after their first 64 KiB.
+    f.file("sizes/exact_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024), 0);
+    f.file("sizes/over_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024 + 1), 0);
+    f.file("sizes/under_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024 - 1), 0);
+    f.file("sizes/big.txt", sized("TODO first\n", "TODO last\n", 300_000), 0);
+    let mut straddle = sized("start\n", "", 64 * 1024 - 5);
+    straddle.push_str("TODO straddles the first read\n");
+    straddle.push_str(&"y\n".repeat(1000));
+    f.file("sizes/straddle.txt", straddle, 0);
+    // Binary data past the first 64 KiB: ripgrep reports the matches before it.
+    f.file("sizes/big_late_binary.dat", format!("TODO early\n{}\x00TODO after nul\n", "z\n".repeat(50_000)), 0);
+    f.file("sizes/small_binary_late.dat", format!("TODO early\n{}\x00TODO after nul\n", "z\n".repeat(1_000)), 0);
+    // Byte-order marks: ripgrep transcodes UTF-16 and drops a UTF-8 BOM.
+    f.file("bom/utf8.txt", b"\xEF\xBB\xBFTODO with a UTF-8 BOM\nsecond\n", 0);
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain("TODO in UTF-16\nnext line\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    f.file("bom/utf16le.txt", utf16, 0);
+}
+
+/// `head`, filler lines, then `tail`, exactly `size` bytes long.
+fn sized(head: &str, tail: &str, size: usize) -> String {
+    let mut text = String::from(head);
+    let mut n = 0;
+    while text.len() + tail.len() + 20 < size {
+        text.push_str(&format!("filler {n:06} line\n"));
+        n += 1;
+    }
+    while text.len() + tail.len() < size {
+        text.push('.');
+    }
+    text.push_str(tail);
+    assert_eq!(text.len(), size);
+    text
 }
 
 /// ripgrep's arguments for a Grep input, as Claude Code builds them.
@@ -209,6 +245,12 @@ fn queries() -> Vec<Value> {
         json!({"pattern": "crlf|first", "path": "crlf.txt", "output_mode": "content"}),
         json!({"pattern": "", "path": "c", "output_mode": "count"}),
         json!({"pattern": "x{3}", "path": "late_binary.dat", "output_mode": "count"}),
+        json!({"pattern": "TODO", "path": "sizes", "output_mode": "content"}),
+        json!({"pattern": "TODO|filler 0000[0-3] ", "path": "sizes", "output_mode": "count"}),
+        json!({"pattern": "TODO after", "path": "sizes"}),
+        json!({"pattern": "filler 00[0-9]{4} line", "path": "sizes", "output_mode": "count"}),
+        json!({"pattern": "TODO", "path": "bom", "output_mode": "content"}),
+        json!({"pattern": "^TODO", "path": "bom", "output_mode": "count"}),
     ]
 }
 
