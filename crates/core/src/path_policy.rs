@@ -406,59 +406,94 @@ impl PathCheck {
     }
 }
 
-/// A file in the same folder whose name is close to `path`'s: the same name with another
-/// extension, the same name in another letter case, or one or two typos away.
+/// Folder entries [`similar_file`] looks at, at most.
+const SIMILAR_SCAN_MAX: usize = 10_000;
+
+/// A file in the same folder whose name is close to `path`'s: the same name in another letter
+/// case, the same name with another extension, or one or two typos away (in that order of
+/// preference; among equals, the first name in sorted order). Looks at the first
+/// [`SIMILAR_SCAN_MAX`] entries; each costs a pass over its name and no allocation, so a miss in
+/// a folder of thousands of files stays cheap.
 pub fn similar_file(path: &Path) -> Option<PathBuf> {
     let dir = path.parent()?;
-    let wanted = path.file_name()?.to_string_lossy().into_owned();
-    let wanted_lower = wanted.to_lowercase();
-    let wanted_stem = Path::new(&wanted).file_stem().map(|s| s.to_string_lossy().to_lowercase());
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .ok()?
-        .take(10_000)
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != &wanted)
-        .collect();
-    names.sort();
-    let score = |name: &str| -> Option<usize> {
-        let lower = name.to_lowercase();
-        if lower == wanted_lower {
+    let wanted = WantedName::new(&path.file_name()?.to_string_lossy());
+    let mut scratch = Vec::new();
+    let mut best: Option<(usize, String)> = None;
+    for entry in fs::read_dir(dir).ok()?.take(SIMILAR_SCAN_MAX).filter_map(Result::ok) {
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == wanted.name {
+            continue;
+        }
+        let Some(score) = wanted.score(&name, &mut scratch) else { continue };
+        if best.as_ref().is_none_or(|(s, n)| (score, name.as_ref()) < (*s, n.as_str())) {
+            best = Some((score, name.into_owned()));
+        }
+    }
+    best.map(|(_, name)| dir.join(name))
+}
+
+/// The name a missing path asked for, lower-cased once for the comparisons.
+struct WantedName {
+    name: String,
+    lower: Vec<char>,
+    /// The lower-cased name without its extension.
+    stem: Option<Vec<char>>,
+    /// Typos are only looked for in names of four characters or more.
+    typos: bool,
+}
+
+impl WantedName {
+    fn new(name: &str) -> Self {
+        let lower = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<Vec<char>>();
+        let stem = Path::new(name).file_stem().map(|s| lower(&s.to_string_lossy()));
+        WantedName { name: name.to_owned(), lower: lower(name), stem, typos: name.chars().count() >= 4 }
+    }
+
+    /// How close `name` is: 0 for the same name in another case, 1 for the same stem, 1 + d
+    /// for `d` (1 or 2) typos; `None` when it is not close. `scratch` holds the lower-cased name.
+    fn score(&self, name: &str, scratch: &mut Vec<char>) -> Option<usize> {
+        scratch.clear();
+        scratch.extend(name.chars().flat_map(char::to_lowercase));
+        if *scratch == self.lower {
             return Some(0);
         }
-        let stem = Path::new(name).file_stem().map(|s| s.to_string_lossy().to_lowercase());
-        if stem.is_some() && stem == wanted_stem {
+        if let Some(stem) = &self.stem
+            && Path::new(name)
+                .file_stem()
+                .is_some_and(|s| s.to_string_lossy().chars().flat_map(char::to_lowercase).eq(stem.iter().copied()))
+        {
             return Some(1);
         }
-        if wanted.chars().count() >= 4 {
-            let d = edit_distance(&lower, &wanted_lower, 2);
+        if self.typos {
+            let d = edit_distance(scratch, &self.lower, 2);
             if d <= 2 {
                 return Some(1 + d);
             }
         }
         None
-    };
-    names.iter().filter_map(|n| score(n).map(|s| (s, n))).min_by_key(|(s, _)| *s).map(|(_, n)| dir.join(n))
+    }
 }
 
 /// Levenshtein distance between `a` and `b`, giving up (returning `cap + 1`) once it exceeds `cap`.
-fn edit_distance(a: &str, b: &str, cap: usize) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+fn edit_distance(a: &[char], b: &[char], cap: usize) -> usize {
     if a.len().abs_diff(b.len()) > cap {
         return cap + 1;
     }
     let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
     for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
+        cur[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
         if cur.iter().min().is_some_and(|m| *m > cap) {
             return cap + 1;
         }
-        prev = cur;
+        std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
 }
@@ -597,6 +632,16 @@ mod tests {
         assert_eq!(similar_file(&root.join("config.toml")), Some(root.join("Config.toml")));
         assert_eq!(similar_file(&root.join("mian.rs")), Some(root.join("main.rs")));
         assert_eq!(similar_file(&root.join("unrelated.txt")), None);
+        // Equally close names: the first in sorted order wins, whatever the folder's order.
+        fs::write(root.join("mina.rs"), "").unwrap();
+        assert_eq!(similar_file(&root.join("mian.rs")), Some(root.join("main.rs")));
+        // Closer beats earlier in order: the same stem (score 1) before one typo (score 2).
+        fs::write(root.join("Abcx.rs"), "").unwrap();
+        fs::write(root.join("abcd.txt"), "").unwrap();
+        assert_eq!(similar_file(&root.join("abcd.rs")), Some(root.join("abcd.txt")));
+        assert_eq!(similar_file(&root.join("abcy.rs")), Some(root.join("Abcx.rs")));
+        assert_eq!(edit_distance(&['a', 'b'], &['a', 'b', 'c', 'd', 'e'], 2), 3);
+        assert_eq!(edit_distance(&['k', 'i', 't', 't', 'e', 'n'], &['s', 'i', 't', 't', 'i', 'n'], 2), 2);
         let s = session_in(&root);
         assert_eq!(
             missing_file_message(&s, &check_path(&s, "main.py")),
