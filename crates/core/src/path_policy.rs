@@ -442,6 +442,8 @@ struct WantedName {
     lower: Vec<char>,
     /// The lower-cased name without its extension.
     stem: Option<Vec<char>>,
+    /// The name without its extension, as given.
+    raw_stem: Vec<u8>,
     /// Typos are only looked for in names of four characters or more.
     typos: bool,
 }
@@ -449,13 +451,17 @@ struct WantedName {
 impl WantedName {
     fn new(name: &str) -> Self {
         let lower = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<Vec<char>>();
+        let raw_stem = Path::new(name).file_stem().map(|s| s.as_encoded_bytes().to_vec()).unwrap_or_default();
         let stem = Path::new(name).file_stem().map(|s| lower(&s.to_string_lossy()));
-        WantedName { name: name.to_owned(), lower: lower(name), stem, typos: name.chars().count() >= 4 }
+        WantedName { name: name.to_owned(), lower: lower(name), stem, raw_stem, typos: name.chars().count() >= 4 }
     }
 
     /// How close `name` is: 0 for the same name in another case, 1 for the same stem, 1 + d
     /// for `d` (1 or 2) typos; `None` when it is not close. `scratch` holds the lower-cased name.
     fn score(&self, name: &str, scratch: &mut Vec<char>) -> Option<usize> {
+        if !self.may_score(name) {
+            return None;
+        }
         scratch.clear();
         scratch.extend(name.chars().flat_map(char::to_lowercase));
         if *scratch == self.lower {
@@ -475,6 +481,26 @@ impl WantedName {
             }
         }
         None
+    }
+}
+
+impl WantedName {
+    /// A test on bytes alone that rules out most names of a large folder before any lower-casing
+    /// (ASCII names only, where case changes no length): a close name is at most two characters
+    /// longer or shorter, or starts with the wanted stem.
+    fn may_score(&self, name: &str) -> bool {
+        if !(name.is_ascii() && self.name.is_ascii()) {
+            return true;
+        }
+        if name.len().abs_diff(self.name.len()) <= 2 {
+            return true;
+        }
+        let stem = self.raw_stem.as_slice();
+        let name = name.as_bytes();
+        !stem.is_empty()
+            && name.len() >= stem.len()
+            && name[..stem.len()].eq_ignore_ascii_case(stem)
+            && name.get(stem.len()).is_none_or(|b| *b == b'.')
     }
 }
 
@@ -640,6 +666,10 @@ mod tests {
         fs::write(root.join("abcd.txt"), "").unwrap();
         assert_eq!(similar_file(&root.join("abcd.rs")), Some(root.join("abcd.txt")));
         assert_eq!(similar_file(&root.join("abcy.rs")), Some(root.join("Abcx.rs")));
+        // The byte-length shortcut keeps a same-stem name of another length, in any case.
+        fs::write(root.join("Report_Final.markdown"), "").unwrap();
+        assert_eq!(similar_file(&root.join("report_final.rs")), Some(root.join("Report_Final.markdown")));
+        assert_eq!(similar_file(&root.join("report_finals.rs")), None);
         assert_eq!(edit_distance(&['a', 'b'], &['a', 'b', 'c', 'd', 'e'], 2), 3);
         assert_eq!(edit_distance(&['k', 'i', 't', 't', 'e', 'n'], &['s', 'i', 't', 't', 'i', 'n'], 2), 2);
         let s = session_in(&root);
