@@ -15,7 +15,8 @@ use crate::search::Found;
 pub struct Formatted {
     /// What the model reads.
     pub text: String,
-    /// Claude Code's output object (`mode`, `numFiles`, `filenames`, ...), for programmatic callers.
+    /// Claude Code's output object (`mode`, `numFiles`, `filenames`, ...), for programmatic callers;
+    /// in `content` mode without the lines, which are the text.
     pub data: Value,
 }
 
@@ -137,9 +138,10 @@ pub fn content<'a>(
     } else {
         String::from_utf8(page).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     };
-    let page_text = if shown == 0 { String::new() } else { body.clone() };
     let text = if info.is_empty() { body } else { format!("{body}\n\n[Showing results with pagination = {info}]") };
-    let mut data = json!({"mode": "content", "numFiles": 0, "filenames": [], "content": page_text, "numLines": shown});
+    // The lines themselves are the text: not copied into the data a second time (megabytes
+    // for a broad search).
+    let mut data = json!({"mode": "content", "numFiles": 0, "filenames": [], "numLines": shown});
     add_paging(&mut data, applied, offset);
     Formatted { text, data }
 }
@@ -231,7 +233,9 @@ mod tests {
             "a-2-y\nb:3:x\n\n[Showing results with pagination = offset: 1]"
         );
         let page = content(chunks, false, HeadLimit::At(1), 1);
-        assert_eq!(page.data["content"], "a-2-y");
+        // The lines are the text; the data carries counts and paging only.
+        assert_eq!(page.text, "a-2-y\n\n[Showing results with pagination = limit: 1, offset: 1]");
+        assert!(page.data.get("content").is_none());
         assert_eq!(page.data["numLines"], 1);
         assert_eq!(page.data["appliedLimit"], 1);
     }
