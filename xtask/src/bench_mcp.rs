@@ -93,6 +93,8 @@ pub fn run(calls: usize, rounds: usize, only: Option<&str>) -> anyhow::Result<()
     }
     eprintln!("==> building target/release/hands");
     cargo(&["build", "--release", "--quiet", "-p", "hands"])?;
+    // Sessions of earlier runs (one per connection); only this benchmark writes here.
+    let _ = std::fs::remove_dir_all(workspace_root().join("target/bench-mcp/state"));
     let setup = Setup {
         hands: workspace_root().join("target/release/hands"),
         reference_js: install_reference()?,

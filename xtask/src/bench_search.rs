@@ -124,7 +124,10 @@ pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
         Some(dir) => std::fs::canonicalize(&dir).with_context(|| format!("cannot open {}", dir.display()))?,
         None => generate_corpus(&workspace_root().join("target/bench-search/corpus"))?,
     };
+    // Sessions of earlier runs: every `hands call` keeps its session folder, and a broad content
+    // search persists megabytes of output in it. Only this benchmark writes here.
     let state = workspace_root().join("target/bench-search/state");
+    let _ = std::fs::remove_dir_all(&state);
     std::fs::create_dir_all(&state)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let runs = runs.max(3);
