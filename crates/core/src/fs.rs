@@ -4,12 +4,13 @@
 //! the same without the fsyncs, for files hands itself can recreate (persisted tool results);
 //! [`real_path`], `canonicalize` in three system calls however deep the path (and
 //! [`real_path_with_metadata`], with what is there, in three when no symlink is on the way and
-//! four otherwise).
+//! four otherwise); [`fill_from`], a read that stops only when the buffer is full or the file
+//! ends.
 //!
 //! Path policy (what is inside the working directories, protected, a device) is not here.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -17,6 +18,21 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Read `reader` until `buf` is full or the reader ends; the number of bytes read (less than
+/// `buf.len()` only at the end). Interrupted reads are retried.
+pub fn fill_from(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
 
 /// `path` with every symlink resolved, as [`fs::canonicalize`] gives it, but without its cost:
 /// `realpath(3)` reads every prefix of the path as a link (a full lookup from `/` each, so the

@@ -21,6 +21,7 @@ use grep_matcher::LineTerminator;
 use grep_printer::{Standard, StandardBuilder, Summary, SummaryBuilder, SummaryKind};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink};
+use hands_core::fs::fill_from;
 use hands_core::session::PathFilter;
 use hands_search::display::display_path;
 use hands_search::open::RootOpener;
@@ -334,20 +335,6 @@ fn search_source<S: Sink>(
     }
 }
 
-/// Read from `file` until `buf` is full or the file ends; the number of bytes read.
-fn read_head(mut file: &File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
-
 impl<'p> Worker<'p> {
     fn new(plan: &'p Plan, opener: &'p RootOpener) -> Self {
         let printer = match plan.spec.options.mode {
@@ -388,7 +375,7 @@ impl<'p> Worker<'p> {
             if self.whole.is_empty() {
                 self.whole = vec![0; WHOLE_READ_MAX + 1];
             }
-            let Ok(read) = read_head(&file, &mut self.whole) else { return };
+            let Ok(read) = fill_from(&mut &file, &mut self.whole) else { return };
             read
         };
         let head_bytes = &self.whole[..head];

@@ -239,7 +239,7 @@ fn read_text(session: &Session, path: &Path, offset: Option<u64>, limit: Option<
         Ok(size @ 1..HEAD_BYTES) => size,
         _ => HEAD_BYTES,
     };
-    let head_len = range::fill_from(&mut file, &mut head[..head_want]).map_err(|e| io_error(path, e))?;
+    let head_len = hands_core::fs::fill_from(&mut file, &mut head[..head_want]).map_err(|e| io_error(path, e))?;
     let head = &head[..head_len];
     let utf16 = matches!(encoding::detect_encoding(head), Encoding::Utf16Le | Encoding::Utf16Be);
     if encoding::looks_binary(head) {

@@ -8,6 +8,8 @@
 
 use std::io::{self, Read};
 
+use hands_core::fs::fill_from;
+
 /// How much to select.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limits {
@@ -128,20 +130,6 @@ impl Selection {
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// Read `reader` until `buf` is full or the reader ends; the number of bytes read.
-pub fn fill_from(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
 
 struct Collector {
     limits: Limits,
