@@ -154,8 +154,9 @@ pub struct ToolOutput {
     pub context_change: Option<ContextChange>,
     /// Extra messages to append after the result (e.g. a document block, a reminder).
     pub new_messages: Vec<Value>,
-    /// Structured data for programmatic callers (MCP `structuredContent`, tests); not sent to
-    /// the model.
+    /// Structured data for code that calls a tool directly (embedders, tests). Not sent to the
+    /// model, and not carried past the pipeline: [`ToolResult`] has no place for it, so neither
+    /// an engine caller nor the MCP server (no `structuredContent`) sees it.
     pub data: Option<Value>,
 }
 
