@@ -411,9 +411,9 @@ const SIMILAR_SCAN_MAX: usize = 10_000;
 
 /// A file in the same folder whose name is close to `path`'s: the same name in another letter
 /// case, the same name with another extension, or one or two typos away (in that order of
-/// preference; among equals, the first name in sorted order). Looks at the first
-/// [`SIMILAR_SCAN_MAX`] entries; each costs a pass over its name and no allocation, so a miss in
-/// a folder of thousands of files stays cheap.
+/// preference; among equals, the first name in sorted order). Looks at the first 10 000
+/// entries (`SIMILAR_SCAN_MAX`); each costs a pass over its name and no allocation, so a miss
+/// in a folder of thousands of files stays cheap.
 pub fn similar_file(path: &Path) -> Option<PathBuf> {
     let dir = path.parent()?;
     let wanted = WantedName::new(&path.file_name()?.to_string_lossy());
