@@ -482,9 +482,7 @@ impl WantedName {
         }
         None
     }
-}
 
-impl WantedName {
     /// A test on bytes alone that rules out most names of a large folder before any lower-casing
     /// (ASCII names only, where case changes no length): a close name is at most two characters
     /// longer or shorter, or starts with the wanted stem.

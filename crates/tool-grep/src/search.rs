@@ -370,35 +370,30 @@ impl<'p> Worker<'p> {
         }
         let Ok(file) = self.opener.open(path) else { return };
         let head = if self.plan.is_single_file() {
-            0
+            0..0
         } else {
             if self.whole.is_empty() {
                 self.whole = vec![0; WHOLE_READ_MAX + 1];
             }
             let Ok(read) = fill_from(&mut &file, &mut self.whole) else { return };
-            read
+            0..read
         };
-        let head_bytes = &self.whole[..head];
-        let source = || {
-            if head <= WHOLE_READ_MAX && !self.plan.is_single_file() {
-                Source::Whole(head_bytes)
-            } else {
-                Source::Stream(head_bytes.chain(StopReader::new(&file, stop)))
-            }
-        };
+        let whole = !self.plan.is_single_file() && head.end <= WHOLE_READ_MAX;
+        let head = &self.whole[head];
+        let source = if whole { Source::Whole(head) } else { Source::Stream(head.chain(StopReader::new(&file, stop))) };
         let matcher = &self.plan.matcher;
         let searcher = &mut self.searcher;
         match &mut self.printer {
             Printer::Files(summary) => {
                 let mut sink = summary.sink(matcher);
-                if search_source(searcher, matcher, source(), &mut sink).is_ok() && sink.has_match() {
+                if search_source(searcher, matcher, source, &mut sink).is_ok() && sink.has_match() {
                     let modified = file.metadata().and_then(|m| m.modified()).ok();
                     self.found.files.push(DatedPath { path: path.to_path_buf(), modified });
                 }
             }
             Printer::Count(summary) => {
                 let mut sink = summary.sink(matcher);
-                let ok = search_source(searcher, matcher, source(), &mut sink).is_ok();
+                let ok = search_source(searcher, matcher, source, &mut sink).is_ok();
                 let written = std::mem::take(summary.get_mut().get_mut());
                 let count = std::str::from_utf8(&written).ok().and_then(|s| s.trim().parse::<u64>().ok());
                 if let (true, Some(count)) = (ok, count) {
@@ -407,7 +402,7 @@ impl<'p> Worker<'p> {
             }
             Printer::Content(standard) => {
                 let mut sink = standard.sink(matcher);
-                let ok = search_source(searcher, matcher, source(), &mut sink).is_ok();
+                let ok = search_source(searcher, matcher, source, &mut sink).is_ok();
                 let matched = sink.has_match();
                 let printed = standard.get_mut().get_mut();
                 if ok && matched {
