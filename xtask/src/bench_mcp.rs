@@ -1,8 +1,11 @@
-//! `cargo xtask bench-mcp [--calls N] [--rounds R] [--only hands|reference]`: `tools/call` round trips against
-//! `hands serve` (Read of a small file) and against the reference server
-//! `@modelcontextprotocol/server-filesystem` from npm (`read_text_file` of the same files), both
-//! over stdio, driven by one rmcp client in this (release) process so that the client's own cost
-//! does not hide the servers'.
+//! `cargo xtask bench-mcp [--calls N] [--rounds R] [--only hands|reference] [--rmcp-transport]`:
+//! `tools/call` round trips against `hands serve` (Read of a small file) and against the reference
+//! server `@modelcontextprotocol/server-filesystem` from npm (`read_text_file` of the same files),
+//! both over stdio, driven by one rmcp client in this (release) process so that the client's own
+//! cost does not hide the servers'. The client runs on hands-mcp's [`LineTransport`], which
+//! decodes tool results directly (rmcp's generic decoding of a 2.7 KB result costs the client
+//! more than hands' whole Read); `--rmcp-transport` uses rmcp's own child-process transport
+//! instead, to compare.
 //!
 //! Per round and server: N sequential `ping`s (the protocol floor: client, pipes and the SDK's
 //! dispatch, no tool), N sequential calls (latency of each), then N calls issued at once
@@ -26,6 +29,7 @@ use hands_mcp::rmcp::model::{CallToolRequestParams, ClientRequest, PingRequest};
 use hands_mcp::rmcp::service::RunningService;
 use hands_mcp::rmcp::transport::TokioChildProcess;
 use hands_mcp::rmcp::{RoleClient, ServiceExt};
+use hands_mcp::transport::LineTransport;
 use serde_json::{Value, json};
 
 use crate::util::{cargo, cargo_command, workspace_root};
@@ -65,6 +69,27 @@ struct Setup {
     reference_js: PathBuf,
     dir: PathBuf,
     state: PathBuf,
+    /// Connect through rmcp's `TokioChildProcess` rather than [`LineTransport`].
+    rmcp_transport: bool,
+}
+
+/// One client connection and the server process behind it.
+struct Client {
+    service: RunningService<RoleClient, ()>,
+    /// The server, killed when the connection is dropped (with `TokioChildProcess`, the
+    /// transport owns it).
+    _child: Option<tokio::process::Child>,
+}
+
+impl Client {
+    fn peer(&self) -> &hands_mcp::rmcp::service::Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    async fn cancel(self) -> anyhow::Result<()> {
+        self.service.cancel().await?;
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -77,13 +102,14 @@ struct Samples {
 }
 
 /// Run the benchmark.
-pub fn run(calls: usize, rounds: usize, only: Option<&str>) -> anyhow::Result<()> {
+pub fn run(calls: usize, rounds: usize, only: Option<&str>, rmcp_transport: bool) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
         eprintln!("==> xtask is a debug build; re-running bench-mcp with --release");
         let status = cargo_command()
             .args(["run", "--release", "--quiet", "-p", "xtask", "--", "bench-mcp"])
             .args(["--calls", &calls.to_string(), "--rounds", &rounds.to_string()])
             .args(only.map(|o| format!("--only={o}")))
+            .args(rmcp_transport.then_some("--rmcp-transport"))
             .current_dir(workspace_root())
             .status()?;
         if !status.success() {
@@ -100,6 +126,7 @@ pub fn run(calls: usize, rounds: usize, only: Option<&str>) -> anyhow::Result<()
         reference_js: install_reference()?,
         dir: make_files(calls)?,
         state: workspace_root().join("target/bench-mcp/state"),
+        rmcp_transport,
     };
     // One thread: the client's own share of each round trip (task hand-offs inside rmcp) stays
     // small and alike for both servers.
@@ -120,7 +147,7 @@ pub fn run(calls: usize, rounds: usize, only: Option<&str>) -> anyhow::Result<()
             eprintln!("    round {}/{rounds}: {} done", round + 1, server.label());
         }
     }
-    report(calls, rounds, &hands, &reference);
+    report(calls, rounds, rmcp_transport, &hands, &reference);
     Ok(())
 }
 
@@ -159,8 +186,8 @@ fn make_files(calls: usize) -> anyhow::Result<PathBuf> {
     Ok(std::fs::canonicalize(dir)?)
 }
 
-async fn connect(setup: &Setup, server: Server) -> anyhow::Result<RunningService<RoleClient, ()>> {
-    let cmd = match server {
+async fn connect(setup: &Setup, server: Server) -> anyhow::Result<Client> {
+    let mut cmd = match server {
         Server::Hands => {
             let mut cmd = tokio::process::Command::new(&setup.hands);
             cmd.arg("serve").arg("--cwd").arg(&setup.dir).arg("--state-dir").arg(&setup.state);
@@ -172,8 +199,18 @@ async fn connect(setup: &Setup, server: Server) -> anyhow::Result<RunningService
             cmd
         }
     };
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::process::Stdio::null()).spawn()?;
-    Ok(().serve(transport).await?)
+    if setup.rmcp_transport {
+        let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::process::Stdio::null()).spawn()?;
+        return Ok(Client { service: ().serve(transport).await?, _child: None });
+    }
+    use std::process::Stdio;
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).kill_on_drop(true);
+    let mut child = cmd.spawn()?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        bail!("{}: no pipes", server.label());
+    };
+    let service = ().serve(LineTransport::<RoleClient, _, _>::new(stdout, stdin)).await?;
+    Ok(Client { service, _child: Some(child) })
 }
 
 fn request(server: Server, file: &Path) -> CallToolRequestParams {
@@ -185,7 +222,7 @@ fn request(server: Server, file: &Path) -> CallToolRequestParams {
     CallToolRequestParams::new(name).with_arguments(arguments)
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, server: Server, file: &Path) -> anyhow::Result<Duration> {
+async fn call(client: &Client, server: Server, file: &Path) -> anyhow::Result<Duration> {
     let started = Instant::now();
     let result = client.peer().call_tool(request(server, file)).await?;
     let elapsed = started.elapsed();
@@ -230,7 +267,7 @@ async fn measure_in_process(setup: &Setup, calls: usize, samples: &mut Samples) 
 }
 
 /// One `ping` round trip.
-async fn ping(client: &RunningService<RoleClient, ()>) -> anyhow::Result<Duration> {
+async fn ping(client: &Client) -> anyhow::Result<Duration> {
     let started = Instant::now();
     client.peer().send_request(ClientRequest::PingRequest(PingRequest::default())).await?;
     Ok(started.elapsed())
@@ -287,8 +324,11 @@ fn us(d: Duration) -> String {
     format!("{:.0} µs", d.as_secs_f64() * 1e6)
 }
 
-fn report(calls: usize, rounds: usize, hands: &Samples, reference: &Samples) {
-    println!("\nMCP tools/call round trips over stdio, rmcp client, {calls} calls × {rounds} rounds per phase");
+fn report(calls: usize, rounds: usize, rmcp_transport: bool, hands: &Samples, reference: &Samples) {
+    let transport = if rmcp_transport { "rmcp's TokioChildProcess transport" } else { "hands-mcp LineTransport" };
+    println!(
+        "\nMCP tools/call round trips over stdio, rmcp client on {transport}, {calls} calls × {rounds} rounds per phase"
+    );
     println!(
         "| server | ping median | sequential median | sequential p99 | concurrent median | concurrent p99 | concurrent throughput |"
     );

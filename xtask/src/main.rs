@@ -67,6 +67,9 @@ enum Command {
         /// Measure one server only (`hands` or `reference`), e.g. to profile it; no ratios.
         #[arg(long, value_parser = ["hands", "reference"])]
         only: Option<String>,
+        /// Connect through rmcp's own child-process transport instead of hands-mcp's.
+        #[arg(long)]
+        rmcp_transport: bool,
     },
     /// Generate docs/tools.md from the registered tools.
     /// Run the cargo-fuzz targets in fuzz/ (all, or those named) for a while each; never in CI.
@@ -93,7 +96,9 @@ fn main() -> anyhow::Result<()> {
         Command::Docs { check } => docs::run(check),
         Command::Fuzz { targets, seconds } => fuzz::run_targets(&targets, seconds),
         Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
-        Command::BenchMcp { calls, rounds, only } => bench_mcp::run(calls, rounds, only.as_deref()),
+        Command::BenchMcp { calls, rounds, only, rmcp_transport } => {
+            bench_mcp::run(calls, rounds, only.as_deref(), rmcp_transport)
+        }
     }
 }
 

@@ -17,6 +17,7 @@ pub mod http;
 pub mod names;
 pub mod server;
 pub mod stdio;
+pub mod transport;
 
 pub use client::{ClientOptions, McpClients, McpTool, MountFailure};
 pub use config::{McpConfig, ServerConfig, ServerSpec};

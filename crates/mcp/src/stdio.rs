@@ -2,10 +2,11 @@
 //! ([`serve_stdio`], what `hands serve` runs), or any reader/writer pair ([`serve_stream`],
 //! used by in-process tests). Logging must go to stderr: stdout carries the protocol.
 
-use rmcp::ServiceExt;
+use rmcp::{RoleServer, ServiceExt};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::server::{ConnectionError, McpServer};
+use crate::transport::LineTransport;
 
 /// Serving ended in failure.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +53,8 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let connection = server.connection()?;
-    let running = connection.serve((reader, writer)).await.map_err(|e| ServeError::Handshake(e.to_string()))?;
+    let transport = LineTransport::<RoleServer, _, _>::new(reader, writer);
+    let running = connection.serve(transport).await.map_err(|e| ServeError::Handshake(e.to_string()))?;
     running.waiting().await.map_err(|e| ServeError::Broken(e.to_string()))?;
     Ok(())
 }

@@ -327,8 +327,9 @@ impl ServerHandler for Connection {
         // `notifications/cancelled` aborts the turn; the call then winds down (kills what it
         // started) and answers. Raced in this task: a spawned watcher would cost two thread
         // wake-ups per call.
-        let call = engine.call(ToolCall::new(tool_use_id, name, input), &turn);
-        tokio::pin!(call);
+        // Boxed: the pipeline's future takes kilobytes, and rmcp moves the handler's future (which
+        // would hold it inline) into a task of its own for every request, copying it each time.
+        let mut call = Box::pin(engine.call(ToolCall::new(tool_use_id, name, input), &turn));
         let outcome = tokio::select! {
             biased;
             outcome = &mut call => outcome,
