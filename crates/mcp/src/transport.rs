@@ -429,6 +429,182 @@ mod tests {
         assert!(client_direct(&error.to_string()).is_none());
     }
 
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::strategy::ValueTree;
+
+        /// Any JSON value, a few levels deep.
+        fn json_value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                (-1e9f64..1e9).prop_map(Value::from),
+                ".{0,12}".prop_map(Value::from),
+            ];
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                    prop::collection::btree_map("[a-z_]{0,6}", inner, 0..4)
+                        .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        /// Mostly `valid`; sometimes absent or one of `others`.
+        fn usually(valid: Value, others: Vec<Value>) -> impl Strategy<Value = Option<Value>> {
+            prop_oneof![
+                17 => Just(Some(valid)),
+                1 => Just(None),
+                2 => prop::sample::select(others).prop_map(Some),
+            ]
+        }
+
+        /// Mostly absent; sometimes one of `values`.
+        fn rarely(values: Vec<Value>) -> impl Strategy<Value = Option<Value>> {
+            prop_oneof![9 => Just(None), 1 => prop::sample::select(values).prop_map(Some)]
+        }
+
+        /// Absent or any JSON value.
+        fn any_json() -> impl Strategy<Value = Option<Value>> {
+            prop::option::of(json_value())
+        }
+
+        /// An object from optional fields (absent ones left out).
+        fn object(fields: Vec<(&'static str, Option<Value>)>) -> Value {
+            Value::Object(fields.into_iter().filter_map(|(k, v)| Some((k.to_string(), v?))).collect())
+        }
+
+        /// Messages near the shape of a `tools/call` request: every field sometimes missing,
+        /// mistyped or joined by one rmcp knows and the direct decoder does not.
+        fn near_tool_calls() -> impl Strategy<Value = Value> {
+            let params = (
+                usually(json!("Read"), vec![json!(""), json!("mcp__s__t"), json!(5), json!(null)]),
+                any_json(),
+                any_json(),
+                rarely(vec![json!("state"), json!({"k": 1})]),
+                rarely(vec![json!(1), json!("x")]),
+            )
+                .prop_map(|(name, arguments, meta, request_state, extra)| {
+                    object(vec![
+                        ("name", name),
+                        ("arguments", arguments),
+                        ("_meta", meta),
+                        ("requestState", request_state),
+                        ("extra", extra),
+                    ])
+                });
+            (
+                usually(json!("2.0"), vec![json!("1.0"), json!(2)]),
+                usually(json!(1), vec![json!("id-1"), json!(-7), json!(null), json!(1.5)]),
+                usually(json!("tools/call"), vec![json!("tools/list"), json!("ping")]),
+                prop_oneof![9 => params.prop_map(Some), 1 => Just(None)],
+                rarely(vec![json!({}), json!(null)]),
+            )
+                .prop_map(|(jsonrpc, id, method, params, result)| {
+                    object(vec![
+                        ("jsonrpc", jsonrpc),
+                        ("id", id),
+                        ("method", method),
+                        ("params", params),
+                        ("result", result),
+                    ])
+                })
+        }
+
+        /// Responses near the shape of a tool result.
+        fn near_tool_results() -> impl Strategy<Value = Value> {
+            let block = prop::sample::select(vec![
+                json!({"type": "text", "text": "a\nb"}),
+                json!({"type": "image", "data": "AAAA", "mimeType": "image/png"}),
+                json!({"type": "text", "text": "x", "annotations": {"priority": 0.25}}),
+                json!({"type": "text"}),
+                json!({"type": "nope"}),
+                json!(3),
+            ]);
+            let result = (
+                prop_oneof![
+                    9 => prop::collection::vec(block, 0..3).prop_map(|v| Some(Value::from(v))),
+                    1 => Just(None),
+                ],
+                rarely(vec![json!(null), json!({"a": [1, 2.5]}), json!("s")]),
+                usually(json!(false), vec![json!(true), json!(null), json!("yes")]),
+                rarely(vec![json!("complete"), json!("input_required"), json!(1)]),
+                rarely(vec![json!({"k": 1}), json!(null), json!([])]),
+                rarely(vec![json!("accept"), json!([])]),
+            )
+                .prop_map(|(content, structured, is_error, result_type, meta, action)| {
+                    object(vec![
+                        ("content", content),
+                        ("structuredContent", structured),
+                        ("isError", is_error),
+                        ("resultType", result_type),
+                        ("_meta", meta),
+                        ("action", action),
+                    ])
+                });
+            (
+                usually(json!("2.0"), vec![json!("2")]),
+                usually(json!(4), vec![json!("r"), json!(null)]),
+                prop_oneof![9 => result.prop_map(Some), 1 => Just(None)],
+            )
+                .prop_map(|(jsonrpc, id, result)| object(vec![("jsonrpc", jsonrpc), ("id", id), ("result", result)]))
+        }
+
+        /// The share of generated messages the direct decoders take.
+        fn direct_share<S: Strategy<Value = Value>>(strategy: S, direct: impl Fn(&str) -> bool) -> f64 {
+            let mut runner = proptest::test_runner::TestRunner::deterministic();
+            let taken =
+                (0..1000).filter(|_| direct(&strategy.new_tree(&mut runner).unwrap().current().to_string())).count();
+            taken as f64 / 1000.0
+        }
+
+        /// The properties below test something: a good share of the messages they generate
+        /// take the direct path, the rest fall back.
+        #[test]
+        fn generated_messages_reach_both_paths() {
+            for share in [
+                direct_share(near_tool_calls(), |l| server_direct(l).is_some()),
+                direct_share(near_tool_results(), |l| client_direct(l).is_some()),
+            ] {
+                assert!((0.15..0.85).contains(&share), "{share}");
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            /// Whatever the direct decoder accepts, rmcp decodes to the same message.
+            #[test]
+            fn direct_requests_agree_with_rmcp(message in near_tool_calls()) {
+                let line = message.to_string();
+                if let Some(direct) = server_direct(&line) {
+                    let generic: ClientJsonRpcMessage = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| panic!("decoded directly, refused by rmcp ({e}): {line}"));
+                    prop_assert_eq!(serde_json::to_value(&direct).unwrap(), serde_json::to_value(&generic).unwrap());
+                    prop_assert_eq!(request_meta(&direct), request_meta(&generic));
+                }
+            }
+
+            #[test]
+            fn direct_results_agree_with_rmcp(message in near_tool_results()) {
+                let line = message.to_string();
+                if let Some(JsonRpcMessage::Response(direct)) = client_direct(&line) {
+                    let generic: ServerJsonRpcMessage = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| panic!("decoded directly, refused by rmcp ({e}): {line}"));
+                    let JsonRpcMessage::Response(generic) = generic else { panic!("{line}") };
+                    let (ServerResult::CallToolResult(got), ServerResult::CallToolResult(expected)) =
+                        (&direct.result, &generic.result)
+                    else {
+                        panic!("rmcp takes {line} as another result: {:?}", generic.result)
+                    };
+                    prop_assert_eq!((&direct.id, got), (&generic.id, expected));
+                }
+            }
+        }
+    }
+
     /// Read every message the transport delivers from `input`, and what it wrote back.
     async fn run_server(input: &[u8], max: usize) -> (Vec<Value>, String) {
         let (mut client_end, server_end) = tokio::io::duplex(1 << 20);
