@@ -90,24 +90,16 @@ pub fn persist_result(session: &Session, result: &mut ToolResult) -> io::Result<
         return Ok(false);
     }
     // One text block (the usual case) is written as it is; only several are joined into a copy.
-    let single = match result.content.as_slice() {
-        [block] => block.as_text(),
-        _ => None,
-    };
-    let joined;
-    let text = match single {
-        Some(text) => text,
-        None => {
-            joined = result.text();
-            joined.as_str()
-        }
+    let text: std::borrow::Cow<'_, str> = match result.content.as_slice() {
+        [block] if let Some(text) = block.as_text() => text.into(),
+        _ => result.text().into(),
     };
     let path = result_path(session, &result.tool_use_id);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     crate::fs::atomic_write_scratch(&path, text.as_bytes())?;
-    let message = persisted_message(&path, text.len(), text);
+    let message = persisted_message(&path, text.len(), &text);
     result.content = vec![ContentBlock::text(message)];
     Ok(true)
 }

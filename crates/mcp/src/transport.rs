@@ -221,7 +221,7 @@ where
         if available.is_empty() {
             return Ok(Read::Eof);
         }
-        let newline = memchr(available);
+        let newline = available.iter().position(|b| *b == b'\n');
         let take = newline.map_or(available.len(), |at| at + 1);
         let outcome = if self.discarding {
             self.discarding = newline.is_none();
@@ -248,11 +248,6 @@ where
         self.reader.consume(take);
         Ok(outcome)
     }
-}
-
-/// The position of the first `\n`.
-fn memchr(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|b| *b == b'\n')
 }
 
 /// Serialize `message` as one line and write it.
@@ -318,6 +313,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::model::JsonRpcMessage;
     use serde_json::{Value, json};
 
     /// What rmcp's own decoding makes of `line`.
@@ -339,8 +335,6 @@ mod tests {
         let ClientRequest::CallToolRequest(call) = &request.request else { panic!("not tools/call: {message:?}") };
         call.extensions.get::<RequestMetaObject>().map(|meta| meta.0.0.clone())
     }
-
-    use rmcp::model::JsonRpcMessage;
 
     #[test]
     fn tool_calls_decode_as_rmcp_decodes_them() {
