@@ -21,7 +21,10 @@
 //! Request` error. One difference: a notification that cannot be decoded is ignored (JSON-RPC
 //! never answers a notification), where rmcp answers standard notification names.
 //!
-//! Writing serializes with rmcp's types and writes one line per message.
+//! Writing serializes with rmcp's types, one line per message. Messages sent while another write
+//! is under way are queued and leave together in the next `write` (the answers to calls a client
+//! sent at once: fewer system calls, fewer wake-ups of the reader); a message sent alone is
+//! written at once.
 
 use std::future::Future;
 use std::io;
@@ -178,7 +181,7 @@ pub struct LineTransport<Role, R, W> {
     /// The rest of an over-long line is being skipped.
     discarding: bool,
     max_line_length: usize,
-    writer: Arc<Mutex<Option<W>>>,
+    writer: Arc<Outgoing<W>>,
     _role: PhantomData<fn() -> Role>,
 }
 
@@ -203,7 +206,7 @@ where
             line: Vec::new(),
             discarding: false,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
-            writer: Arc::new(Mutex::new(Some(writer))),
+            writer: Arc::new(Outgoing { pending: std::sync::Mutex::new(Vec::new()), writer: Mutex::new(Some(writer)) }),
             _role: PhantomData,
         }
     }
@@ -250,18 +253,36 @@ where
     }
 }
 
-/// Serialize `message` as one line and write it.
-async fn write_message<M: serde::Serialize, W: AsyncWrite + Unpin>(
-    writer: &Mutex<Option<W>>,
-    message: &M,
-) -> io::Result<()> {
+/// The writing half. A message is added to `pending`, then written by whichever sender holds
+/// the writer next: messages sent while a write is under way (the answers to calls a client sent
+/// at once) leave together in one `write`, and a message sent alone is written at once.
+struct Outgoing<W> {
+    pending: std::sync::Mutex<Vec<u8>>,
+    writer: Mutex<Option<W>>,
+}
+
+/// Serialize `message` as one line and write it (with whatever else is pending).
+async fn write_message<M: serde::Serialize, W: AsyncWrite + Unpin>(out: &Outgoing<W>, message: &M) -> io::Result<()> {
     let mut bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
     bytes.push(b'\n');
-    let mut writer = writer.lock().await;
+    {
+        let mut pending = out.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.is_empty() {
+            *pending = bytes;
+        } else {
+            pending.extend_from_slice(&bytes);
+        }
+    }
+    let mut writer = out.writer.lock().await;
+    let batch = std::mem::take(&mut *out.pending.lock().unwrap_or_else(|e| e.into_inner()));
+    if batch.is_empty() {
+        // A sender that held the writer before us took this message along.
+        return Ok(());
+    }
     let Some(writer) = writer.as_mut() else {
         return Err(io::Error::new(io::ErrorKind::NotConnected, "the transport is closed"));
     };
-    writer.write_all(&bytes).await?;
+    writer.write_all(&batch).await?;
     writer.flush().await
 }
 
@@ -305,7 +326,7 @@ where
     }
 
     async fn close(&mut self) -> io::Result<()> {
-        drop(self.writer.lock().await.take());
+        drop(self.writer.writer.lock().await.take());
         Ok(())
     }
 }
@@ -653,5 +674,74 @@ mod tests {
         let (delivered, _) = run_server(calls.as_bytes(), DEFAULT_MAX_LINE_LENGTH).await;
         let ids: Vec<i64> = delivered.iter().map(|m| m["id"].as_i64().unwrap()).collect();
         assert_eq!(ids, (0..200).collect::<Vec<i64>>());
+    }
+
+    /// A writer that is not ready on every other poll (as a full pipe), counting its writes.
+    #[derive(Default)]
+    struct SlowWriter {
+        written: Vec<u8>,
+        writes: usize,
+        ready: bool,
+    }
+
+    impl AsyncWrite for SlowWriter {
+        fn poll_write(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<io::Result<usize>> {
+            let ready = self.ready;
+            self.ready = !ready;
+            if !ready {
+                cx.waker().wake_by_ref();
+                return std::task::Poll::Pending;
+            }
+            self.written.extend_from_slice(buf);
+            self.writes += 1;
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn messages_sent_during_a_write_leave_together_each_once_and_whole() {
+        let mut transport = LineTransport::<RoleServer, _, _>::new(tokio::io::empty(), SlowWriter::default());
+        let sends: Vec<_> = (0..100)
+            .map(|i| {
+                let result = ServerResult::empty(());
+                let message = ServerJsonRpcMessage::Response(JsonRpcResponse {
+                    jsonrpc: JsonRpcVersion2_0,
+                    id: rmcp::model::NumberOrString::Number(i),
+                    result,
+                });
+                tokio::spawn(transport.send(message))
+            })
+            .collect();
+        for send in sends {
+            send.await.unwrap().unwrap();
+        }
+        let outgoing = Arc::clone(&transport.writer);
+        let writer = outgoing.writer.lock().await;
+        let writer = writer.as_ref().unwrap();
+        let mut ids: Vec<i64> = String::from_utf8(writer.written.clone())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_i64().unwrap())
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..100).collect::<Vec<i64>>());
+        // The first sender writes alone; the 99 that queued behind it go out in one write.
+        assert!(writer.writes <= 3, "{} writes for 100 messages", writer.writes);
     }
 }
