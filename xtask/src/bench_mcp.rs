@@ -14,7 +14,9 @@
 //! unchanged-read dedupe never applies (every call reads a different file). Servers alternate
 //! which goes first from round to round. Prints medians, p99 and the ratios against the goals
 //! (latency ≤ 0.2× the reference, concurrent throughput ≥ 5×), and each server's latency above
-//! its own ping floor (what the tool call itself costs). A last row runs the same sequential
+//! its own ping floor (what the tool call itself costs), and the CPU time each server process
+//! used per sequential call (on Linux, from `/proc/<pid>/task/*/schedstat`): wall-clock medians
+//! on a shared machine move with whatever else runs, CPU time much less. A last row runs the same sequential
 //! Reads through a hands `Engine` in this process (permission engine loaded from the directory
 //! as `hands serve` loads it): what the pipeline costs without MCP.
 //!
@@ -80,6 +82,8 @@ struct Client {
     /// The server, killed when the connection is dropped (with `TokioChildProcess`, the
     /// transport owns it).
     _child: Option<tokio::process::Child>,
+    /// The server's process id.
+    pid: Option<u32>,
 }
 
 impl Client {
@@ -98,6 +102,8 @@ struct Samples {
     in_process: Vec<Duration>,
     ping: Vec<Duration>,
     sequential: Vec<Duration>,
+    /// CPU time the server process used per sequential call, one figure per round (Linux).
+    server_cpu: Vec<f64>,
     concurrent: Vec<Duration>,
     throughput: Vec<f64>,
 }
@@ -202,7 +208,8 @@ async fn connect(setup: &Setup, server: Server) -> anyhow::Result<Client> {
     };
     if setup.rmcp_transport {
         let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::process::Stdio::null()).spawn()?;
-        return Ok(Client { service: ().serve(transport).await?, _child: None });
+        let pid = transport.id();
+        return Ok(Client { service: ().serve(transport).await?, _child: None, pid });
     }
     use std::process::Stdio;
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).kill_on_drop(true);
@@ -211,7 +218,8 @@ async fn connect(setup: &Setup, server: Server) -> anyhow::Result<Client> {
         bail!("{}: no pipes", server.label());
     };
     let service = ().serve(LineTransport::<RoleClient, _, _>::new(stdout, stdin)).await?;
-    Ok(Client { service, _child: Some(child) })
+    let pid = child.id();
+    Ok(Client { service, _child: Some(child), pid })
 }
 
 fn request(server: Server, file: &Path) -> CallToolRequestParams {
@@ -287,8 +295,12 @@ async fn measure(setup: &Setup, server: Server, calls: usize, samples: &mut Samp
     for i in 0..WARMUP_CALLS {
         call(&client, server, &file(calls + i)).await?;
     }
+    let cpu_before = client.pid.and_then(process_cpu);
     for i in 0..calls {
         samples.sequential.push(call(&client, server, &file(i)).await?);
+    }
+    if let (Some(before), Some(after)) = (cpu_before, client.pid.and_then(process_cpu)) {
+        samples.server_cpu.push(after.saturating_sub(before).as_secs_f64() / calls as f64);
     }
     client.cancel().await?;
     // Concurrent: every call issued at once on a fresh connection.
@@ -306,6 +318,18 @@ async fn measure(setup: &Setup, server: Server, calls: usize, samples: &mut Samp
     samples.throughput.push(calls as f64 / wall.as_secs_f64());
     client.cancel().await?;
     Ok(())
+}
+
+/// CPU time used so far by every thread of process `pid` (the first field of each thread's
+/// `/proc/<pid>/task/<tid>/schedstat`, nanoseconds on the CPU); `None` where `/proc` cannot say.
+fn process_cpu(pid: u32) -> Option<Duration> {
+    let threads = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut total = 0u64;
+    for thread in threads.flatten() {
+        let stat = std::fs::read_to_string(thread.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(total))
 }
 
 fn percentile(samples: &[Duration], p: f64) -> Duration {
@@ -362,6 +386,15 @@ fn report(calls: usize, rounds: usize, rmcp_transport: bool, hands: &Samples, re
         us(percentile(&hands.in_process, 0.5)),
         us(percentile(&hands.in_process, 0.99))
     );
+    if !hands.server_cpu.is_empty() && !reference.server_cpu.is_empty() {
+        let (h, r) = (median_f64(&hands.server_cpu), median_f64(&reference.server_cpu));
+        println!(
+            "server CPU time per sequential call (median of rounds): hands {:.0} µs, reference {:.0} µs: {:.2}x",
+            h * 1e6,
+            r * 1e6,
+            h / r.max(1e-12)
+        );
+    }
     let above = |s: &Samples| percentile(&s.sequential, 0.5).saturating_sub(percentile(&s.ping, 0.5));
     println!(
         "sequential latency above the ping floor (the call itself): hands {}, reference {}: {:.2}x",
