@@ -181,7 +181,7 @@ pub struct LineTransport<Role, R, W> {
     /// The rest of an over-long line is being skipped.
     discarding: bool,
     max_line_length: usize,
-    writer: Arc<Outgoing<W>>,
+    outgoing: Arc<Outgoing<W>>,
     _role: PhantomData<fn() -> Role>,
 }
 
@@ -206,7 +206,10 @@ where
             line: Vec::new(),
             discarding: false,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
-            writer: Arc::new(Outgoing { pending: std::sync::Mutex::new(Vec::new()), writer: Mutex::new(Some(writer)) }),
+            outgoing: Arc::new(Outgoing {
+                pending: std::sync::Mutex::new(Vec::new()),
+                writer: Mutex::new(Some(writer)),
+            }),
             _role: PhantomData,
         }
     }
@@ -255,7 +258,9 @@ where
 
 /// The writing half. A message is added to `pending`, then written by whichever sender holds
 /// the writer next: messages sent while a write is under way (the answers to calls a client sent
-/// at once) leave together in one `write`, and a message sent alone is written at once.
+/// at once) leave together in one `write`, and a message sent alone is written at once. A failed
+/// write is reported to the sender that made it; the messages it carried for others are lost
+/// with the connection, which a failed write on a pipe or socket means.
 struct Outgoing<W> {
     pending: std::sync::Mutex<Vec<u8>>,
     writer: Mutex<Option<W>>,
@@ -295,8 +300,8 @@ where
     type Error = io::Error;
 
     fn send(&mut self, item: TxJsonRpcMessage<Role>) -> impl Future<Output = io::Result<()>> + Send + 'static {
-        let writer = Arc::clone(&self.writer);
-        async move { write_message(&writer, &item).await }
+        let outgoing = Arc::clone(&self.outgoing);
+        async move { write_message(&outgoing, &item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<Role>> {
@@ -309,9 +314,9 @@ where
                     // half-written answer would corrupt the stream.
                     let answer =
                         TxJsonRpcMessage::<Role>::error(ErrorData::invalid_request("Invalid request", None), None);
-                    let writer = Arc::clone(&self.writer);
+                    let outgoing = Arc::clone(&self.outgoing);
                     tokio::spawn(async move {
-                        if let Err(e) = write_message(&writer, &answer).await {
+                        if let Err(e) = write_message(&outgoing, &answer).await {
                             tracing::debug!("could not answer an invalid message: {e}");
                         }
                     });
@@ -326,7 +331,7 @@ where
     }
 
     async fn close(&mut self) -> io::Result<()> {
-        drop(self.writer.writer.lock().await.take());
+        drop(self.outgoing.writer.lock().await.take());
         Ok(())
     }
 }
@@ -731,7 +736,7 @@ mod tests {
         for send in sends {
             send.await.unwrap().unwrap();
         }
-        let outgoing = Arc::clone(&transport.writer);
+        let outgoing = Arc::clone(&transport.outgoing);
         let writer = outgoing.writer.lock().await;
         let writer = writer.as_ref().unwrap();
         let mut ids: Vec<i64> = String::from_utf8(writer.written.clone())
