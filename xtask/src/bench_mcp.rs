@@ -16,9 +16,9 @@
 //! (latency ≤ 0.2× the reference, concurrent throughput ≥ 5×), and each server's latency above
 //! its own ping floor (what the tool call itself costs), and the CPU time each server process
 //! used per sequential call (on Linux, from `/proc/<pid>/task/*/schedstat`): wall-clock medians
-//! on a shared machine move with whatever else runs, CPU time much less. A last row runs the same sequential
-//! Reads through a hands `Engine` in this process (permission engine loaded from the directory
-//! as `hands serve` loads it): what the pipeline costs without MCP.
+//! on a shared machine move with whatever else runs, CPU time much less. A last row runs the
+//! same sequential Reads through a hands `Engine` in this process (permission engine loaded from
+//! the directory as `hands serve` loads it): what the pipeline costs without MCP.
 //!
 //! The reference server is installed with npm into `target/bench-mcp` (pinned version). A debug
 //! build of xtask re-runs itself with `--release` first.

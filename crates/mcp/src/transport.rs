@@ -266,29 +266,31 @@ struct Outgoing<W> {
     writer: Mutex<Option<W>>,
 }
 
-/// Serialize `message` as one line and write it (with whatever else is pending).
-async fn write_message<M: serde::Serialize, W: AsyncWrite + Unpin>(out: &Outgoing<W>, message: &M) -> io::Result<()> {
-    let mut bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
-    bytes.push(b'\n');
-    {
-        let mut pending = out.pending.lock().unwrap_or_else(|e| e.into_inner());
-        if pending.is_empty() {
-            *pending = bytes;
-        } else {
-            pending.extend_from_slice(&bytes);
+impl<W: AsyncWrite + Unpin> Outgoing<W> {
+    /// Serialize `message` as one line and write it (with whatever else is pending).
+    async fn send<M: serde::Serialize>(&self, message: &M) -> io::Result<()> {
+        let mut bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            if pending.is_empty() {
+                *pending = bytes;
+            } else {
+                pending.extend_from_slice(&bytes);
+            }
         }
+        let mut writer = self.writer.lock().await;
+        let batch = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if batch.is_empty() {
+            // A sender that held the writer before us took this message along.
+            return Ok(());
+        }
+        let Some(writer) = writer.as_mut() else {
+            return Err(io::Error::new(io::ErrorKind::NotConnected, "the transport is closed"));
+        };
+        writer.write_all(&batch).await?;
+        writer.flush().await
     }
-    let mut writer = out.writer.lock().await;
-    let batch = std::mem::take(&mut *out.pending.lock().unwrap_or_else(|e| e.into_inner()));
-    if batch.is_empty() {
-        // A sender that held the writer before us took this message along.
-        return Ok(());
-    }
-    let Some(writer) = writer.as_mut() else {
-        return Err(io::Error::new(io::ErrorKind::NotConnected, "the transport is closed"));
-    };
-    writer.write_all(&batch).await?;
-    writer.flush().await
 }
 
 impl<Role, R, W> Transport<Role> for LineTransport<Role, R, W>
@@ -301,7 +303,7 @@ where
 
     fn send(&mut self, item: TxJsonRpcMessage<Role>) -> impl Future<Output = io::Result<()>> + Send + 'static {
         let outgoing = Arc::clone(&self.outgoing);
-        async move { write_message(&outgoing, &item).await }
+        async move { outgoing.send(&item).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<Role>> {
@@ -316,7 +318,7 @@ where
                         TxJsonRpcMessage::<Role>::error(ErrorData::invalid_request("Invalid request", None), None);
                     let outgoing = Arc::clone(&self.outgoing);
                     tokio::spawn(async move {
-                        if let Err(e) = write_message(&outgoing, &answer).await {
+                        if let Err(e) = outgoing.send(&answer).await {
                             tracing::debug!("could not answer an invalid message: {e}");
                         }
                     });
