@@ -61,15 +61,26 @@ fn init_tracing() {
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
 }
 
-/// The async runtime a command runs on. Serving (stdio or HTTP): a thread per core, so that
-/// calls a client sends at once (and MCP's own work of reading, parsing and answering them) use
-/// every core; a lone call still runs on the thread that read its request (tokio hands a task
-/// it just spawned to the same thread first), and measured no slower than on one thread. Every
-/// other command serves one caller in order: a single-threaded runtime, with blocking work
-/// (file searches, large reads) still going to tokio's blocking pool.
+/// The async runtime a command runs on.
+/// - `hands serve --http`: a thread per core, for many clients at once.
+/// - `hands serve` on stdio: one thread, whose park hook watches stdin for a moment after each
+///   answer ([`hands_mcp::stdio::watch`]), so a request sent right after an answer is read
+///   without waking a sleeping thread. It serves one client, and a lone call costs least on the
+///   thread that read its request. On a runtime with a thread per core every call also woke a
+///   second worker: tokio runs at most three tasks in a row through its LIFO slot, and rmcp's
+///   serve loop makes four hand-offs per request (request read, handler, response queued,
+///   response written), so the fourth was queued with a wake-up for a parked worker. Calls a
+///   client sends at once run one after another here, except their blocking work (file
+///   searches, large reads), which goes to tokio's blocking pool.
+/// - Every other command serves one caller in order: one thread, blocking work as above.
 fn runtime_for(command: &Command) -> tokio::runtime::Builder {
     match command {
-        Command::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
+        Command::Serve(args) if args.http.is_some() => tokio::runtime::Builder::new_multi_thread(),
+        Command::Serve(_) => {
+            let mut builder = tokio::runtime::Builder::new_current_thread();
+            builder.on_thread_park(hands_mcp::stdio::watch::watch_stdin_after_answer);
+            builder
+        }
         _ => tokio::runtime::Builder::new_current_thread(),
     }
 }

@@ -1,6 +1,9 @@
 //! Serving one MCP connection over a byte stream: the process's stdin/stdout
 //! ([`serve_stdio`], what `hands serve` runs), or any reader/writer pair ([`serve_stream`],
-//! used by in-process tests). Logging must go to stderr: stdout carries the protocol.
+//! used by in-process tests). Logging must go to stderr: stdout carries the protocol. How the
+//! serving thread waits for the next request after an answer: [`watch`].
+
+pub mod watch;
 
 use rmcp::{RoleServer, ServiceExt};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -26,13 +29,14 @@ pub enum ServeError {
 ///
 /// When stdin and stdout are pipes (as MCP clients launch servers), they are driven as
 /// non-blocking pipes by the runtime; otherwise (a terminal, a file) through tokio's blocking
-/// stdio threads, which cost a thread hand-off per read and write.
+/// stdio threads, which cost a thread hand-off per read and write. Every write to stdout arms
+/// [`watch::watch_stdin_after_answer`], the park hook of a single-threaded runtime.
 pub async fn serve_stdio(server: &McpServer) -> Result<(), ServeError> {
     #[cfg(unix)]
     if let Some((reader, writer)) = stdio_pipes() {
-        return serve_stream(server, reader, writer).await;
+        return serve_stream(server, reader, watch::Answering(writer)).await;
     }
-    serve_stream(server, tokio::io::stdin(), tokio::io::stdout()).await
+    serve_stream(server, tokio::io::stdin(), watch::Answering(tokio::io::stdout())).await
 }
 
 /// stdin and stdout as non-blocking pipes, when both are pipes.
