@@ -9,6 +9,9 @@
 //! there or [`WATCH_WINDOW`] has passed, and only then lets the thread sleep. A request that
 //! arrives within the window is read without a wake-up. The cost is at most the window in CPU
 //! time once per answer; an idle server, or a long call that writes nothing, spends nothing.
+//! While a write to stdout waits for the client to drain the pipe (answers to many calls at
+//! once), the thread does not watch: what it waits for then is stdout, and `epoll` wakes it for
+//! that as soon as there is room.
 //!
 //! Not for multi-threaded runtimes: every worker would watch, and the worker that sees the input
 //! need not be the one that reads it.
@@ -24,26 +27,28 @@ use tokio::io::AsyncWrite;
 pub const WATCH_WINDOW: Duration = Duration::from_micros(100);
 
 /// Set when the stdio server writes to stdout; taken by the park hook. A process has one stdin
-/// and one stdout, so one flag.
+/// and one stdout, so one flag each.
 static ANSWERED: AtomicBool = AtomicBool::new(false);
+/// Set while a write to stdout waits for room in the pipe.
+static BLOCKED: AtomicBool = AtomicBool::new(false);
 
 /// The park hook (`tokio::runtime::Builder::on_thread_park`) of a single-threaded runtime
 /// serving stdio: after [`serve_stdio`](super::serve_stdio) has written to stdout, watch stdin for
-/// up to [`WATCH_WINDOW`] before the thread sleeps. Does nothing otherwise, and nothing on
-/// platforms other than Unix.
+/// up to [`WATCH_WINDOW`] before the thread sleeps. Does nothing otherwise (nothing written, or a
+/// write waiting for room), and nothing on platforms other than Unix.
 pub fn watch_stdin_after_answer() {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
         let stdin = std::io::stdin();
-        watch(&ANSWERED, stdin.as_fd(), WATCH_WINDOW);
+        watch(&ANSWERED, &BLOCKED, stdin.as_fd(), WATCH_WINDOW);
     }
 }
 
 /// How a watch ended.
 #[derive(Debug, PartialEq, Eq)]
 enum Watched {
-    /// Nothing was written since the last watch: no watch.
+    /// Nothing was written since the last watch, or a write waits for room: no watch.
     Unarmed,
     /// The descriptor has input, is at its end or failed: the runtime has something to do.
     Ready,
@@ -51,11 +56,12 @@ enum Watched {
     TimedOut,
 }
 
-/// Poll `fd` for input until it has some or `window` passes, if `armed` was set (clearing it).
+/// Poll `fd` for input until it has some or `window` passes, if `armed` was set (clearing it)
+/// and no write is `blocked`.
 #[cfg(unix)]
-fn watch(armed: &AtomicBool, fd: std::os::fd::BorrowedFd<'_>, window: Duration) -> Watched {
+fn watch(armed: &AtomicBool, blocked: &AtomicBool, fd: std::os::fd::BorrowedFd<'_>, window: Duration) -> Watched {
     use rustix::event::{PollFd, PollFlags, Timespec};
-    if !armed.swap(false, Ordering::Relaxed) {
+    if !armed.swap(false, Ordering::Relaxed) || blocked.load(Ordering::Relaxed) {
         return Watched::Unarmed;
     }
     let started = std::time::Instant::now();
@@ -73,11 +79,13 @@ fn watch(armed: &AtomicBool, fd: std::os::fd::BorrowedFd<'_>, window: Duration) 
     }
 }
 
-/// stdout of the stdio server: every write arms the next watch.
+/// stdout of the stdio server: every write arms the next watch, and a write that waits for room
+/// holds it off.
 pub(super) struct Answering<W>(pub(super) W);
 
 impl<W> Answering<W> {
     fn written(result: &Poll<std::io::Result<usize>>) {
+        BLOCKED.store(result.is_pending(), Ordering::Relaxed);
         if matches!(result, Poll::Ready(Ok(n)) if *n > 0) {
             ANSWERED.store(true, Ordering::Relaxed);
         }
@@ -135,7 +143,7 @@ mod tests {
         let (reader, _writer) = pipe();
         let armed = AtomicBool::new(false);
         let started = Instant::now();
-        assert_eq!(watch(&armed, reader.as_fd(), Duration::from_secs(5)), Watched::Unarmed);
+        assert_eq!(watch(&armed, &AtomicBool::new(false), reader.as_fd(), Duration::from_secs(5)), Watched::Unarmed);
         assert!(started.elapsed() < Duration::from_secs(1));
     }
 
@@ -144,9 +152,9 @@ mod tests {
         let (reader, mut writer) = pipe();
         let armed = AtomicBool::new(true);
         writer.write_all(b"{}\n").unwrap();
-        assert_eq!(watch(&armed, reader.as_fd(), Duration::from_secs(5)), Watched::Ready);
+        assert_eq!(watch(&armed, &AtomicBool::new(false), reader.as_fd(), Duration::from_secs(5)), Watched::Ready);
         assert!(!armed.load(Ordering::Relaxed));
-        assert_eq!(watch(&armed, reader.as_fd(), Duration::from_secs(5)), Watched::Unarmed);
+        assert_eq!(watch(&armed, &AtomicBool::new(false), reader.as_fd(), Duration::from_secs(5)), Watched::Unarmed);
     }
 
     #[test]
@@ -159,7 +167,7 @@ mod tests {
             writer
         });
         let started = Instant::now();
-        assert_eq!(watch(&armed, reader.as_fd(), Duration::from_secs(30)), Watched::Ready);
+        assert_eq!(watch(&armed, &AtomicBool::new(false), reader.as_fd(), Duration::from_secs(30)), Watched::Ready);
         assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
         drop(late.join());
     }
@@ -168,7 +176,10 @@ mod tests {
     fn a_closed_input_ends_the_watch() {
         let (reader, writer) = pipe();
         drop(writer);
-        assert_eq!(watch(&AtomicBool::new(true), reader.as_fd(), Duration::from_secs(30)), Watched::Ready);
+        assert_eq!(
+            watch(&AtomicBool::new(true), &AtomicBool::new(false), reader.as_fd(), Duration::from_secs(30)),
+            Watched::Ready
+        );
     }
 
     #[test]
@@ -176,8 +187,38 @@ mod tests {
         let (reader, _writer) = pipe();
         let started = Instant::now();
         let window = Duration::from_millis(2);
-        assert_eq!(watch(&AtomicBool::new(true), reader.as_fd(), window), Watched::TimedOut);
+        assert_eq!(watch(&AtomicBool::new(true), &AtomicBool::new(false), reader.as_fd(), window), Watched::TimedOut);
         assert!(started.elapsed() >= window);
+    }
+
+    #[test]
+    fn no_watch_while_a_write_waits_for_room() {
+        let (reader, _writer) = pipe();
+        let started = Instant::now();
+        let armed = AtomicBool::new(true);
+        assert_eq!(watch(&armed, &AtomicBool::new(true), reader.as_fd(), Duration::from_secs(5)), Watched::Unarmed);
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(!armed.load(Ordering::Relaxed), "the answer's watch is spent");
+    }
+
+    /// Writes nothing on its first attempt (a full pipe), then everything.
+    struct FullOnce(bool, Vec<u8>);
+
+    impl AsyncWrite for FullOnce {
+        fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+            if std::mem::replace(&mut self.0, false) {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            self.1.extend_from_slice(buf);
+            Poll::Ready(Ok(buf.len()))
+        }
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
     }
 
     #[tokio::test]
@@ -188,5 +229,17 @@ mod tests {
         assert!(!ANSWERED.load(Ordering::Relaxed), "nothing written, nothing to watch for");
         stdout.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n").await.unwrap();
         assert!(ANSWERED.swap(false, Ordering::Relaxed));
+
+        // A write that waits for room holds the watch off until it goes through.
+        let mut stdout = Answering(FullOnce(true, Vec::new()));
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n";
+        let mut write = std::pin::pin!(stdout.write_all(line));
+        let waker = futures::task::noop_waker();
+        assert!(write.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+        assert!(BLOCKED.load(Ordering::Relaxed));
+        write.await.unwrap();
+        assert!(!BLOCKED.load(Ordering::Relaxed));
+        assert!(ANSWERED.swap(false, Ordering::Relaxed));
+        assert_eq!(stdout.0.1, line);
     }
 }
