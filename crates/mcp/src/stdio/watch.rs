@@ -46,6 +46,7 @@ pub fn watch_stdin_after_answer() {
 }
 
 /// How a watch ended.
+#[cfg(unix)]
 #[derive(Debug, PartialEq, Eq)]
 enum Watched {
     /// Nothing was written since the last watch, or a write waits for room: no watch.
