@@ -16,7 +16,9 @@
 //! (latency ≤ 0.2× the reference, concurrent throughput ≥ 5×), and each server's latency above
 //! its own ping floor (what the tool call itself costs), and the CPU time each server process
 //! used per sequential call (on Linux, from `/proc/<pid>/task/*/schedstat`): wall-clock medians
-//! on a shared machine move with whatever else runs, CPU time much less. A last row runs the
+//! on a shared machine move with whatever else runs, CPU time much less. For the concurrent
+//! phase it also prints the share of the phase each process spent on a CPU: a server well below
+//! 100% on its one thread spent the rest waiting for its client, or the client for it. A last row runs the
 //! same sequential Reads through a hands `Engine` in this process (permission engine loaded from
 //! the directory as `hands serve` loads it): what the pipeline costs without MCP.
 //!
@@ -106,6 +108,11 @@ struct Samples {
     server_cpu: Vec<f64>,
     concurrent: Vec<Duration>,
     throughput: Vec<f64>,
+    /// Share of the concurrent phase's wall time the server process spent on a CPU (Linux; above
+    /// 1.0 when it used more than one), one figure per round.
+    server_busy: Vec<f64>,
+    /// The same share for this process, the client.
+    client_busy: Vec<f64>,
 }
 
 /// Run the benchmark.
@@ -309,9 +316,15 @@ async fn measure(setup: &Setup, server: Server, calls: usize, samples: &mut Samp
         call(&client, server, &file(calls + i)).await?;
     }
     let files: Vec<PathBuf> = (0..calls).map(file).collect();
+    let (server_before, client_before) = (client.pid.and_then(process_cpu), process_cpu(std::process::id()));
     let started = Instant::now();
     let all = futures::future::join_all(files.iter().map(|f| call(&client, server, f))).await;
     let wall = started.elapsed();
+    let busy = |before: Option<Duration>, pid: Option<u32>| {
+        Some(pid.and_then(process_cpu)?.saturating_sub(before?).as_secs_f64() / wall.as_secs_f64())
+    };
+    samples.server_busy.extend(busy(server_before, client.pid));
+    samples.client_busy.extend(busy(client_before, Some(std::process::id())));
     for latency in all {
         samples.concurrent.push(latency?);
     }
@@ -394,6 +407,16 @@ fn report(calls: usize, rounds: usize, rmcp_transport: bool, hands: &Samples, re
             r * 1e6,
             h / r.max(1e-12)
         );
+    }
+    for (server, s) in [(Server::Hands, hands), (Server::Reference, reference)] {
+        if !s.server_busy.is_empty() {
+            println!(
+                "concurrent phase, share of wall time on a CPU (median of rounds): {} {:.0}%, client {:.0}%",
+                server.label(),
+                median_f64(&s.server_busy) * 100.0,
+                median_f64(&s.client_busy) * 100.0
+            );
+        }
     }
     let above = |s: &Samples| percentile(&s.sequential, 0.5).saturating_sub(percentile(&s.ping, 0.5));
     println!(

@@ -181,9 +181,15 @@ pub struct LineTransport<Role, R, W> {
     /// The rest of an over-long line is being skipped.
     discarding: bool,
     max_line_length: usize,
+    /// Messages delivered since `receive` last let other tasks run.
+    burst: usize,
     outgoing: Arc<Outgoing<W>>,
     _role: PhantomData<fn() -> Role>,
 }
+
+/// Messages `receive` delivers in a row, while more are already buffered, before it lets the
+/// runtime's other tasks run (see [`LineTransport::receive`]).
+pub const READ_BURST: usize = 32;
 
 /// The outcome of reading towards the next line.
 enum Read<M> {
@@ -206,6 +212,7 @@ where
             line: Vec::new(),
             discarding: false,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
+            burst: 0,
             outgoing: Arc::new(Outgoing {
                 pending: std::sync::Mutex::new(Vec::new()),
                 writer: Mutex::new(Some(writer)),
@@ -306,10 +313,25 @@ where
         async move { outgoing.send(&item).await }
     }
 
+    /// The next message. After [`READ_BURST`] messages in a row, yields once to the runtime
+    /// first: rmcp answers each request on a task of its own, and on a single-threaded runtime
+    /// tasks run in the order they were woken, so a reader that never paused would start every
+    /// call of a large batch before the first answer left (the client would get nothing, then
+    /// everything at the end, and decode while the server idles). Pausing every few dozen
+    /// messages lets answers leave while later calls run. A message that arrives alone never
+    /// waits.
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<Role>> {
+        if self.burst >= READ_BURST {
+            self.burst = 0;
+            tokio::task::yield_now().await;
+        }
         loop {
             match self.read_step().await {
-                Ok(Read::Decoded(Decoded::Message(message))) => return Some(message),
+                Ok(Read::Decoded(Decoded::Message(message))) => {
+                    // Only messages found already buffered count towards a burst.
+                    self.burst = if self.reader.buffer().is_empty() { 0 } else { self.burst + 1 };
+                    return Some(message);
+                }
                 Ok(Read::Decoded(Decoded::Ignored) | Read::More) => {}
                 Ok(Read::Decoded(Decoded::Invalid)) => {
                     // Answered on its own task: `receive` may be dropped at any await, and a
@@ -750,5 +772,60 @@ mod tests {
         assert_eq!(ids, (0..100).collect::<Vec<i64>>());
         // The first sender writes alone; the 99 that queued behind it go out in one write.
         assert!(writer.writes <= 3, "{} writes for 100 messages", writer.writes);
+    }
+
+    /// Whether a task spawned before the messages were read ran before the `n`th was delivered.
+    async fn others_ran_before(lines: &str, n: usize) -> Vec<bool> {
+        let mut transport = LineTransport::<RoleServer, _, _>::new(lines.as_bytes(), tokio::io::sink());
+        let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = Arc::clone(&ran);
+        tokio::spawn(async move { flag.store(true, std::sync::atomic::Ordering::SeqCst) });
+        let mut seen = Vec::new();
+        for _ in 0..n {
+            transport.receive().await.expect("a message");
+            seen.push(ran.load(std::sync::atomic::Ordering::SeqCst));
+        }
+        seen
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_burst_of_buffered_messages_lets_other_tasks_run_after_read_burst() {
+        let call = |i: usize| json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "Read"}});
+        let lines: String = (0..READ_BURST + 5).map(|i| call(i).to_string() + "\n").collect();
+        let seen = others_ran_before(&lines, READ_BURST + 2).await;
+        // Buffered messages come one after another without a pause (a pause would have let the
+        // spawned task run) until the burst is full; the next one comes after a yield.
+        assert!(seen[..READ_BURST].iter().all(|ran| !ran), "{seen:?}");
+        assert!(seen[READ_BURST], "{seen:?}");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn messages_that_arrive_one_by_one_never_wait() {
+        // A reader that hands over one line per read: the buffer is empty after each message,
+        // so no burst builds up and the reader never yields on its own.
+        struct OneLineAtATime(std::collections::VecDeque<Vec<u8>>);
+        impl tokio::io::AsyncRead for OneLineAtATime {
+            fn poll_read(
+                mut self: std::pin::Pin<&mut Self>,
+                _: &mut std::task::Context<'_>,
+                buf: &mut tokio::io::ReadBuf<'_>,
+            ) -> std::task::Poll<io::Result<()>> {
+                if let Some(line) = self.0.pop_front() {
+                    buf.put_slice(&line);
+                }
+                std::task::Poll::Ready(Ok(()))
+            }
+        }
+        let lines = (0..READ_BURST * 3)
+            .map(|i| (json!({"jsonrpc": "2.0", "id": i, "method": "ping"}).to_string() + "\n").into_bytes())
+            .collect();
+        let mut transport = LineTransport::<RoleServer, _, _>::new(OneLineAtATime(lines), tokio::io::sink());
+        let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = Arc::clone(&ran);
+        tokio::spawn(async move { flag.store(true, std::sync::atomic::Ordering::SeqCst) });
+        for _ in 0..READ_BURST * 3 {
+            transport.receive().await.expect("a message");
+        }
+        assert!(!ran.load(std::sync::atomic::Ordering::SeqCst), "the reader yielded");
     }
 }
