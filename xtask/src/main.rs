@@ -71,7 +71,6 @@ enum Command {
         #[arg(long)]
         rmcp_transport: bool,
     },
-    /// Generate docs/tools.md from the registered tools.
     /// Run the cargo-fuzz targets in fuzz/ (all, or those named) for a while each; never in CI.
     Fuzz {
         /// Targets to run (default: all).
@@ -80,6 +79,7 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         seconds: u64,
     },
+    /// Generate docs/tools.md from the registered tools.
     Docs {
         /// Fail when the checked-in file is stale instead of writing it.
         #[arg(long)]

@@ -1,7 +1,8 @@
 //! Serving one MCP connection over a byte stream: the process's stdin/stdout
 //! ([`serve_stdio`], what `hands serve` runs), or any reader/writer pair ([`serve_stream`],
 //! used by in-process tests). Logging must go to stderr: stdout carries the protocol. How the
-//! serving thread waits for the next request after an answer: [`watch`].
+//! serving thread waits for the next request after an answer: [`watch`]. On Linux, stdin and
+//! stdout pipes are grown to 1 MiB for bursts of calls and answers.
 
 pub mod watch;
 

@@ -24,7 +24,9 @@
 //! Writing serializes with rmcp's types, one line per message. Messages sent while another write
 //! is under way are queued and leave together in the next `write` (the answers to calls a client
 //! sent at once: fewer system calls, fewer wake-ups of the reader); a message sent alone is
-//! written at once.
+//! written at once. Reading pauses once after every [`READ_BURST`] messages found already
+//! buffered, so that on a single-threaded runtime the answers to the first calls of a batch leave
+//! while the later ones run.
 
 use std::future::Future;
 use std::io;
@@ -328,7 +330,8 @@ where
         loop {
             match self.read_step().await {
                 Ok(Read::Decoded(Decoded::Message(message))) => {
-                    // Only messages found already buffered count towards a burst.
+                    // A burst is messages that were waiting in the buffer: it ends (and the
+                    // count starts again) when the buffer runs dry.
                     self.burst = if self.reader.buffer().is_empty() { 0 } else { self.burst + 1 };
                     return Some(message);
                 }
