@@ -6,6 +6,11 @@
 //! Staleness is decided by content: a file whose mtime changed but whose bytes hash the same as
 //! what was read is not stale, so formatters and `touch` do not cause "modified since read" loops.
 //! The rules that turn staleness into model-visible messages belong to the file tools.
+//!
+//! The cache is bounded ([`MAX_ENTRIES`]): a session that lives long (an MCP connection, a
+//! resumed session) and reads many files forgets the files it recorded longest ago rather than
+//! growing without end. A forgotten file is simply one the model has to read again before
+//! editing it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -96,10 +101,45 @@ pub fn hash_file(path: &Path) -> std::io::Result<u64> {
     }
 }
 
+/// Records a session keeps. Each is about a hundred bytes and a path: a full cache takes a
+/// few MiB. Far more files than a model reads and then edits within one conversation.
+pub const MAX_ENTRIES: usize = 10_000;
+
 /// The session's file-state cache. Keys are absolute, normalized paths.
 #[derive(Debug, Default)]
 pub struct FileStateCache {
-    entries: RwLock<HashMap<PathBuf, FileState>>,
+    entries: RwLock<Entries>,
+}
+
+/// The records, each with the order in which it was last recorded.
+#[derive(Debug, Default)]
+struct Entries {
+    map: HashMap<PathBuf, (u64, FileState)>,
+    next: u64,
+}
+
+impl Entries {
+    fn insert(&mut self, path: PathBuf, state: FileState, limit: usize) {
+        self.next += 1;
+        self.map.insert(path, (self.next, state));
+        if self.map.len() > limit {
+            self.evict_oldest(limit);
+        }
+    }
+
+    /// Drop the records recorded longest ago: a tenth of `limit` at once, so that eviction (a
+    /// pass over the map) happens once per many insertions rather than on every one.
+    fn evict_oldest(&mut self, limit: usize) {
+        let keep = limit - limit / 10;
+        let drop = self.map.len().saturating_sub(keep);
+        if drop == 0 {
+            return;
+        }
+        let mut orders: Vec<u64> = self.map.values().map(|(order, _)| *order).collect();
+        let (_, cutoff, _) = orders.select_nth_unstable(drop - 1);
+        let cutoff = *cutoff;
+        self.map.retain(|_, (order, _)| *order > cutoff);
+    }
 }
 
 impl FileStateCache {
@@ -110,17 +150,18 @@ impl FileStateCache {
 
     /// The record for `path`, if any.
     pub fn get(&self, path: &Path) -> Option<FileState> {
-        self.entries.read().unwrap_or_else(|e| e.into_inner()).get(path).cloned()
+        self.entries.read().unwrap_or_else(|e| e.into_inner()).map.get(path).map(|(_, state)| state.clone())
     }
 
-    /// Record (or replace) what is known about `path`.
+    /// Record (or replace) what is known about `path`. When the cache is full, the records
+    /// recorded longest ago are forgotten (see [`MAX_ENTRIES`]).
     pub fn record(&self, path: impl Into<PathBuf>, state: FileState) {
-        self.entries.write().unwrap_or_else(|e| e.into_inner()).insert(path.into(), state);
+        self.entries.write().unwrap_or_else(|e| e.into_inner()).insert(path.into(), state, MAX_ENTRIES);
     }
 
     /// Forget `path`.
     pub fn forget(&self, path: &Path) -> Option<FileState> {
-        self.entries.write().unwrap_or_else(|e| e.into_inner()).remove(path)
+        self.entries.write().unwrap_or_else(|e| e.into_inner()).map.remove(path).map(|(_, state)| state)
     }
 
     /// How `path` on disk compares with the record.
@@ -137,21 +178,27 @@ impl FileStateCache {
             .entries
             .read()
             .unwrap_or_else(|e| e.into_inner())
+            .map
             .iter()
-            .map(|(p, s)| (p.clone(), s.clone()))
+            .map(|(p, (_, s))| (p.clone(), s.clone()))
             .collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
         all
     }
 
-    /// Replace everything with `entries` (for restoring sessions).
+    /// Replace everything with `entries` (for restoring sessions). Beyond [`MAX_ENTRIES`], the
+    /// last entries are kept.
     pub fn restore(&self, entries: Vec<(PathBuf, FileState)>) {
-        *self.entries.write().unwrap_or_else(|e| e.into_inner()) = entries.into_iter().collect();
+        let mut restored = Entries::default();
+        for (path, state) in entries {
+            restored.insert(path, state, MAX_ENTRIES);
+        }
+        *self.entries.write().unwrap_or_else(|e| e.into_inner()) = restored;
     }
 
     /// Number of records.
     pub fn len(&self) -> usize {
-        self.entries.read().unwrap_or_else(|e| e.into_inner()).len()
+        self.entries.read().unwrap_or_else(|e| e.into_inner()).map.len()
     }
 
     /// Whether there are no records.
@@ -207,5 +254,49 @@ mod tests {
         let other = FileStateCache::new();
         other.restore(snap);
         assert_eq!(other.get(Path::new("/b")), Some(st));
+    }
+
+    fn state(n: u64) -> FileState {
+        FileState { content_hash: n, mtime_ms: n, size: n, offset: Some(1), limit: None, partial: false }
+    }
+
+    #[test]
+    fn a_full_cache_forgets_what_it_recorded_longest_ago() {
+        let mut entries = Entries::default();
+        let limit = 100;
+        for i in 0..limit as u64 {
+            entries.insert(PathBuf::from(format!("/f{i}")), state(i), limit);
+        }
+        // Re-recording /f0 makes it the newest.
+        entries.insert(PathBuf::from("/f0"), state(1000), limit);
+        assert_eq!(entries.map.len(), limit);
+        // One more: over the limit, a tenth goes at once, oldest first.
+        entries.insert(PathBuf::from("/new"), state(7), limit);
+        assert_eq!(entries.map.len(), limit - limit / 10);
+        for i in 1..=11 {
+            assert!(!entries.map.contains_key(Path::new(&format!("/f{i}"))), "/f{i} kept");
+        }
+        for kept in ["/f0", "/f12", "/f99", "/new"] {
+            assert!(entries.map.contains_key(Path::new(kept)), "{kept} forgotten");
+        }
+        assert_eq!(entries.map[Path::new("/f0")].1, state(1000));
+    }
+
+    #[test]
+    fn the_session_cache_stays_within_max_entries() {
+        let cache = FileStateCache::new();
+        for i in 0..MAX_ENTRIES as u64 + 5 {
+            cache.record(format!("/f{i}"), state(i));
+        }
+        assert!(cache.len() <= MAX_ENTRIES, "{}", cache.len());
+        // The newest are all there; the oldest is gone.
+        let last = MAX_ENTRIES as u64 + 4;
+        assert_eq!(cache.get(Path::new(&format!("/f{last}"))), Some(state(last)));
+        assert_eq!(cache.get(Path::new("/f0")), None);
+        // Restoring more than fits keeps the last ones.
+        let many: Vec<_> = (0..MAX_ENTRIES as u64 + 1).map(|i| (PathBuf::from(format!("/r{i}")), state(i))).collect();
+        cache.restore(many);
+        assert!(cache.len() <= MAX_ENTRIES);
+        assert!(cache.get(Path::new(&format!("/r{MAX_ENTRIES}"))).is_some());
     }
 }
