@@ -777,9 +777,10 @@ mod tests {
         assert!(writer.writes <= 3, "{} writes for 100 messages", writer.writes);
     }
 
-    /// Whether a task spawned before the messages were read ran before the `n`th was delivered.
-    async fn others_ran_before(lines: &str, n: usize) -> Vec<bool> {
-        let mut transport = LineTransport::<RoleServer, _, _>::new(lines.as_bytes(), tokio::io::sink());
+    /// For each of the first `n` messages read from `reader`, whether a task spawned before
+    /// reading began had run by the time that message was delivered.
+    async fn others_ran_before(reader: impl AsyncRead + Send + Unpin, n: usize) -> Vec<bool> {
+        let mut transport = LineTransport::<RoleServer, _, _>::new(reader, tokio::io::sink());
         let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = Arc::clone(&ran);
         tokio::spawn(async move { flag.store(true, std::sync::atomic::Ordering::SeqCst) });
@@ -795,7 +796,7 @@ mod tests {
     async fn a_burst_of_buffered_messages_lets_other_tasks_run_after_read_burst() {
         let call = |i: usize| json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "Read"}});
         let lines: String = (0..READ_BURST + 5).map(|i| call(i).to_string() + "\n").collect();
-        let seen = others_ran_before(&lines, READ_BURST + 2).await;
+        let seen = others_ran_before(lines.as_bytes(), READ_BURST + 2).await;
         // Buffered messages come one after another without a pause (a pause would have let the
         // spawned task run) until the burst is full; the next one comes after a yield.
         assert!(seen[..READ_BURST].iter().all(|ran| !ran), "{seen:?}");
@@ -822,13 +823,7 @@ mod tests {
         let lines = (0..READ_BURST * 3)
             .map(|i| (json!({"jsonrpc": "2.0", "id": i, "method": "ping"}).to_string() + "\n").into_bytes())
             .collect();
-        let mut transport = LineTransport::<RoleServer, _, _>::new(OneLineAtATime(lines), tokio::io::sink());
-        let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let flag = Arc::clone(&ran);
-        tokio::spawn(async move { flag.store(true, std::sync::atomic::Ordering::SeqCst) });
-        for _ in 0..READ_BURST * 3 {
-            transport.receive().await.expect("a message");
-        }
-        assert!(!ran.load(std::sync::atomic::Ordering::SeqCst), "the reader yielded");
+        let seen = others_ran_before(OneLineAtATime(lines), READ_BURST * 3).await;
+        assert!(seen.iter().all(|ran| !ran), "the reader yielded: {seen:?}");
     }
 }
