@@ -66,8 +66,9 @@ impl FileKind {
 }
 
 /// Names that make a path protected when any component matches (case-insensitive): version
-/// control and editor/agent configuration, shell start-up files, and MCP server lists. Writes
-/// there always ask (reference §3.4, step 1g).
+/// control and editor/agent configuration, shell start-up files, MCP server lists, and the
+/// folders and files where credentials live (SSH and GnuPG keys, cloud and cluster logins,
+/// registry tokens; [`CREDENTIAL_NAMES`]). Writes there always ask (reference §3.4, step 1g).
 pub const PROTECTED_NAMES: &[&str] = &[
     ".git",
     ".gitconfig",
@@ -93,7 +94,55 @@ pub const PROTECTED_NAMES: &[&str] = &[
     ".tcshrc",
     ".kshrc",
     ".inputrc",
+    // Credential locations (also listed alone in `CREDENTIAL_NAMES`).
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".pgpass",
+    ".password-store",
+    "gcloud",
+    ".terraform.d",
+    ".cargo-credentials",
 ];
+
+/// The credential locations among [`PROTECTED_NAMES`]: keys, tokens and logins that a command
+/// or tool should never change without a person agreeing (and that Bash's path checks may want
+/// to treat specially for reads too).
+pub const CREDENTIAL_NAMES: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".pgpass",
+    ".password-store",
+    "gcloud",
+    ".terraform.d",
+    ".cargo-credentials",
+];
+
+/// The credential location (from [`CREDENTIAL_NAMES`]) some component of `path` matches, if any.
+pub fn credential_component(path: &Path) -> Option<&'static str> {
+    path.components().find_map(|c| match c {
+        Component::Normal(name) => {
+            let name = name.to_string_lossy();
+            CREDENTIAL_NAMES.iter().copied().find(|p| name.eq_ignore_ascii_case(p))
+        }
+        _ => None,
+    })
+}
 
 /// Paths that stand for a process's standard streams or terminal: reading them would read
 /// whatever hands's own stdin is, or block.
@@ -524,10 +573,19 @@ fn edit_distance(a: &[char], b: &[char], cap: usize) -> usize {
 
 /// Claude Code's message for a missing file: `File does not exist. Note: your current working
 /// directory is <cwd>.` plus ` Did you mean <path>?` when a similar name exists next to it.
+///
+/// The hint never names a file the model could not read without asking: the missing path and the
+/// suggested file must both lie inside the working directories (or this session's own state
+/// folder), judged with symlinks resolved. Otherwise a refused outside path would still list
+/// what is next to it.
 pub fn missing_file_message(session: &Session, check: &PathCheck) -> String {
     let mut message =
         format!("File does not exist. Note: your current working directory is {}.", session.cwd().display());
-    if let Some(similar) = similar_file(&check.path) {
+    let readable = |c: &PathCheck| !c.unc && (c.inside_working_dirs || c.session_internal);
+    if readable(check)
+        && let Some(similar) = similar_file(&check.path)
+        && readable(&check_path(session, &similar.to_string_lossy()))
+    {
         message.push_str(&format!(" Did you mean {}?", similar.display()));
     }
     message
@@ -600,6 +658,59 @@ mod tests {
             assert!(matches!(c.read_permission("Read"), PermissionResult::Allow { .. }));
         }
         assert!(check_path(&s, "src/.gitignore").protected.is_none());
+    }
+
+    #[test]
+    fn credential_locations_are_protected() {
+        let work = tempfile::tempdir().unwrap();
+        let s = session_in(work.path());
+        for p in [
+            ".ssh/authorized_keys",
+            "home/.SSH/id_ed25519",
+            ".gnupg/pubring.kbx",
+            ".aws/credentials",
+            ".kube/config",
+            ".docker/config.json",
+            ".netrc",
+            ".git-credentials",
+            ".config/gcloud/credentials.db",
+        ] {
+            let c = check_path(&s, p);
+            assert!(c.protected.is_some(), "{p}");
+            assert!(credential_component(&c.path).is_some(), "{p}");
+            assert!(
+                matches!(c.write_permission("Write", PermissionMode::AcceptEdits), PermissionResult::Ask { .. }),
+                "{p}"
+            );
+        }
+        assert!(credential_component(Path::new("/w/src/ssh.rs")).is_none());
+        for name in CREDENTIAL_NAMES {
+            assert!(PROTECTED_NAMES.contains(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn missing_outside_paths_get_no_hint() {
+        let work = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(work.path()).unwrap();
+        let out = fs::canonicalize(outside.path()).unwrap();
+        fs::write(out.join("secret.txt"), "x").unwrap();
+        fs::write(root.join("notes.txt"), "x").unwrap();
+        // A link inside whose target is outside: the hint would name it as an inside path, but
+        // it leads outside.
+        symlink(out.join("secret.txt"), root.join("secret.txt")).unwrap();
+        let s = session_in(&root);
+
+        let asked = check_path(&s, &out.join("secret.txx").to_string_lossy());
+        let message = missing_file_message(&s, &asked);
+        assert!(!message.contains("Did you mean"), "{message}");
+
+        let message = missing_file_message(&s, &check_path(&s, "secret.txx"));
+        assert!(!message.contains("Did you mean"), "{message}");
+
+        let message = missing_file_message(&s, &check_path(&s, "notes.txx"));
+        assert!(message.ends_with(&format!("Did you mean {}?", root.join("notes.txt").display())), "{message}");
     }
 
     #[test]
