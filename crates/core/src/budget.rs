@@ -81,6 +81,15 @@ pub fn result_path(session: &Session, tool_use_id: &str) -> PathBuf {
     session.tool_results_dir().join(format!("{}.txt", safe_file_stem(tool_use_id)))
 }
 
+/// Write the full text of a persisted result to `path`, creating its folder first: in a session's
+/// first oversized result the tool-results folder does not exist yet.
+pub fn save_result_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    crate::fs::atomic_write_scratch(path, bytes)
+}
+
 /// Write a result's text to the tool-results folder and replace its content by the preview.
 ///
 /// Results with image or document blocks are never persisted (they would be lost); returns
@@ -95,10 +104,7 @@ pub fn persist_result(session: &Session, result: &mut ToolResult) -> io::Result<
         _ => result.text().into(),
     };
     let path = result_path(session, &result.tool_use_id);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    crate::fs::atomic_write_scratch(&path, text.as_bytes())?;
+    save_result_file(&path, text.as_bytes())?;
     let message = persisted_message(&path, text.len(), &text);
     result.content = vec![ContentBlock::text(message)];
     Ok(true)

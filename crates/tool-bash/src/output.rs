@@ -139,7 +139,7 @@ impl OutputCapture {
                 file.flush()?;
                 file.persist(&self.final_path).map_err(|e| e.error)?;
             }
-            None => hands_core::fs::atomic_write_scratch(&self.final_path, trimmed.as_bytes())?,
+            None => budget::save_result_file(&self.final_path, trimmed.as_bytes())?,
         }
         let total = usize::try_from(self.total_bytes).unwrap_or(usize::MAX);
         let mut text = budget::persisted_message(&self.final_path, total, trimmed);
@@ -229,7 +229,8 @@ mod tests {
     #[test]
     fn output_over_the_char_limit_but_small_in_bytes_is_persisted_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("o.txt");
+        // The folder does not exist yet, as in a brand-new session.
+        let path = dir.path().join("session/tool-results/o.txt");
         let mut capture = OutputCapture::new(10, path.clone());
         capture.push(b"0123456789abc\n").unwrap();
         let shaped = capture.finish(10).unwrap();

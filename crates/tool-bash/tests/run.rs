@@ -154,6 +154,19 @@ async fn abort_mid_output_returns_the_partial_output() {
     assert!(eventually(|| group_members(shell).is_empty()), "processes survived the abort");
 }
 
+/// `seq 1 8000` prints 38 893 bytes: over the inline limit but small enough to stay in memory,
+/// so nothing has created the session's tool-results folder before the result is saved.
+#[tokio::test]
+async fn first_large_output_of_a_fresh_session_is_persisted() {
+    let h = Harness::new();
+    let path = hands_core::budget::result_path(&h.session, "toolu_test");
+    assert!(!path.parent().unwrap().exists(), "the session is brand-new");
+    let r = h.run("seq 1 8000").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(r.text().starts_with("<persisted-output>\nOutput too large (38KB)"), "{}", r.text());
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 8000);
+}
+
 #[tokio::test]
 async fn large_output_is_persisted_with_a_preview() {
     let h = Harness::new();
