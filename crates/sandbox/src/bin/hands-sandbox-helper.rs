@@ -1,0 +1,8 @@
+//! The sandbox helper as its own binary, for library users whose program does not handle
+//! `__sandbox-helper` itself (see `hands_sandbox::helper`).
+
+fn main() {
+    let message = hands_sandbox::helper::run(std::env::args_os().skip(1));
+    eprintln!("{message}");
+    std::process::exit(126);
+}

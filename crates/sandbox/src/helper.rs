@@ -1,0 +1,81 @@
+//! The helper that runs first inside a Linux sandbox when the command gets a network proxy.
+//!
+//! `helper --proxy-port PORT [--forbid-listen] -- PROGRAM ARGS...`, with stdin one end of a Unix
+//! socket pair whose other end the host holds: it listens on `127.0.0.1:PORT` in the sandbox's
+//! own network namespace, sends that listening socket to the host over stdin (`SCM_RIGHTS`; the
+//! host accepts and serves the connections, see [`crate::proxy`]), forbids `listen` from then on
+//! when asked, and replaces itself with the program, stdin from `/dev/null`. The socket pair was
+//! created before the seccomp filter, so sending over it needs no new Unix socket.
+//!
+//! A binary calls [`run`] when its arguments ask for the helper (see
+//! [`crate::HelperCommand`]); `hands` does it for `hands __sandbox-helper`, and this crate ships
+//! the `hands-sandbox-helper` binary for library users.
+
+use std::ffi::OsString;
+
+/// The first argument that makes a binary act as the helper (`hands __sandbox-helper ...`).
+pub const HELPER_ARG: &str = "__sandbox-helper";
+
+/// Run the helper with `args` (the arguments after the program name, and after [`HELPER_ARG`]
+/// when the binary is shared). Returns only on failure, with the message to print; the caller
+/// then exits with status 126.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> String {
+    match run_inner(args.into_iter().collect()) {
+        Ok(never) => match never {},
+        Err(message) => format!("hands sandbox helper: {message}"),
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+    use std::mem::MaybeUninit;
+    use std::os::fd::AsFd;
+    use std::os::unix::process::CommandExt;
+
+    let mut port = None;
+    let mut forbid_listen = false;
+    let mut rest = args.into_iter();
+    let mut argv = Vec::new();
+    while let Some(arg) = rest.next() {
+        match arg.to_str() {
+            Some("--proxy-port") => {
+                port = rest.next().and_then(|p| p.to_str().and_then(|p| p.parse::<u16>().ok()));
+            }
+            Some("--forbid-listen") => forbid_listen = true,
+            Some("--") => {
+                argv.extend(rest.by_ref());
+                break;
+            }
+            _ => return Err(format!("unexpected argument {arg:?}")),
+        }
+    }
+    let port = port.ok_or("--proxy-port PORT is required")?;
+    let (program, program_args) = argv.split_first().ok_or("no command after --")?;
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port))
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port} for the proxy: {e}"))?;
+    let stdin = std::io::stdin();
+    let fds = [listener.as_fd()];
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut ancillary = rustix::net::SendAncillaryBuffer::new(&mut space);
+    ancillary.push(rustix::net::SendAncillaryMessage::ScmRights(&fds));
+    rustix::net::sendmsg(
+        stdin.as_fd(),
+        &[std::io::IoSlice::new(b"L")],
+        &mut ancillary,
+        rustix::net::SendFlags::empty(),
+    )
+    .map_err(|e| format!("cannot hand the proxy socket to hands: {e}"))?;
+    drop(listener);
+    if forbid_listen {
+        let rules = crate::linux::SyscallRules { block_unix_sockets: false, block_listen: true };
+        let program = crate::linux::seccomp_program(rules).map_err(|e| e.to_string())?;
+        seccompiler::apply_filter(&program).map_err(|e| format!("cannot forbid listening: {e}"))?;
+    }
+    let error = std::process::Command::new(program).args(program_args).stdin(std::process::Stdio::null()).exec();
+    Err(format!("cannot run {}: {error}", program.to_string_lossy()))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn run_inner(_args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+    Err("the sandbox helper only runs on Linux".to_string())
+}

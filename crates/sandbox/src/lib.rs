@@ -1,0 +1,307 @@
+//! # hands-sandbox
+//!
+//! Operating-system isolation for commands the Bash tool runs (issue 27): writes only inside the
+//! working directories, the session's temp folder and configured paths; reads everywhere except
+//! denied paths; protected names never writable; no network except through a filtering proxy
+//! that runs outside the sandbox; no processes left behind.
+//!
+//! Layout: [`settings`] (the `sandbox` block of the settings files), [`policy`] (what one command
+//! may touch, as real paths), [`status`] (which mechanism works here and why), `linux`
+//! (bubblewrap and seccomp), [`seatbelt`] (the macOS profile), [`proxy`] (the host-side HTTP
+//! proxy), [`helper`] (the first process inside a Linux sandbox that has a proxy), [`explain`]
+//! (what a failed command was blocked from). [`Sandbox`] ties them together: it turns an argv
+//! into the command that runs it confined ([`Prepared`]) and keeps the proxy running while the
+//! command does ([`RunGuard`]).
+//!
+//! When to sandbox a command and how that changes permission prompts is the Bash tool's
+//! business; this crate only confines what it is given.
+
+pub mod explain;
+pub mod helper;
+#[cfg(target_os = "linux")]
+pub mod linux;
+pub mod policy;
+pub mod proxy;
+pub mod seatbelt;
+pub mod settings;
+pub mod status;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+pub use policy::SandboxPolicy;
+pub use proxy::{AskDomain, Refused};
+pub use settings::{SandboxSettings, SettingsFiles};
+pub use status::{Mechanism, SandboxStatus};
+
+/// Why a command could not be sandboxed.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// No mechanism works here.
+    #[error("the sandbox is not available: {0}")]
+    Unavailable(String),
+    /// Setting the sandbox up failed.
+    #[error("the sandbox could not be set up: {0}")]
+    Setup(String),
+}
+
+/// How to start the helper ([`helper`]): a program and the arguments before the helper's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelperCommand {
+    /// The executable.
+    pub program: PathBuf,
+    /// Leading arguments (`["__sandbox-helper"]` for `hands`).
+    pub args: Vec<OsString>,
+}
+
+static DEFAULT_HELPER: OnceLock<HelperCommand> = OnceLock::new();
+
+impl HelperCommand {
+    /// Declare the helper this process uses (a binary that handles [`helper::HELPER_ARG`] calls
+    /// itself: `HelperCommand { program: current_exe, args: ["__sandbox-helper"] }`). The first
+    /// call wins.
+    pub fn set_default(helper: HelperCommand) {
+        let _ = DEFAULT_HELPER.set(helper);
+    }
+
+    /// `$HANDS_SANDBOX_HELPER`, else the declared default, else a `hands-sandbox-helper` binary
+    /// beside this executable (or one directory up, for test binaries in `target/*/deps`).
+    pub fn discover() -> Option<HelperCommand> {
+        if let Some(path) = std::env::var_os("HANDS_SANDBOX_HELPER").filter(|v| !v.is_empty()) {
+            return Some(HelperCommand { program: PathBuf::from(path), args: Vec::new() });
+        }
+        if let Some(helper) = DEFAULT_HELPER.get() {
+            return Some(helper.clone());
+        }
+        let exe = std::env::current_exe().ok()?;
+        let dir = exe.parent()?;
+        [Some(dir), dir.parent()]
+            .into_iter()
+            .flatten()
+            .map(|d| d.join("hands-sandbox-helper"))
+            .find(|p| p.is_file())
+            .map(|program| HelperCommand { program, args: Vec::new() })
+    }
+}
+
+/// Confines commands: the mechanism found on this machine, the helper, and the session's network
+/// asker with the answers it gave.
+#[derive(Clone)]
+pub struct Sandbox {
+    status: SandboxStatus,
+    helper: Option<HelperCommand>,
+    ask: Option<AskDomain>,
+    answers: proxy::Answers,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox").field("status", &self.status).field("helper", &self.helper).finish()
+    }
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sandbox {
+    /// The mechanism of this machine ([`status::status`]) and the discovered helper.
+    pub fn new() -> Self {
+        Self {
+            status: status::status().clone(),
+            helper: HelperCommand::discover(),
+            ask: None,
+            answers: Default::default(),
+        }
+    }
+
+    /// Use `status` instead of the probed one (tests, or a caller that probed itself).
+    pub fn with_status(mut self, status: SandboxStatus) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// Use `helper` (or none: sandboxed commands then get no network at all).
+    pub fn with_helper(mut self, helper: Option<HelperCommand>) -> Self {
+        self.helper = helper;
+        self
+    }
+
+    /// Ask `ask` about domains that are neither allowed nor denied (unasked, they are refused).
+    pub fn with_ask(mut self, ask: AskDomain) -> Self {
+        self.ask = Some(ask);
+        self
+    }
+
+    /// The mechanism and why.
+    pub fn status(&self) -> &SandboxStatus {
+        &self.status
+    }
+
+    /// Whether sandboxed commands can reach the network through the proxy.
+    pub fn has_proxy(&self) -> bool {
+        match self.status.mechanism {
+            Mechanism::Bubblewrap => self.helper.is_some(),
+            Mechanism::Seatbelt => true,
+            Mechanism::Unavailable => false,
+        }
+    }
+
+    /// One paragraph for `hands sandbox status` and `hands why`.
+    pub fn describe(&self) -> String {
+        let network = if self.has_proxy() {
+            "network goes through hands' filtering proxy"
+        } else if self.status.is_available() {
+            "no network at all (the sandbox helper was not found, so there is no proxy)"
+        } else {
+            "not confined"
+        };
+        format!("mechanism: {}\nwhy: {}\nnetwork: {network}", self.status.mechanism.label(), self.status.reason)
+    }
+
+    /// The command that runs `argv` confined by `policy`.
+    pub fn prepare(&self, policy: &SandboxPolicy, argv: &[OsString]) -> Result<Prepared, SandboxError> {
+        let filter = Arc::new(proxy::DomainFilter::new(
+            policy.network.allowed_domains.clone(),
+            policy.network.denied_domains.clone(),
+            self.ask.clone(),
+            Arc::clone(&self.answers),
+        ));
+        match self.status.mechanism {
+            Mechanism::Unavailable => Err(SandboxError::Unavailable(self.status.reason.clone())),
+            #[cfg(target_os = "linux")]
+            Mechanism::Bubblewrap => {
+                let bwrap = self.status.program.clone().unwrap_or_else(|| PathBuf::from("bwrap"));
+                let helper: Option<Vec<OsString>> = self.helper.as_ref().map(|h| {
+                    let mut v = vec![h.program.clone().into_os_string()];
+                    v.extend(h.args.iter().cloned());
+                    v
+                });
+                let built = linux::bwrap_command(&bwrap, policy, argv, helper.as_deref())?;
+                Ok(Prepared {
+                    program: built.program.into_os_string(),
+                    args: built.args,
+                    env: built.env,
+                    inherited: built.inherited,
+                    stdin: built.stdin,
+                    proxy: built.proxy_handoff.map(|handoff| ProxyStart {
+                        source: ListenerSource::Handoff(handoff),
+                        filter,
+                        upstream: policy.network.http_proxy_port,
+                    }),
+                })
+            }
+            #[cfg(target_os = "macos")]
+            Mechanism::Seatbelt => seatbelt::prepare(&self.status, policy, argv, filter),
+            #[allow(unreachable_patterns)]
+            _ => Err(SandboxError::Unavailable(format!(
+                "{} is not supported on this operating system",
+                self.status.mechanism.label()
+            ))),
+        }
+    }
+}
+
+/// A descriptor handed to the child (never created off Unix).
+#[cfg(unix)]
+type ChildFd = std::os::fd::OwnedFd;
+#[cfg(not(unix))]
+type ChildFd = std::fs::File;
+
+/// Where the proxy's listening socket comes from.
+#[derive(Debug)]
+enum ListenerSource {
+    /// Sent by the helper from inside the sandbox over this socket.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Handoff(ChildFd),
+    /// Already listening on the host.
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    Host(std::net::TcpListener),
+}
+
+#[derive(Debug)]
+struct ProxyStart {
+    source: ListenerSource,
+    filter: Arc<proxy::DomainFilter>,
+    upstream: Option<u16>,
+}
+
+/// A confined command, ready to start: build it with [`Prepared::command`], spawn it, then call
+/// [`Prepared::started`] and keep the guard until the command has ended.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The program to run (`bwrap`, `sandbox-exec`).
+    pub program: OsString,
+    /// Its arguments, ending with the confined argv.
+    pub args: Vec<OsString>,
+    /// Environment variables to add.
+    pub env: Vec<(OsString, OsString)>,
+    inherited: Vec<ChildFd>,
+    stdin: Option<ChildFd>,
+    proxy: Option<ProxyStart>,
+}
+
+impl Prepared {
+    /// The command to spawn. Its stdin is already set when the sandbox needs it (do not replace
+    /// it); set the directory, stdout, stderr and process group as usual.
+    pub fn command(&mut self) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(&self.program);
+        command.args(&self.args).envs(self.env.iter().map(|(k, v)| (k, v)));
+        if let Some(stdin) = self.stdin.take() {
+            command.stdin(std::process::Stdio::from(stdin));
+        } else {
+            command.stdin(std::process::Stdio::null());
+        }
+        command
+    }
+
+    /// Call once the command has been spawned (or failed to): closes what only the child needed
+    /// and starts the proxy. Needs a tokio runtime when there is a proxy.
+    pub fn started(self) -> RunGuard {
+        drop(self.inherited);
+        let refused: Refused = Refused::default();
+        let task = self.proxy.map(|start| {
+            let refused = Arc::clone(&refused);
+            tokio::spawn(async move {
+                let listener = match start.source {
+                    ListenerSource::Host(listener) => Some(listener),
+                    #[cfg(target_os = "linux")]
+                    ListenerSource::Handoff(handoff) => {
+                        tokio::task::spawn_blocking(move || linux::receive_listener(&handoff)).await.ok().flatten()
+                    }
+                    #[cfg(not(target_os = "linux"))]
+                    ListenerSource::Handoff(_) => None,
+                };
+                if let Some(listener) = listener {
+                    proxy::serve(listener, start.filter, start.upstream, refused).await;
+                }
+            })
+        });
+        RunGuard { task, refused }
+    }
+}
+
+/// Keeps a sandboxed command's proxy running; stops it when dropped.
+#[derive(Debug)]
+pub struct RunGuard {
+    task: Option<tokio::task::JoinHandle<()>>,
+    refused: Refused,
+}
+
+impl RunGuard {
+    /// The destinations (`host:port`) the proxy refused so far.
+    pub fn refused(&self) -> Vec<String> {
+        self.refused.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl Drop for RunGuard {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! Linux enforcement: a bubblewrap command line for a [`SandboxPolicy`], the seccomp filter bwrap
+//! loads before the command starts, and the hand-over of the proxy listener.
+//!
+//! Every sandboxed command runs as `bwrap <mounts> --unshare-all --die-with-parent --new-session
+//! --seccomp FD -- [helper] argv...`:
+//! - the whole filesystem read-only (`--ro-bind / /`), a private `/dev`, `/proc` and `/tmp`, the
+//!   writable directories bound writable over it, then the read-only islands and the unreadable
+//!   paths (an empty tmpfs or `/dev/null` over them) bound over those;
+//! - new user, pid, network, ipc, uts and cgroup namespaces: processes outside cannot be seen,
+//!   signalled or traced, the only network is the sandbox's own loopback, and when the command's
+//!   first process ends the kernel ends every process left in its pid namespace;
+//! - a seccomp filter (built with `seccompiler`) refusing new Unix sockets (unless
+//!   `allowAllUnixSockets`), which could otherwise reach daemons through socket files in readable
+//!   places, and `listen` (unless `allowLocalBinding`).
+//!
+//! With a network proxy, the helper ([`crate::helper`]) runs first inside the sandbox: it opens
+//! the proxy's listening socket on the sandbox's loopback, passes it out over a socket pair given
+//! as its stdin, and executes the command. The proxy itself runs on the host ([`crate::proxy`]).
+//!
+//! Probing whether bwrap works here is [`crate::status`]'s job.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use rustix::io::FdFlags;
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
+};
+
+use crate::SandboxError;
+use crate::policy::{ReadOnlyPath, SandboxPolicy};
+
+/// The port of the proxy on the sandbox's own loopback.
+pub const PROXY_PORT: u16 = 3128;
+
+/// What the seccomp filter refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyscallRules {
+    /// Refuse `socket(AF_UNIX, ...)`.
+    pub block_unix_sockets: bool,
+    /// Refuse `listen`.
+    pub block_listen: bool,
+}
+
+impl SyscallRules {
+    /// The rules `policy` asks for.
+    pub fn for_policy(policy: &SandboxPolicy) -> Self {
+        Self {
+            block_unix_sockets: !policy.network.allow_all_unix_sockets,
+            block_listen: !policy.network.allow_local_binding,
+        }
+    }
+}
+
+fn target_arch() -> Result<seccompiler::TargetArch, SandboxError> {
+    std::env::consts::ARCH
+        .try_into()
+        .map_err(|_| SandboxError::Setup(format!("seccomp filters are not supported on {}", std::env::consts::ARCH)))
+}
+
+/// The filter for `rules`: the refused calls fail with `EPERM`, everything else is allowed.
+pub fn seccomp_program(rules: SyscallRules) -> Result<BpfProgram, SandboxError> {
+    let setup = |e: &dyn std::fmt::Display| SandboxError::Setup(format!("building the seccomp filter: {e}"));
+    let mut map = std::collections::BTreeMap::new();
+    if rules.block_unix_sockets {
+        let unix = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Eq,
+            rustix::net::AddressFamily::UNIX.as_raw().into(),
+        )
+        .map_err(|e| setup(&e))?;
+        map.insert(libc::SYS_socket, vec![SeccompRule::new(vec![unix]).map_err(|e| setup(&e))?]);
+    }
+    if rules.block_listen {
+        map.insert(libc::SYS_listen, vec![]);
+    }
+    let filter = SeccompFilter::new(
+        map,
+        SeccompAction::Allow,
+        SeccompAction::Errno(rustix::io::Errno::PERM.raw_os_error() as u32),
+        target_arch()?,
+    )
+    .map_err(|e| setup(&e))?;
+    BpfProgram::try_from(filter).map_err(|e| setup(&e))
+}
+
+/// The program in the byte layout the kernel (and bwrap's `--seccomp`) reads.
+fn program_bytes(program: &BpfProgram) -> Vec<u8> {
+    let mut out = Vec::with_capacity(program.len() * 8);
+    for instruction in program {
+        out.extend_from_slice(&instruction.code.to_ne_bytes());
+        out.push(instruction.jt);
+        out.push(instruction.jf);
+        out.extend_from_slice(&instruction.k.to_ne_bytes());
+    }
+    out
+}
+
+/// A file descriptor the child must inherit: close-on-exec cleared. Others spawned at the same
+/// moment inherit it too, which is harmless for a read-only filter or one end of a socket pair.
+fn inheritable(fd: OwnedFd) -> Result<OwnedFd, SandboxError> {
+    rustix::io::fcntl_setfd(&fd, FdFlags::empty())
+        .map_err(|e| SandboxError::Setup(format!("passing a file descriptor to bwrap: {e}")))?;
+    Ok(fd)
+}
+
+/// The filter in a memory file bwrap reads with `--seccomp FD`.
+fn seccomp_fd(rules: SyscallRules) -> Result<OwnedFd, SandboxError> {
+    let bytes = program_bytes(&seccomp_program(rules)?);
+    let fd = rustix::fs::memfd_create("hands-sandbox-seccomp", rustix::fs::MemfdFlags::CLOEXEC)
+        .map_err(|e| SandboxError::Setup(format!("creating the seccomp filter file: {e}")))?;
+    let mut file = File::from(fd);
+    file.write_all(&bytes)
+        .and_then(|_| file.seek(SeekFrom::Start(0)).map(drop))
+        .map_err(|e| SandboxError::Setup(format!("writing the seccomp filter: {e}")))?;
+    inheritable(OwnedFd::from(file))
+}
+
+/// How bwrap is started for one command.
+#[derive(Debug)]
+pub struct BwrapCommand {
+    /// `bwrap`'s path.
+    pub program: PathBuf,
+    /// Its arguments, ending with the command.
+    pub args: Vec<OsString>,
+    /// Environment variables to set for it (inherited by the command).
+    pub env: Vec<(OsString, OsString)>,
+    /// Descriptors the child inherits; close them once it has started.
+    pub inherited: Vec<OwnedFd>,
+    /// The child's stdin when the proxy helper runs (the helper's end of the socket pair).
+    pub stdin: Option<OwnedFd>,
+    /// The host's end of the socket pair the helper sends the proxy listener over.
+    pub proxy_handoff: Option<OwnedFd>,
+}
+
+fn os(s: impl Into<OsString>) -> OsString {
+    s.into()
+}
+
+fn bind_args(args: &mut Vec<OsString>, flag: &str, source: &Path, dest: &Path) {
+    args.extend([os(flag), os(source), os(dest)]);
+}
+
+/// The mount arguments for `policy` (everything between `bwrap` and the namespace flags).
+pub fn mount_args(policy: &SandboxPolicy) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    bind_args(&mut args, "--ro-bind", Path::new("/"), Path::new("/"));
+    args.extend([os("--dev"), os("/dev"), os("--proc"), os("/proc"), os("--tmpfs"), os("/tmp")]);
+    for dir in &policy.writable {
+        bind_args(&mut args, "--bind", dir, dir);
+    }
+    for island in &policy.read_only {
+        match island {
+            ReadOnlyPath::Existing(p) => bind_args(&mut args, "--ro-bind", p, p),
+            ReadOnlyPath::Missing(p) => {
+                args.extend([os("--tmpfs"), os(p), os("--remount-ro"), os(p)]);
+            }
+        }
+    }
+    for path in &policy.deny_read {
+        if path.is_dir() {
+            args.extend([os("--tmpfs"), os(path), os("--remount-ro"), os(path)]);
+        } else {
+            bind_args(&mut args, "--ro-bind", Path::new("/dev/null"), path);
+        }
+    }
+    for path in &policy.allow_read {
+        bind_args(&mut args, "--ro-bind", path, path);
+    }
+    args
+}
+
+/// Build the bwrap command running `argv` under `policy`. `helper` (program and leading
+/// arguments) is needed for the network proxy; without it the command has no network at all.
+pub fn bwrap_command(
+    bwrap: &Path,
+    policy: &SandboxPolicy,
+    argv: &[OsString],
+    helper: Option<&[OsString]>,
+) -> Result<BwrapCommand, SandboxError> {
+    let mut args = mount_args(policy);
+    args.extend(
+        ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "hands-sandbox"].into_iter().map(os),
+    );
+    let mut env = Vec::new();
+    if let Some(tmp) = &policy.temp_dir {
+        env.push((os("TMPDIR"), os(tmp)));
+    }
+    env.push((os("HANDS_SANDBOX"), os("1")));
+    let mut rules = SyscallRules::for_policy(policy);
+    let mut stdin = None;
+    let mut proxy_handoff = None;
+    let mut prefix: Vec<OsString> = Vec::new();
+    if let Some(helper) = helper {
+        let (host, child) = rustix::net::socketpair(
+            rustix::net::AddressFamily::UNIX,
+            rustix::net::SocketType::STREAM,
+            rustix::net::SocketFlags::CLOEXEC,
+            None,
+        )
+        .map_err(|e| SandboxError::Setup(format!("creating the proxy socket pair: {e}")))?;
+        proxy_handoff = Some(host);
+        stdin = Some(child);
+        prefix.extend(helper.iter().cloned());
+        prefix.extend([os("--proxy-port"), os(PROXY_PORT.to_string())]);
+        if rules.block_listen {
+            // The helper listens for the proxy first, then forbids listening to what follows.
+            prefix.push(os("--forbid-listen"));
+            rules.block_listen = false;
+        }
+        prefix.push(os("--"));
+        let url = format!("http://127.0.0.1:{PROXY_PORT}");
+        for key in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"] {
+            env.push((os(key), os(&url)));
+        }
+        env.push((os("NO_PROXY"), os("localhost,127.0.0.1,::1")));
+        env.push((os("no_proxy"), os("localhost,127.0.0.1,::1")));
+    }
+    let seccomp = seccomp_fd(rules)?;
+    args.extend([os("--seccomp"), os(seccomp.as_raw_fd().to_string()), os("--")]);
+    args.extend(prefix);
+    args.extend(argv.iter().cloned());
+    Ok(BwrapCommand { program: bwrap.to_path_buf(), args, env, inherited: vec![seccomp], stdin, proxy_handoff })
+}
+
+/// Receive the proxy's listening socket from the helper (blocking; `None` when the helper ended
+/// without sending one).
+pub fn receive_listener(handoff: &OwnedFd) -> Option<std::net::TcpListener> {
+    use std::mem::MaybeUninit;
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut ancillary = rustix::net::RecvAncillaryBuffer::new(&mut space);
+    let mut byte = [0u8; 1];
+    let mut iov = [std::io::IoSliceMut::new(&mut byte)];
+    let received =
+        rustix::net::recvmsg(handoff, &mut iov, &mut ancillary, rustix::net::RecvFlags::CMSG_CLOEXEC).ok()?;
+    if received.bytes == 0 {
+        return None;
+    }
+    for message in ancillary.drain() {
+        if let rustix::net::RecvAncillaryMessage::ScmRights(mut fds) = message {
+            if let Some(fd) = fds.next() {
+                return Some(std::net::TcpListener::from(fd));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_filter_compiles_for_this_machine() {
+        let program = seccomp_program(SyscallRules { block_unix_sockets: true, block_listen: true }).unwrap();
+        assert!(!program.is_empty());
+        assert_eq!(program_bytes(&program).len(), program.len() * 8);
+    }
+
+    #[test]
+    fn mounts_put_islands_after_writable_dirs() {
+        let policy = SandboxPolicy {
+            writable: vec![PathBuf::from("/w")],
+            read_only: vec![ReadOnlyPath::Existing(PathBuf::from("/w/.git/config"))],
+            deny_read: vec![],
+            allow_read: vec![],
+            temp_dir: None,
+            network: Default::default(),
+        };
+        let args: Vec<String> = mount_args(&policy).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let writable = args.iter().position(|a| a == "/w").unwrap();
+        let island = args.iter().position(|a| a == "/w/.git/config").unwrap();
+        assert!(writable < island, "{args:?}");
+        assert_eq!(&args[..3], ["--ro-bind", "/", "/"]);
+    }
+}
