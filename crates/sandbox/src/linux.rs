@@ -1,14 +1,16 @@
 //! Linux enforcement: a bubblewrap command line for a [`SandboxPolicy`], the seccomp filter bwrap
 //! loads before the command starts, and the hand-over of the proxy listener.
 //!
-//! Every sandboxed command runs as `bwrap <mounts> --unshare-all --die-with-parent --new-session
-//! --seccomp FD -- [helper] argv...`:
+//! Every sandboxed command runs as `bwrap <mounts> --unshare-all --as-pid-1 --die-with-parent
+//! --new-session --seccomp FD -- [helper] argv...`:
 //! - the whole filesystem read-only (`--ro-bind / /`), a private `/dev`, `/proc` and `/tmp`, the
 //!   writable directories bound writable over it, then the read-only islands and the unreadable
 //!   paths (an empty tmpfs or `/dev/null` over them) bound over those;
 //! - new user, pid, network, ipc, uts and cgroup namespaces: processes outside cannot be seen,
 //!   signalled or traced, the only network is the sandbox's own loopback, and when the command's
-//!   first process ends the kernel ends every process left in its pid namespace;
+//!   first process ends the kernel ends every process left in its pid namespace (the command is
+//!   the namespace's pid 1, so bwrap returns only once they are all gone; with bwrap's own init
+//!   as pid 1 it returned a few milliseconds earlier);
 //! - a seccomp filter (built with `seccompiler`) refusing new Unix sockets (unless
 //!   `allowAllUnixSockets`), which could otherwise reach daemons through socket files in readable
 //!   places, and `listen` (unless `allowLocalBinding`).
@@ -184,7 +186,9 @@ pub fn bwrap_command(
 ) -> Result<BwrapCommand, SandboxError> {
     let mut args = mount_args(policy);
     args.extend(
-        ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "hands-sandbox"].into_iter().map(os),
+        ["--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "hands-sandbox"]
+            .into_iter()
+            .map(os),
     );
     let mut env = Vec::new();
     if let Some(tmp) = &policy.temp_dir {

@@ -159,6 +159,19 @@ async fn answer(stream: &mut TcpStream, status: &str, message: &str) {
     );
     let _ = stream.write_all(response.as_bytes()).await;
     let _ = stream.shutdown().await;
+    // Closing with unread input would reset the connection and could lose the answer: read what
+    // the client still sends (bounded) first.
+    let mut scratch = [0u8; 4096];
+    let drain = async {
+        let mut total = 0;
+        while let Ok(n) = stream.read(&mut scratch).await {
+            total += n;
+            if n == 0 || total > MAX_HEAD {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), drain).await;
 }
 
 /// The message a refused request gets (and the command's result repeats).
