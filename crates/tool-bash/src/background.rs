@@ -13,15 +13,21 @@ use hands_core::{ToolContext, ToolError, ToolOutput};
 use rustix::process::Signal;
 use serde_json::json;
 
-use crate::process::{signal_group, spawn_shell, wrap_command};
+use crate::process::{signal_group, spawn_sandboxed, spawn_shell, wrap_command};
 
 /// `Command running in background with ID: <id>. Output is being written to: <path>`.
 pub fn started_message(id: &str, path: &std::path::Path) -> String {
     format!("Command running in background with ID: {id}. Output is being written to: {}", path.display())
 }
 
-/// Start `command` as a background task of the call's session.
-pub fn start(command: &str, description: Option<&str>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+/// Start `command` as a background task of the call's session (confined when `sandbox` is given;
+/// the sandbox's proxy then lives as long as the task).
+pub fn start(
+    command: &str,
+    description: Option<&str>,
+    ctx: &ToolContext,
+    sandbox: Option<&crate::sandboxing::Launch>,
+) -> Result<ToolOutput, ToolError> {
     let session = ctx.session();
     let registry = TaskRegistry::of(session);
     let reservation = match registry.reserve() {
@@ -41,8 +47,17 @@ pub fn start(command: &str, description: Option<&str>, ctx: &ToolContext) -> Res
     if !cwd.is_dir() {
         cwd = session.project_dir().to_path_buf();
     }
-    let mut child = spawn_shell(&wrap_command(command, None), &cwd, Stdio::from(file))
-        .map_err(|e| ToolError::io("starting bash", e))?;
+    let script = wrap_command(command, None);
+    let (mut child, sandbox_guard) = match sandbox {
+        Some(launch) => {
+            let mut prepared =
+                launch.prepare(&script).map_err(|e| ToolError::io("starting bash", std::io::Error::other(e)))?;
+            let child = spawn_sandboxed(&mut prepared, &cwd, Stdio::from(file));
+            let guard = prepared.started();
+            (child.map_err(|e| ToolError::io("starting bash", e))?, Some(guard))
+        }
+        None => (spawn_shell(&script, &cwd, Stdio::from(file)).map_err(|e| ToolError::io("starting bash", e))?, None),
+    };
     let Some(pgid) = child.id() else {
         return Err(ToolError::msg("the shell exited before its process id could be read"));
     };
@@ -53,6 +68,7 @@ pub fn start(command: &str, description: Option<&str>, ctx: &ToolContext) -> Res
         let status = child.wait().await;
         // Whatever the shell left running in its group goes with it.
         signal_group(pgid, Signal::KILL);
+        drop(sandbox_guard);
         let code = status.ok().and_then(|s| s.code());
         task.finish(code);
     });

@@ -13,7 +13,8 @@
 //! Layout: [`constants`] (names, limits), [`prompt`] (model-facing text), [`render`] (one-line
 //! summaries), [`classify`] and [`readonly_rules`] (the classifier), [`process`] (process
 //! groups), [`run`] (a foreground run), [`output`] (bounded capture and shaping),
-//! [`semantics`] (exit-code meanings), [`background`] (background tasks).
+//! [`semantics`] (exit-code meanings), [`background`] (background tasks), [`sandboxing`] (whether a
+//! call runs in the operating-system sandbox, and its permission then).
 
 pub mod background;
 pub mod classify;
@@ -24,12 +25,13 @@ pub mod prompt;
 pub mod readonly_rules;
 pub mod render;
 pub mod run;
+pub mod sandboxing;
 pub mod semantics;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hands_core::permissions::{CommandSubject, RuleSubject};
+use hands_core::permissions::{CommandSubject, PermissionResult, RuleSubject};
 use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -227,9 +229,43 @@ impl TypedTool for BashTool {
         )
     }
 
+    async fn check_permissions(&self, input: &BashInput, ctx: &ToolContext) -> PermissionResult {
+        sandboxing::permission(&sandboxing::plan(input, ctx.session())).unwrap_or_else(PermissionResult::passthrough)
+    }
+
     async fn call(&self, input: &BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let (launch, sandbox_note) = match sandboxing::plan(input, ctx.session()) {
+            sandboxing::SandboxPlan::Refused(message) => return Ok(ToolOutput::error(message)),
+            sandboxing::SandboxPlan::Sandboxed(launch) => (Some(launch), None),
+            sandboxing::SandboxPlan::Unsandboxed { note, .. } => (None, note),
+            sandboxing::SandboxPlan::Off => (None, None),
+        };
+        let mut output = self.run(input, ctx, launch.as_deref()).await?;
+        if let Some(note) = sandbox_note {
+            output.content.push(hands_core::ContentBlock::text(note));
+        }
+        Ok(output)
+    }
+
+    fn render_use(&self, input: &BashInput) -> Option<String> {
+        Some(render::render_use(&input.command, input.description.as_deref(), input.run_in_background == Some(true)))
+    }
+
+    fn render_result(&self, result: &ToolResult) -> String {
+        render::render_result(result)
+    }
+}
+
+impl BashTool {
+    /// Run the call, confined by `sandbox` when given.
+    async fn run(
+        &self,
+        input: &BashInput,
+        ctx: &ToolContext,
+        sandbox: Option<&sandboxing::Launch>,
+    ) -> Result<ToolOutput, ToolError> {
         if input.run_in_background == Some(true) {
-            return background::start(&input.command, input.description.as_deref(), ctx);
+            return background::start(&input.command, input.description.as_deref(), ctx, sandbox);
         }
         let session = ctx.session();
         let limits = Limits::from_env();
@@ -246,6 +282,7 @@ impl TypedTool for BashTool {
             timeout,
             max_output_chars: limits.max_output_chars,
             result_path: hands_core::budget::result_path(session, ctx.tool_use_id()),
+            sandbox,
         };
         let report = |elapsed: Duration, bytes: u64, last_line: &str| {
             let secs = elapsed.as_secs();
@@ -269,17 +306,18 @@ impl TypedTool for BashTool {
             note = note.or(Some(reset));
             change = change.or_else(|| Some(ContextChange::set_cwd(session.project_dir().to_path_buf())));
         }
+        let violations = match sandbox {
+            Some(launch) if outcome.exit_code != Some(0) => {
+                hands_sandbox::explain::explain_failure(&outcome.output.text, &outcome.sandbox_refused, &launch.policy)
+            }
+            _ => None,
+        };
         let mut output = assemble(&input.command, outcome, note, timeout);
+        if let Some(violations) = violations {
+            output.content.push(hands_core::ContentBlock::text(violations));
+        }
         output.context_change = change;
         Ok(output)
-    }
-
-    fn render_use(&self, input: &BashInput) -> Option<String> {
-        Some(render::render_use(&input.command, input.description.as_deref(), input.run_in_background == Some(true)))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
     }
 }
 

@@ -37,15 +37,18 @@ pub fn wrap_command(command: &str, cwd_file: Option<&Path>) -> String {
 /// process group whose id is the shell's pid.
 pub fn spawn_shell(script: &str, cwd: &Path, stdout: Stdio) -> std::io::Result<Child> {
     let mut command = Command::new("bash");
-    command
-        .arg("-c")
-        .arg(script)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::null())
-        .process_group(0)
-        .kill_on_drop(true);
+    command.arg("-c").arg(script).stdin(Stdio::null());
+    spawn_in_group(command, cwd, stdout)
+}
+
+/// Start a sandboxed command (`prepared` runs `bash -c <script>` confined; it sets stdin itself)
+/// the same way: in `cwd`, stdout to `stdout`, leader of a new process group.
+pub fn spawn_sandboxed(prepared: &mut hands_sandbox::Prepared, cwd: &Path, stdout: Stdio) -> std::io::Result<Child> {
+    spawn_in_group(prepared.command(), cwd, stdout)
+}
+
+fn spawn_in_group(mut command: Command, cwd: &Path, stdout: Stdio) -> std::io::Result<Child> {
+    command.current_dir(cwd).stdout(stdout).stderr(Stdio::null()).process_group(0).kill_on_drop(true);
     command.spawn()
 }
 

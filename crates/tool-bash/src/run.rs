@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::constants::{KILL_GRACE, PROGRESS_INTERVAL};
 use crate::output::{OutputCapture, ShapedOutput};
-use crate::process::{GroupGuard, signal_group, spawn_shell, wrap_command};
+use crate::process::{GroupGuard, signal_group, spawn_sandboxed, spawn_shell, wrap_command};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -33,6 +33,8 @@ pub struct RunRequest<'a> {
     pub max_output_chars: usize,
     /// Where a large output is persisted.
     pub result_path: PathBuf,
+    /// Run it confined by the sandbox.
+    pub sandbox: Option<&'a crate::sandboxing::Launch>,
 }
 
 /// How a run ended.
@@ -59,6 +61,8 @@ pub struct RunOutcome {
     pub final_cwd: Option<PathBuf>,
     /// How long the run took.
     pub elapsed: Duration,
+    /// Destinations the sandbox's proxy refused (`host:port`).
+    pub sandbox_refused: Vec<String>,
 }
 
 /// Progress as the run sees it: elapsed time, bytes so far, last output line.
@@ -147,9 +151,21 @@ pub async fn run_foreground(
     progress: &(dyn RunProgress + Sync),
 ) -> io::Result<RunOutcome> {
     let started = Instant::now();
-    let cwd_file = tempfile::Builder::new().prefix("hands-bash-cwd-").tempfile()?;
+    // A confined shell can only write its final directory into the sandbox's temp folder.
+    let cwd_file = match request.sandbox.and_then(|l| l.temp_dir()) {
+        Some(dir) => tempfile::Builder::new().prefix("hands-bash-cwd-").tempfile_in(dir)?,
+        None => tempfile::Builder::new().prefix("hands-bash-cwd-").tempfile()?,
+    };
     let script = wrap_command(request.command, Some(cwd_file.path()));
-    let mut child = spawn_shell(&script, &request.cwd, Stdio::piped())?;
+    let (mut child, sandbox_guard) = match request.sandbox {
+        Some(launch) => {
+            let mut prepared = launch.prepare(&script).map_err(io::Error::other)?;
+            let child = spawn_sandboxed(&mut prepared, &request.cwd, Stdio::piped());
+            let guard = prepared.started();
+            (child?, Some(guard))
+        }
+        None => (spawn_shell(&script, &request.cwd, Stdio::piped())?, None),
+    };
     let Some(pgid) = child.id() else {
         return Err(io::Error::other("the shell exited before its process id could be read"));
     };
@@ -204,5 +220,13 @@ pub async fn run_foreground(
         None
     };
     let output = capture.finish(request.max_output_chars)?;
-    Ok(RunOutcome { output, ending, exit_code: status.and_then(exit_code), final_cwd, elapsed: started.elapsed() })
+    let sandbox_refused = sandbox_guard.map(|g| g.refused()).unwrap_or_default();
+    Ok(RunOutcome {
+        output,
+        ending,
+        exit_code: status.and_then(exit_code),
+        final_cwd,
+        elapsed: started.elapsed(),
+        sandbox_refused,
+    })
 }

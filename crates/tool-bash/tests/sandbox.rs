@@ -1,0 +1,140 @@
+//! Bash with the operating-system sandbox on (`sandbox.enabled` in the project's settings): the
+//! permission engine's decisions (auto-allow, deny and ask rules still first, excluded commands,
+//! `dangerouslyDisableSandbox`) and real confined runs (writes outside refused with a note naming
+//! what was blocked, the working directory still carried over). Linux with bubblewrap only.
+
+#![cfg(target_os = "linux")]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hands_core::permissions::Behavior;
+use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_tool_bash::BashTool;
+use serde_json::{Value, json};
+
+struct Harness {
+    _project: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    _outside: tempfile::TempDir,
+    outside: PathBuf,
+    session: Arc<Session>,
+    engine: Engine,
+}
+
+impl Harness {
+    /// A project whose `.claude/settings.json` is `settings`, in `mode`, with the settings' rules
+    /// in force and nobody to answer an ask (so an ask ends as a refusal).
+    fn new(settings: Value, mode: PermissionMode) -> Self {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir(project.path().join(".claude")).unwrap();
+        std::fs::write(project.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+        let state = tempfile::tempdir().unwrap();
+        // Outside the project and not under /tmp (which the sandbox replaces with its own).
+        let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(project.path().into()),
+            state_dir: Some(state.path().into()),
+            permission_mode: Some(mode),
+            ..Default::default()
+        })
+        .unwrap();
+        let mut options = LoadOptions::new(session.project_dir());
+        options.home = None;
+        options.managed_path = None;
+        options.watch = false;
+        let permissions = PermissionEngine::load(&options).unwrap();
+        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+        let engine = Engine::builder(pool, Arc::clone(&session)).policy(permissions.policy()).build();
+        let outside_path = outside.path().canonicalize().unwrap();
+        Self { _project: project, _state: state, _outside: outside, outside: outside_path, session, engine }
+    }
+
+    async fn call(&self, input: Value) -> ToolResult {
+        self.engine.run_one(ToolCall::new("toolu_sandbox", "Bash", input), &Turn::new()).await
+    }
+
+    async fn decision(&self, input: Value) -> Behavior {
+        self.engine.explain(ToolCall::new("toolu_sandbox", "Bash", input)).await.unwrap().behavior
+    }
+}
+
+fn sandbox_available() -> bool {
+    let status = hands_sandbox::status::status();
+    assert!(status.is_available(), "these tests need bubblewrap (apt-get install bubblewrap): {}", status.reason);
+    true
+}
+
+#[tokio::test]
+async fn sandboxed_commands_run_without_asking_but_rules_still_come_first() {
+    let settings = json!({
+        "sandbox": { "enabled": true },
+        "permissions": { "deny": ["Bash(rm *)"], "ask": ["Bash(git push *)"] }
+    });
+    let h = Harness::new(settings, PermissionMode::Default);
+    assert_eq!(h.decision(json!({ "command": "touch made.txt" })).await, Behavior::Allow);
+    assert_eq!(h.decision(json!({ "command": "rm -rf build" })).await, Behavior::Deny);
+    assert_eq!(h.decision(json!({ "command": "git push origin main" })).await, Behavior::Ask);
+    // Without the sandbox the same write asks (and, with nobody to answer, is refused).
+    let off = Harness::new(json!({ "sandbox": { "enabled": false } }), PermissionMode::Default);
+    assert_eq!(off.decision(json!({ "command": "touch made.txt" })).await, Behavior::Ask);
+    let manual = Harness::new(
+        json!({ "sandbox": { "enabled": true, "autoAllowBashIfSandboxed": false } }),
+        PermissionMode::Default,
+    );
+    assert_eq!(manual.decision(json!({ "command": "touch made.txt" })).await, Behavior::Ask);
+}
+
+#[tokio::test]
+async fn dangerously_disable_sandbox_asks_or_is_refused_with_the_reason() {
+    let h = Harness::new(json!({ "sandbox": { "enabled": true } }), PermissionMode::Default);
+    let input = json!({ "command": "touch made.txt", "dangerouslyDisableSandbox": true });
+    assert_eq!(h.decision(input.clone()).await, Behavior::Ask, "leaving the sandbox is never auto-allowed");
+    // A command the classifier proves read-only needs no sandbox to be safe: the usual flow.
+    let read_only = json!({ "command": "echo hi", "dangerouslyDisableSandbox": true });
+    assert_eq!(h.decision(read_only).await, Behavior::Allow);
+    let strict = Harness::new(
+        json!({ "sandbox": { "enabled": true, "allowUnsandboxedCommands": false } }),
+        PermissionMode::BypassPermissions,
+    );
+    let r = strict.call(input).await;
+    assert!(r.is_error, "{r:?}");
+    assert!(r.text().contains("sandbox.allowUnsandboxedCommands is false"), "{}", r.text());
+}
+
+#[tokio::test]
+async fn confined_runs_keep_writes_inside_and_say_what_was_blocked() {
+    assert!(sandbox_available());
+    let h = Harness::new(json!({ "sandbox": { "enabled": true } }), PermissionMode::Default);
+    let r = h
+        .call(json!({ "command": "mkdir -p sub && echo kept > sub/inside.txt && cd sub && echo $HANDS_SANDBOX" }))
+        .await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(r.text(), "1");
+    let project = h.session.project_dir().to_path_buf();
+    assert_eq!(std::fs::read_to_string(project.join("sub/inside.txt")).unwrap(), "kept\n");
+    assert_eq!(h.session.cwd(), project.join("sub"), "the shell's directory carries over from inside the sandbox");
+
+    let target = h.outside.join("escaped.txt");
+    let r = h.call(json!({ "command": format!("echo x > {}", target.display()) })).await;
+    assert!(r.is_error, "{r:?}");
+    assert!(!target.exists());
+    assert!(r.text().contains("<sandbox_violations>"), "{}", r.text());
+    assert!(r.text().contains("writable here"), "{}", r.text());
+}
+
+#[tokio::test]
+async fn excluded_commands_run_outside_through_the_normal_flow() {
+    assert!(sandbox_available());
+    let settings = json!({ "sandbox": { "enabled": true, "excludedCommands": ["touch"] } });
+    let h = Harness::new(settings.clone(), PermissionMode::BypassPermissions);
+    let target = h.outside.join("touched");
+    let r = h.call(json!({ "command": format!("touch {}", target.display()) })).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(target.exists(), "an excluded command is not confined");
+    let r = h.call(json!({ "command": format!("echo x > {}", h.outside.join("echoed").display()) })).await;
+    assert!(r.is_error && !h.outside.join("echoed").exists(), "{r:?}");
+    let asking = Harness::new(settings, PermissionMode::Default);
+    assert_eq!(asking.decision(json!({ "command": "touch x" })).await, Behavior::Ask, "excluded: no auto-allow");
+}
