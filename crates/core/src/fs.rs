@@ -5,7 +5,8 @@
 //! [`real_path`], `canonicalize` in three system calls however deep the path (and
 //! [`real_path_with_metadata`], with what is there, in three when no symlink is on the way and
 //! four otherwise); [`fill_from`], a read that stops only when the buffer is full or the file
-//! ends.
+//! ends; [`read_regular_file_limited`], which reads a small configuration file without ever
+//! blocking on a FIFO or reading a device without end.
 //!
 //! Path policy (what is inside the working directories, protected, a device) is not here.
 
@@ -32,6 +33,72 @@ pub fn fill_from(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(filled)
+}
+
+/// Why [`read_regular_file_limited`] read nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum LimitedReadError {
+    /// Opening or reading failed (`NotFound` among them).
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// Not a regular file: a FIFO, device, socket or directory.
+    #[error("it is not a regular file (found a {0})")]
+    NotRegular(&'static str),
+    /// Larger than the limit.
+    #[error("it is larger than {limit} bytes")]
+    TooLarge {
+        /// The limit in bytes.
+        limit: u64,
+    },
+}
+
+/// Read the regular file `path` (symlinks followed) when it holds at most `limit` bytes. The open
+/// never blocks (`O_NONBLOCK`, so a FIFO with no writer is refused instead of waiting for one),
+/// the type is judged on the opened descriptor (no gap between the check and the read), and the
+/// read stops after `limit + 1` bytes even if the file grows meanwhile.
+pub fn read_regular_file_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LimitedReadError> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(LimitedReadError::NotRegular(describe_file_type(&meta.file_type())));
+    }
+    if meta.len() > limit {
+        return Err(LimitedReadError::TooLarge { limit });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(LimitedReadError::TooLarge { limit });
+    }
+    Ok(bytes)
+}
+
+/// A short noun for a file type: `directory`, `FIFO`, `device`, `socket`, `symlink`, `file`.
+fn describe_file_type(file_type: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "FIFO";
+        }
+        if file_type.is_char_device() || file_type.is_block_device() {
+            return "device";
+        }
+        if file_type.is_socket() {
+            return "socket";
+        }
+    }
+    if file_type.is_dir() {
+        "directory"
+    } else if file_type.is_symlink() {
+        "symlink"
+    } else {
+        "special file"
+    }
 }
 
 /// `path` with every symlink resolved, as [`fs::canonicalize`] gives it, but without its cost:
@@ -270,6 +337,26 @@ mod tests {
         assert_eq!(err.to_string(), "changed");
         assert_eq!(fs::read_to_string(&path).unwrap(), "old");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn limited_reads_refuse_fifos_devices_and_large_files_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        // No writer ever comes: a blocking open would hang here.
+        assert!(matches!(read_regular_file_limited(&fifo, 1024), Err(LimitedReadError::NotRegular("FIFO"))));
+        assert!(matches!(
+            read_regular_file_limited(Path::new("/dev/zero"), 1024),
+            Err(LimitedReadError::NotRegular("device"))
+        ));
+        assert!(matches!(read_regular_file_limited(dir.path(), 1024), Err(LimitedReadError::NotRegular(_))));
+        let big = dir.path().join("big");
+        fs::write(&big, vec![b'x'; 2048]).unwrap();
+        assert!(matches!(read_regular_file_limited(&big, 1024), Err(LimitedReadError::TooLarge { limit: 1024 })));
+        assert_eq!(read_regular_file_limited(&big, 2048).unwrap().len(), 2048);
+        let missing = read_regular_file_limited(&dir.path().join("nope"), 10).unwrap_err();
+        assert!(matches!(missing, LimitedReadError::Io(e) if e.kind() == io::ErrorKind::NotFound));
     }
 
     #[test]

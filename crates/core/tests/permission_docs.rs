@@ -53,6 +53,7 @@ fn describe(behavior: Behavior, source: &DecisionSource) -> String {
         DecisionSource::Hook { .. } => "hook".into(),
         DecisionSource::User => "user".into(),
         DecisionSource::Default => "default".into(),
+        DecisionSource::InvalidSettings { .. } => "invalid settings".into(),
     };
     format!("{b} ({s})")
 }

@@ -59,12 +59,19 @@ async fn a_changed_file_takes_effect_and_a_broken_one_keeps_its_deny_rules() {
 
     // A typo: the file is no longer JSON. Its rules stay in force and a warning says so.
     std::fs::write(&path, r#"{"permissions": {"deny": ["Bash(rm *)"], "allow": ["Bash(npm test)"],}"#).unwrap();
-    wait_for_reload(&permissions, || async { permissions.warnings().iter().any(|w| w.contains("is not valid JSON")) })
+    wait_for_reload(&permissions, || async { permissions.warnings().iter().any(|w| w.contains("trailing comma")) })
         .await;
-    let warning = permissions.warnings().into_iter().find(|w| w.contains("is not valid JSON")).unwrap();
+    let warning = permissions.warnings().into_iter().find(|w| w.contains("trailing comma")).unwrap();
+    assert!(warning.starts_with(&format!("{}:1:", path.display())), "{warning}");
     assert!(warning.contains("last valid rules stay in force (1 allow, 0 ask, 1 deny)"), "{warning}");
     assert_eq!(behavior(&engine, "rm -rf x").await, Behavior::Deny);
     assert_eq!(behavior(&engine, "npm test").await, Behavior::Allow);
+
+    // Valid JSON of the wrong shape is just as broken: the deny rule stays.
+    std::fs::write(&path, r#"{"permissions": {"deny": "Bash(rm *)", "allow": ["Bash(npm test)"]}}"#).unwrap();
+    wait_for_reload(&permissions, || async { permissions.warnings().iter().any(|w| w.contains("permissions.deny")) })
+        .await;
+    assert_eq!(behavior(&engine, "rm -rf x").await, Behavior::Deny);
 
     // Fixed without the deny rule: now it is gone.
     std::fs::write(&path, r#"{"permissions": {"allow": ["Bash(npm test)"]}}"#).unwrap();
@@ -259,6 +266,12 @@ async fn bad_command_line_input_is_an_error() {
     let mut options = fx.options();
     options.cli_settings = vec![bad];
     assert!(matches!(PermissionEngine::load(&options), Err(LoadError::SettingsJson { .. })));
+    let typo = fx.project.join("typo.json");
+    std::fs::write(&typo, "{\"permissions\": {\n\"deny\": \"Bash(rm *)\"}}").unwrap();
+    let mut options = fx.options();
+    options.cli_settings = vec![typo.clone()];
+    let error = PermissionEngine::load(&options).unwrap_err().to_string();
+    assert!(error.contains(&format!("{}:2:", typo.display())) && error.contains("permissions.deny"), "{error}");
 }
 
 #[tokio::test]
@@ -278,14 +291,57 @@ async fn settings_flag_files_rank_with_the_command_line() {
 }
 
 #[tokio::test]
-async fn invalid_rules_in_files_are_warnings() {
+async fn an_invalid_file_in_a_fresh_process_refuses_all_but_read_only_calls() {
     let fx = Fixture::new();
-    fx.write_settings("user", &json!({"permissions": {"deny": ["Bash(rm", "Bash(rm *)"], "allow": "Bash"}}));
+    let path = fx.settings_path("user");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    // Valid JSON, but `deny` is a string: read loosely, the deny rule would silently vanish.
+    let broken = [
+        r#"{"permissions": {"deny": "Bash(rm *)"}}"#,
+        r#"{"permissions": {"deny": ["Bash(rm"]}}"#,
+        r#"{"permissions": {"denny": ["Bash(rm *)"]}}"#,
+        "{\"permissions\": {\"deny\": [\"Bash(rm *)\"], \"deny\": []}}",
+        r#"{"permissions": {"deny": ["Bash(rm *)"],}"#,
+    ];
+    for text in broken {
+        std::fs::write(&path, text).unwrap();
+        let permissions = PermissionEngine::load(&fx.options()).unwrap();
+        assert_eq!(permissions.snapshot().broken.len(), 1, "{text}");
+        let engine = fx.engine(&permissions, fx.session(PermissionMode::BypassPermissions));
+        let result = engine.run_one(ToolCall::new("t1", "Bash", json!({"command": "rm -rf x"})), &Turn::new()).await;
+        assert!(result.is_error, "{text}");
+        assert!(result.text().contains(&path.display().to_string()), "{text}: {}", result.text());
+        assert!(result.text().contains("only read-only calls run"), "{}", result.text());
+        let d = explain(&engine, "Write", json!({"file_path": "a.txt", "content": "x"})).await.unwrap();
+        assert_eq!(d.behavior, Behavior::Deny, "{text}");
+        // Read-only calls still run.
+        assert_eq!(behavior(&engine, "ls").await, Behavior::Allow, "{text}");
+    }
+    // Fixed: the refusal ends with the next call.
+    std::fs::write(&path, r#"{"permissions": {"deny": ["Bash(rm *)"]}}"#).unwrap();
     let permissions = PermissionEngine::load(&fx.options()).unwrap();
-    let warnings = permissions.warnings();
-    assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings.iter().any(|w| w.contains("Bash(rm") && w.contains("this rule is ignored")));
-    assert_eq!(permissions.snapshot().rules.count(Behavior::Deny), 1);
+    assert!(permissions.snapshot().broken.is_empty());
+    let engine = fx.engine(&permissions, fx.session(PermissionMode::BypassPermissions));
+    assert_eq!(behavior(&engine, "rm -rf x").await, Behavior::Deny);
+    assert_eq!(behavior(&engine, "npm test").await, Behavior::Allow);
+}
+
+#[tokio::test]
+async fn a_fifo_or_device_as_the_settings_file_neither_hangs_nor_fails_open() {
+    let fx = Fixture::new();
+    let path = fx.settings_path("project");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success());
+    let permissions = PermissionEngine::load(&fx.options()).unwrap();
+    let engine = fx.engine(&permissions, fx.session(PermissionMode::Default));
+    assert_eq!(behavior(&engine, "npm test").await, Behavior::Deny);
+    assert!(permissions.warnings()[0].contains("FIFO"), "{:?}", permissions.warnings());
+    std::fs::remove_file(&path).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+    let permissions = PermissionEngine::load(&fx.options()).unwrap();
+    let engine = fx.engine(&permissions, fx.session(PermissionMode::Default));
+    assert_eq!(behavior(&engine, "npm test").await, Behavior::Deny);
+    assert!(permissions.warnings()[0].contains("device"), "{:?}", permissions.warnings());
 }
 
 #[tokio::test]

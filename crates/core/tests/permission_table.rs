@@ -16,6 +16,7 @@ fn expected_source(fixture: &Fixture, decision: &Decision) -> String {
         DecisionSource::Hook { .. } => "hook".into(),
         DecisionSource::User => "user".into(),
         DecisionSource::Default => "default".into(),
+        DecisionSource::InvalidSettings { .. } => "invalid settings".into(),
     }
 }
 

@@ -7,8 +7,10 @@
 //!   asks an inotify watch on the settings' directories whether anything happened there (one `read`),
 //!   and when something did, compares the files' fingerprints (a `stat` each; every decision
 //!   does so where inotify is unavailable). A file that becomes unreadable
-//!   or invalid JSON keeps its last valid content in force and a warning says so; a typo never
-//!   silently drops a deny rule.
+//!   or invalid (bad JSON, or a `permissions` block that does not type-check, see `settings`)
+//!   keeps its last valid content in force and a warning says so; a typo never silently drops a
+//!   deny rule. A file that is invalid with no valid version seen yet (a fresh process) makes the
+//!   engine refuse every call that is not read-only, naming the file, until it is fixed.
 //! - [`PermissionEngine::install`] applies the mode and additional directories to a session and
 //!   installs the read-deny filter that Grep and Glob consult (the policy also does this on its
 //!   first call for a session it has not seen).
@@ -27,9 +29,12 @@ use serde_json::{Map, Value};
 
 use super::rules::{Rule, RuleParseError, split_rule_list};
 use super::ruleset::{CallFacts, RuleSet};
-use super::settings::{MANAGED_SETTINGS_PATH, RuleOrigin, ScopeSettings, SettingsScope, merge};
+use super::settings::{
+    MANAGED_SETTINGS_PATH, MAX_SETTINGS_BYTES, RuleOrigin, ScopeSettings, SettingsError, SettingsScope, merge,
+    read_settings_file,
+};
 use super::watch::{DirWatch, POLL_INTERVAL, SettingsPoller};
-use super::{Decision, PermissionMode, PermissionPolicy, PermissionRequest};
+use super::{Decision, DecisionSource, PermissionMode, PermissionPolicy, PermissionRequest};
 use crate::hooks::Hooks;
 use crate::hooks::command::{CommandHooks, HookConfig};
 use crate::session::{PathFilter, Session};
@@ -94,13 +99,14 @@ pub enum LoadError {
         #[source]
         source: io::Error,
     },
-    /// A `--settings` file is not a JSON object.
-    #[error("--settings {path} is not a valid settings file: {message}")]
+    /// A `--settings` file is not a valid settings file.
+    #[error("--settings {path} is not a valid settings file: {source}")]
     SettingsJson {
         /// The file.
         path: PathBuf,
-        /// The parse error.
-        message: String,
+        /// What is wrong, with the key and line.
+        #[source]
+        source: SettingsError,
     },
     /// A rule given with `--allow`, `--deny` or `--ask` cannot be read.
     #[error("{flag} {rule}: {source}")]
@@ -135,7 +141,11 @@ fn fingerprint(path: &Path) -> Option<Fingerprint> {
     let meta = fs::metadata(path).ok()?;
     let modified = meta.modified().ok();
     let racy = modified.is_none_or(|m| m.elapsed().map_or(true, |age| age < RACY_WINDOW));
-    let content = if racy { fs::read(path).ok().map(|b| crate::file_state::hash_bytes(&b)) } else { None };
+    let content = if racy {
+        crate::fs::read_regular_file_limited(path, MAX_SETTINGS_BYTES).ok().map(|b| crate::file_state::hash_bytes(&b))
+    } else {
+        None
+    };
     Some(Fingerprint { modified, len: meta.len(), inode: meta.ino(), content })
 }
 
@@ -155,7 +165,13 @@ fn changed(before: &Option<Fingerprint>, now: &Option<Fingerprint>) -> bool {
 /// One source of settings, in precedence order.
 #[derive(Debug)]
 enum Source {
-    File { origin: RuleOrigin, path: PathBuf, root: PathBuf, last_valid: Option<Value>, seen: Option<Fingerprint> },
+    File {
+        origin: RuleOrigin,
+        path: PathBuf,
+        root: PathBuf,
+        last_valid: Option<ScopeSettings>,
+        seen: Option<Fingerprint>,
+    },
     Flags(ScopeSettings),
 }
 
@@ -179,6 +195,26 @@ pub struct Snapshot {
     pub additional_dirs: Vec<PathBuf>,
     /// Problems found while reading the settings.
     pub warnings: Vec<String>,
+    /// Settings files that are invalid and have no valid version to fall back on: while any is
+    /// listed, every call that is not read-only is refused.
+    pub broken: Vec<SettingsError>,
+}
+
+impl Snapshot {
+    /// The refusal for a call that is not read-only while a settings file is broken.
+    fn broken_refusal(&self) -> Option<Decision> {
+        let first = self.broken.first()?;
+        let files: Vec<&str> = self.broken.iter().map(|e| e.file.as_str()).collect();
+        Some(Decision::deny(
+            DecisionSource::InvalidSettings { file: first.file.clone() },
+            format!("the settings file {} is invalid ({first})", files.join(", ")),
+            format!(
+                "Refused: the settings file {} is invalid, so its permission rules cannot be applied, and only \
+                 read-only calls run until it is fixed. The problem: {first}",
+                files.join(", ")
+            ),
+        ))
+    }
 }
 
 struct ReadDenyFilter {
@@ -292,14 +328,16 @@ impl PermissionEngine {
             sources.push(Source::Flags(scope));
         }
         for path in &options.cli_settings {
-            let text =
-                fs::read_to_string(path).map_err(|source| LoadError::SettingsFile { path: path.clone(), source })?;
-            match serde_json::from_str::<Value>(&text) {
-                Ok(v) if v.is_object() => {}
-                Ok(_) => {
-                    return Err(LoadError::SettingsJson { path: path.clone(), message: "not a JSON object".into() });
+            let origin = RuleOrigin { scope: SettingsScope::CommandLine, location: path.display().to_string() };
+            match read_settings_file(path, origin, cwd.clone()) {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    return Err(LoadError::SettingsFile {
+                        path: path.clone(),
+                        source: io::Error::from(io::ErrorKind::NotFound),
+                    });
                 }
-                Err(e) => return Err(LoadError::SettingsJson { path: path.clone(), message: e.to_string() }),
+                Err(source) => return Err(LoadError::SettingsJson { path: path.clone(), source }),
             }
             let absolute = crate::session::normalize_path(&cwd, path);
             sources.push(file(SettingsScope::CommandLine, absolute, cwd.clone()));
@@ -354,9 +392,10 @@ impl PermissionEngine {
     /// Read the settings files again now (done whenever one changed).
     pub fn reload(&self) {
         let mut warnings = Vec::new();
+        let mut broken = Vec::new();
         let scopes: Vec<ScopeSettings> = {
             let mut sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
-            sources.iter_mut().map(|s| read_source(s, &mut warnings)).collect()
+            sources.iter_mut().map(|s| read_source(s, &mut warnings, &mut broken)).collect()
         };
         let merged = merge(&scopes, &self.shared.cwd, self.shared.home.as_deref());
         warnings.extend(merged.warnings);
@@ -364,8 +403,13 @@ impl PermissionEngine {
         for w in warnings.iter().filter(|w| !previous.warnings.contains(w)) {
             tracing::warn!("{w}");
         }
-        let snapshot =
-            Snapshot { rules: merged.rules, mode: merged.mode, additional_dirs: merged.additional_dirs, warnings };
+        let snapshot = Snapshot {
+            rules: merged.rules,
+            mode: merged.mode,
+            additional_dirs: merged.additional_dirs,
+            warnings,
+            broken,
+        };
         *self.shared.snapshot.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(snapshot);
         *self.shared.hooks.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(merged.hooks);
         self.shared.generation.send_modify(|g| *g += 1);
@@ -529,7 +573,12 @@ impl PermissionEngine {
             return Ok(());
         }
         let path = self.shared.cwd.join(".claude").join("settings.local.json");
-        let mut root = match fs::read_to_string(&path) {
+        let text = match crate::fs::read_regular_file_limited(&path, MAX_SETTINGS_BYTES) {
+            Ok(bytes) => String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
+            Err(crate::fs::LimitedReadError::Io(e)) => Err(e),
+            Err(e) => Err(io::Error::new(io::ErrorKind::InvalidData, format!("{}: {e}", path.display()))),
+        };
+        let mut root = match text {
             Ok(text) if text.trim().is_empty() => Map::new(),
             Ok(text) => match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(map)) => map,
@@ -573,56 +622,51 @@ impl PermissionEngine {
     }
 }
 
-/// Read one source; a broken file keeps its last valid content.
-fn read_source(source: &mut Source, warnings: &mut Vec<String>) -> ScopeSettings {
+/// Read one source; a broken file keeps its last valid content, and one with none is listed in
+/// `broken`.
+fn read_source(source: &mut Source, warnings: &mut Vec<String>, broken: &mut Vec<SettingsError>) -> ScopeSettings {
     let (origin, path, root, last_valid, seen) = match source {
         Source::Flags(scope) => return scope.clone(),
         Source::File { origin, path, root, last_valid, seen } => (origin, path, root, last_valid, seen),
     };
     *seen = fingerprint(path);
-    let keep = |last_valid: &Option<Value>, why: String, warnings: &mut Vec<String>| -> Option<Value> {
-        match last_valid {
-            Some(v) => {
-                let kept = ScopeSettings::from_value(v, origin.clone(), root.clone(), &mut Vec::new());
+    match read_settings_file(path, origin.clone(), root.clone()) {
+        Ok(None) => {
+            *last_valid = None;
+            ScopeSettings::empty(origin.clone(), root.clone())
+        }
+        Ok(Some(settings)) => {
+            *last_valid = Some(settings.clone());
+            settings
+        }
+        Err(error) => match last_valid {
+            Some(kept) => {
                 warnings.push(format!(
-                    "{} {why}; its last valid rules stay in force ({})",
-                    path.display(),
+                    "{error}; the file is invalid, so its last valid rules stay in force ({})",
                     kept.rule_summary()
                 ));
-                Some(v.clone())
+                kept.clone()
             }
             None => {
-                warnings.push(format!("{} {why}; it is ignored until fixed", path.display()));
-                None
+                warnings.push(format!("{error}; the file is invalid and only read-only calls run until it is fixed"));
+                broken.push(error);
+                ScopeSettings::empty(origin.clone(), root.clone())
             }
-        }
-    };
-    let value = match fs::read_to_string(&*path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            *last_valid = None;
-            None
-        }
-        Err(e) => keep(last_valid, format!("cannot be read ({e})"), warnings),
-        Ok(text) if text.trim().is_empty() && last_valid.is_none() => None,
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(v) if v.is_object() => {
-                *last_valid = Some(v.clone());
-                Some(v)
-            }
-            Ok(_) => keep(last_valid, "is not a JSON object".into(), warnings),
-            Err(e) => keep(last_valid, format!("is not valid JSON ({e})"), warnings),
         },
-    };
-    match value {
-        Some(v) => ScopeSettings::from_value(&v, origin.clone(), root.clone(), warnings),
-        None => ScopeSettings::empty(origin.clone(), root.clone()),
     }
 }
 
 #[async_trait]
 impl PermissionPolicy for PermissionEngine {
     async fn decide(&self, request: &PermissionRequest<'_>) -> Decision {
-        self.with_facts(request, |rules, facts| rules.decide(facts))
+        self.with_facts(request, |rules, facts| {
+            if !facts.read_only
+                && let Some(refusal) = self.snapshot().broken_refusal()
+            {
+                return refusal;
+            }
+            rules.decide(facts)
+        })
     }
 
     fn denied_tools(&self) -> Vec<String> {

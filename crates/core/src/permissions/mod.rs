@@ -242,6 +242,12 @@ pub enum DecisionSource {
     User,
     /// The built-in default (read-only allowed, the rest asks).
     Default,
+    /// A settings file is invalid and has no valid version to fall back on: calls that are not
+    /// read-only are refused until it is fixed.
+    InvalidSettings {
+        /// The file.
+        file: String,
+    },
 }
 
 impl fmt::Display for DecisionSource {
@@ -253,6 +259,7 @@ impl fmt::Display for DecisionSource {
             DecisionSource::Hook { command } => write!(f, "PreToolUse hook `{command}`"),
             DecisionSource::User => f.write_str("the user's answer"),
             DecisionSource::Default => f.write_str("the default rules"),
+            DecisionSource::InvalidSettings { file } => write!(f, "the invalid settings file {file}"),
         }
     }
 }
