@@ -174,6 +174,7 @@ fn block_json(block: &ContentBlock) -> Value {
                 .map(|part| match part {
                     ToolResultContent::Text(text) => json!({"type": "text", "text": text}),
                     ToolResultContent::Image { source } => json!({"type": "image", "source": source}),
+                    ToolResultContent::Other(block) => block.clone(),
                 })
                 .collect();
             let mut value = json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": content});

@@ -51,6 +51,9 @@ pub enum ToolResultContent {
     Image {
         source: Value,
     },
+    /// Any other block, in the Anthropic shape (a `document`, a `tool_reference`): sent as it
+    /// is to Anthropic, described in words to APIs that cannot take it.
+    Other(Value),
 }
 
 /// A complete client tool call.

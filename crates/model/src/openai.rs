@@ -144,7 +144,8 @@ fn push_message(out: &mut Vec<Value>, message: &Message) {
     }
 }
 
-/// A tool result as the text a `tool` message carries; images cannot go there and are named.
+/// A tool result as the text a `tool` message carries; images and documents cannot go there
+/// and are named instead, a tool reference is its tool's name.
 fn result_text(content: &[ToolResultContent]) -> String {
     content
         .iter()
@@ -156,6 +157,10 @@ fn result_text(content: &[ToolResultContent]) -> String {
                     source["media_type"].as_str().unwrap_or("unknown type")
                 )
             }
+            ToolResultContent::Other(block) => match block["type"].as_str() {
+                Some("tool_reference") => block["tool_name"].as_str().unwrap_or("").to_string(),
+                kind => format!("[a {} block was returned; this API cannot show it]", kind.unwrap_or("content")),
+            },
         })
         .collect::<Vec<_>>()
         .join("\n")
