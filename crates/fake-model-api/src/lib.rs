@@ -9,7 +9,8 @@
 //!   malformed events, cuts; or an error status with headers such as `retry-after`).
 //! - One script serves every API: a request to `…/messages` is answered as the Anthropic
 //!   Messages API (SSE), one to `…/chat/completions` as the OpenAI Chat Completions API
-//!   (streamed chunks). Point clients at [`FakeModelApi::anthropic_base_url`] or
+//!   (streamed chunks), one to `…/responses` as the OpenAI Responses API (typed events, as the
+//!   Codex CLI reads them). Point clients at [`FakeModelApi::anthropic_base_url`] or
 //!   [`FakeModelApi::openai_base_url`].
 //! - [`FakeModelApi::requests`] returns what clients sent (path, headers, JSON body), to check
 //!   the tools array, tool results and caching breakpoints.
@@ -22,6 +23,7 @@
 
 mod anthropic;
 mod openai;
+mod responses;
 mod script;
 mod wire;
 
@@ -53,6 +55,8 @@ pub enum Api {
     Anthropic,
     /// OpenAI Chat Completions (`…/chat/completions`).
     ChatCompletions,
+    /// OpenAI Responses (`…/responses`), as the Codex CLI uses it.
+    Responses,
 }
 
 impl Api {
@@ -61,6 +65,8 @@ impl Api {
             Some(Api::Anthropic)
         } else if path.ends_with("/chat/completions") {
             Some(Api::ChatCompletions)
+        } else if path.ends_with("/responses") {
+            Some(Api::Responses)
         } else {
             None
         }
@@ -153,7 +159,7 @@ impl FakeModelApi {
     }
 
     /// The base URL an OpenAI client takes (`OPENAI_BASE_URL`, ending in `/v1`): requests go
-    /// to `{base}/chat/completions`.
+    /// to `{base}/chat/completions` or `{base}/responses`.
     pub fn openai_base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
     }
@@ -242,7 +248,7 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
         let message = "fake model API: no scripted turn left for this request";
         let body = match api {
             Api::Anthropic => json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}}),
-            Api::ChatCompletions => {
+            Api::ChatCompletions | Api::Responses => {
                 json!({"error": {"type": "invalid_request_error", "message": message, "code": null}})
             }
         };
@@ -254,6 +260,7 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
             let (status, body) = match api {
                 Api::Anthropic => anthropic::error_status(kind),
                 Api::ChatCompletions => openai::error_status(kind),
+                Api::Responses => responses::error_status(kind),
             };
             json_response(status, &body, &headers)
         }
@@ -261,6 +268,7 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
             let items = match api {
                 Api::Anthropic => anthropic::render(reply, &model, n),
                 Api::ChatCompletions => openai::render(reply, &model, n, include_usage),
+                Api::Responses => responses::render(reply, &model, n),
             };
             let mut response = Response::new(wire::body(items, shared.timed_out_holds.clone()));
             let headers = response.headers_mut();
