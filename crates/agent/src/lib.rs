@@ -1,0 +1,249 @@
+//! # hands-agent
+//!
+//! The agent loop. [`Agent::run`] sends the conversation to a model provider (`hands-model`),
+//! hands each `tool_use` block to hands-core's streaming executor the moment the stream
+//! completes it — safe calls start while the model is still writing the rest of its message —
+//! sends the results back in the model's order, and goes on until the model ends its turn, a
+//! limit is hit (turns, output tokens, the response's own token limit), the caller cancels, or
+//! the model API fails. Permissions, hooks, budgets and persisted outputs apply as the
+//! [`Engine`] applies them to any call.
+//!
+//! Not here: the Agent tool and sub-agents, the Stop hooks, `hands agent` (the command).
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use hands_core::{Engine, ToolCall, Turn};
+use hands_model::{
+    CancellationToken, ContentBlock, Message, ModelError, ModelRequest, Provider, Response, Role, StopReason,
+    StreamEvent, ToolResultContent, ToolUse, Usage, tools_for,
+};
+use hands_spec::RenderOptions;
+
+/// Limits and prompt of a run.
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    /// The system prompt.
+    pub system: String,
+    /// The most model responses one run asks for.
+    pub max_turns: u32,
+    /// The most output tokens one run may spend, over all its responses (`None`: no limit).
+    pub output_token_budget: Option<u64>,
+    /// A token limit for each response instead of the provider's.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions { system: String::new(), max_turns: 100, output_token_budget: None, max_tokens: None }
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// The model ended its turn without asking for tools.
+    EndTurn,
+    /// [`AgentOptions::max_turns`] responses were used and the model still wanted tools.
+    MaxTurns,
+    /// The output token budget is spent.
+    TokenBudget,
+    /// The last response hit its token limit mid-answer.
+    MaxTokens,
+    /// The model declined to answer.
+    Refusal,
+    /// The caller cancelled the run.
+    Aborted,
+    /// The model API failed (after its retries).
+    Failed(ModelError),
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct AgentRun {
+    /// The whole conversation: the messages given, then each response and its tool results.
+    pub messages: Vec<Message>,
+    pub stop: Stop,
+    /// Model responses received.
+    pub turns: u32,
+    /// The usage of every response, added up.
+    pub usage: Usage,
+}
+
+impl AgentRun {
+    /// The text of the last assistant message (the answer, when the run ended well).
+    pub fn final_text(&self) -> String {
+        self.messages.iter().rev().find(|m| m.role == Role::Assistant).map(Message::text).unwrap_or_default()
+    }
+}
+
+/// What a run reports while it runs, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// More text of the model's answer.
+    TextDelta(String),
+    /// A tool call, handed to the executor now.
+    ToolUse(ToolUse),
+    /// A call's result, in the model's order.
+    ToolResult(hands_core::ToolResult),
+    /// A response is complete (its tools may still be running).
+    Response(Response),
+}
+
+/// A model provider, the engine that runs the tools, and the run's limits.
+#[derive(Debug)]
+pub struct Agent {
+    provider: Arc<dyn Provider>,
+    engine: Engine,
+    options: AgentOptions,
+    render: RenderOptions,
+}
+
+impl Agent {
+    /// An agent that asks `provider` and runs tools through `engine` (its pool is what the
+    /// model is offered, its session is where they run).
+    pub fn new(provider: Arc<dyn Provider>, engine: Engine, options: AgentOptions) -> Agent {
+        let format = provider.kind().tool_format();
+        // ToolSearch answers in the form this API understands.
+        hands_spec::set_client_format(engine.session(), format);
+        Agent { provider, engine, options, render: RenderOptions::new(format) }
+    }
+
+    /// Run from `messages` (usually one user message) until the model is done or a limit or
+    /// `cancel` stops it. Nothing is left running when this returns.
+    pub async fn run(
+        &self,
+        messages: Vec<Message>,
+        cancel: CancellationToken,
+        on_event: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> AgentRun {
+        let mut run = AgentRun { messages, stop: Stop::EndTurn, turns: 0, usage: Usage::default() };
+        run.stop = loop {
+            if cancel.is_cancelled() {
+                break Stop::Aborted;
+            }
+            if run.turns >= self.options.max_turns {
+                break Stop::MaxTurns;
+            }
+            if self.options.output_token_budget.is_some_and(|budget| run.usage.output_tokens >= budget) {
+                break Stop::TokenBudget;
+            }
+            run.turns += 1;
+            let (response, results) = match self.turn(&run.messages, &cancel, on_event).await {
+                Ok(answered) => answered,
+                Err(ModelError::Cancelled) => break Stop::Aborted,
+                Err(error) => break Stop::Failed(error),
+            };
+            add_usage(&mut run.usage, &response.usage);
+            let stop_reason = response.stop_reason.clone();
+            run.messages.push(response.message);
+            if !results.is_empty() {
+                run.messages.push(Message { role: Role::User, content: results.iter().map(result_block).collect() });
+                if cancel.is_cancelled() {
+                    break Stop::Aborted;
+                }
+                continue;
+            }
+            match stop_reason {
+                // A paused server-tool turn continues when its response is sent back.
+                StopReason::PauseTurn => continue,
+                StopReason::MaxTokens => break Stop::MaxTokens,
+                StopReason::Refusal => break Stop::Refusal,
+                _ => break Stop::EndTurn,
+            }
+        };
+        run
+    }
+
+    /// One response and the results of the tools it called, in its order. On a model error
+    /// the calls already started are cancelled and waited for.
+    async fn turn(
+        &self,
+        messages: &[Message],
+        cancel: &CancellationToken,
+        on_event: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<(Response, Vec<hands_core::ToolResult>), ModelError> {
+        let request = ModelRequest {
+            system: self.options.system.clone(),
+            messages: messages.to_vec(),
+            tools: tools_for(self.provider.kind(), self.engine.pool(), self.engine.session()),
+            max_tokens: self.options.max_tokens,
+            ..ModelRequest::default()
+        };
+        let turn = Turn::new();
+        // The caller's cancellation aborts the running tools too.
+        let abort_tools = tokio::spawn({
+            let (turn, cancel) = (turn.clone(), cancel.clone());
+            async move {
+                cancel.cancelled().await;
+                turn.abort();
+            }
+        });
+        let mut executor = self.engine.streaming(&turn);
+        let mut calls = 0usize;
+        let mut response = None;
+        let mut failure = None;
+        let mut stream = self.provider.stream(&request, cancel.clone());
+        while let Some(event) = stream.next().await {
+            match event {
+                Ok(StreamEvent::ToolUse(call)) => {
+                    let restored = hands_spec::restore_call(
+                        self.engine.pool(),
+                        &self.render,
+                        ToolCall::new(call.id.clone(), call.name.clone(), call.input.clone()),
+                    );
+                    executor.push(restored);
+                    calls += 1;
+                    on_event(AgentEvent::ToolUse(call));
+                }
+                Ok(StreamEvent::TextDelta(text)) => on_event(AgentEvent::TextDelta(text)),
+                Ok(StreamEvent::Done(done)) => response = Some(done),
+                Ok(StreamEvent::ServerBlock(_) | StreamEvent::Usage(_)) => {}
+                Err(error) => failure = Some(error),
+            }
+        }
+        drop(stream);
+        if failure.is_some() {
+            turn.abort();
+        }
+        executor.finish();
+        let mut results = Vec::with_capacity(calls);
+        while let Some(result) = executor.next().await {
+            if failure.is_none() {
+                on_event(AgentEvent::ToolResult(result.clone()));
+            }
+            results.push(result);
+        }
+        abort_tools.abort();
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        let response =
+            response.ok_or_else(|| ModelError::MalformedStream("the stream ended without a response".into()))?;
+        on_event(AgentEvent::Response(response.clone()));
+        Ok((response, results))
+    }
+}
+
+fn add_usage(total: &mut Usage, more: &Usage) {
+    total.input_tokens += more.input_tokens;
+    total.output_tokens += more.output_tokens;
+    total.cache_creation_input_tokens += more.cache_creation_input_tokens;
+    total.cache_read_input_tokens += more.cache_read_input_tokens;
+}
+
+/// A hands tool result as a `tool_result` block of the conversation.
+fn result_block(result: &hands_core::ToolResult) -> ContentBlock {
+    let content = result
+        .content
+        .iter()
+        .map(|block| match block {
+            hands_core::ContentBlock::Text { text } => ToolResultContent::Text(text.clone()),
+            hands_core::ContentBlock::Image { source } => {
+                ToolResultContent::Image { source: serde_json::to_value(source).unwrap_or_default() }
+            }
+            other => ToolResultContent::Other(serde_json::to_value(other).unwrap_or_default()),
+        })
+        .collect();
+    ContentBlock::ToolResult { tool_use_id: result.tool_use_id.clone(), content, is_error: result.is_error }
+}
