@@ -34,6 +34,11 @@ pub fn schema_for<T: JsonSchema>() -> Value {
 
 fn tidy(schema: &mut Value) {
     let Some(obj) = schema.as_object_mut() else { return };
+    // `#[serde(default)]` on an `Option` makes schemars write `"default": null`; a model reads
+    // it as a value to send, and leaving the field out already means "not given".
+    if obj.get("default").is_some_and(Value::is_null) {
+        obj.remove("default");
+    }
     if obj.get("format").and_then(Value::as_str).is_some_and(|f| {
         matches!(
             f,
@@ -108,15 +113,30 @@ fn strip_null(prop: &mut Value) {
     }
 }
 
-/// Where strings must be turned into numbers or booleans before validation.
+/// How an input value is brought into the shape its schema wants before validation, the way
+/// models really send inputs: numbers and booleans as strings, integral floats (`2.0`) for
+/// integers, arrays and objects as JSON text, enum values with stray whitespace or another case,
+/// and `null` for an optional field (taken as "not given").
 #[derive(Debug, Clone, PartialEq)]
 enum Coercion {
     None,
     Number,
     Integer,
     Boolean,
-    Object(Vec<(String, Coercion)>),
+    /// A string enum: the accepted values.
+    Enum(Vec<String>),
+    Object(Vec<Field>),
     Array(Box<Coercion>),
+    /// An array or object whose contents need nothing, but which may arrive as JSON text.
+    Container,
+}
+
+/// One property of an object schema that needs coercing, or that may be `null` for "not given".
+#[derive(Debug, Clone, PartialEq)]
+struct Field {
+    name: String,
+    coercion: Coercion,
+    optional: bool,
 }
 
 impl Coercion {
@@ -126,6 +146,12 @@ impl Coercion {
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            let names: Vec<String> = values.iter().filter_map(Value::as_str).map(str::to_string).collect();
+            if !names.is_empty() && names.len() == values.len() {
+                return Coercion::Enum(names);
+            }
+        }
         if types.contains(&"string") {
             return Coercion::None;
         }
@@ -139,48 +165,112 @@ impl Coercion {
             return Coercion::Number;
         }
         if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-            let fields: Vec<_> =
-                props.iter().map(|(k, v)| (k.clone(), Coercion::of(v))).filter(|(_, c)| *c != Coercion::None).collect();
-            return if fields.is_empty() { Coercion::None } else { Coercion::Object(fields) };
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let fields: Vec<Field> = props
+                .iter()
+                .map(|(name, sub)| Field {
+                    name: name.clone(),
+                    coercion: Coercion::of(sub),
+                    optional: !required.contains(&name.as_str()),
+                })
+                .filter(|f| f.optional || f.coercion != Coercion::None)
+                .collect();
+            return if fields.is_empty() { Coercion::Container } else { Coercion::Object(fields) };
         }
         if let Some(items) = schema.get("items") {
             let inner = Coercion::of(items);
-            return if inner == Coercion::None { Coercion::None } else { Coercion::Array(Box::new(inner)) };
+            return if inner == Coercion::None { Coercion::Container } else { Coercion::Array(Box::new(inner)) };
+        }
+        if types.contains(&"array") || types.contains(&"object") {
+            return Coercion::Container;
         }
         Coercion::None
     }
 
     fn apply(&self, value: &mut Value) {
+        if matches!(self, Coercion::Object(_) | Coercion::Array(_) | Coercion::Container) {
+            parse_json_text(value);
+        }
         match (self, value) {
-            (Coercion::None, _) => {}
-            (Coercion::Boolean, v @ Value::String(_)) => match v.as_str().map(str::trim) {
-                Some("true") => *v = Value::Bool(true),
-                Some("false") => *v = Value::Bool(false),
+            (Coercion::None | Coercion::Container, _) => {}
+            (Coercion::Boolean, v @ Value::String(_)) => match v.as_str().map(|s| s.trim().to_ascii_lowercase()) {
+                Some(s) if s == "true" => *v = Value::Bool(true),
+                Some(s) if s == "false" => *v = Value::Bool(false),
                 _ => {}
             },
-            (Coercion::Integer | Coercion::Number, v @ Value::String(_)) => {
+            (Coercion::Integer, v @ Value::Number(_)) => {
+                if let Some(n) = v.as_f64().and_then(integral_number)
+                    && v.as_i64().is_none()
+                    && v.as_u64().is_none()
+                {
+                    *v = Value::Number(n);
+                }
+            }
+            (coercion @ (Coercion::Integer | Coercion::Number), v @ Value::String(_)) => {
                 let s = v.as_str().unwrap_or_default().trim();
                 let parsed = if let Ok(i) = s.parse::<i64>() {
                     Some(Number::from(i))
                 } else if let Ok(u) = s.parse::<u64>() {
                     Some(Number::from(u))
                 } else {
-                    s.parse::<f64>().ok().filter(|f| f.is_finite()).and_then(Number::from_f64)
+                    let float = s.parse::<f64>().ok().filter(|f| f.is_finite());
+                    match coercion {
+                        Coercion::Integer => float.and_then(|f| integral_number(f).or_else(|| Number::from_f64(f))),
+                        _ => float.and_then(Number::from_f64),
+                    }
                 };
                 if let Some(n) = parsed {
                     *v = Value::Number(n);
                 }
             }
+            (Coercion::Enum(names), v @ Value::String(_)) => {
+                let given = v.as_str().unwrap_or_default();
+                if !names.iter().any(|n| n == given) {
+                    let trimmed = given.trim();
+                    let found = names
+                        .iter()
+                        .find(|n| n.as_str() == trimmed)
+                        .or_else(|| names.iter().find(|n| n.eq_ignore_ascii_case(trimmed)));
+                    if let Some(name) = found {
+                        *v = Value::String(name.clone());
+                    }
+                }
+            }
             (Coercion::Object(fields), Value::Object(map)) => {
-                for (name, c) in fields {
-                    if let Some(v) = map.get_mut(name) {
-                        c.apply(v);
+                for field in fields {
+                    if field.optional && map.get(&field.name).is_some_and(Value::is_null) {
+                        map.remove(&field.name);
+                    } else if let Some(v) = map.get_mut(&field.name) {
+                        field.coercion.apply(v);
                     }
                 }
             }
             (Coercion::Array(inner), Value::Array(items)) => items.iter_mut().for_each(|v| inner.apply(v)),
             _ => {}
         }
+    }
+}
+
+/// `f` as a JSON integer when it is a whole number that an integer field can hold.
+fn integral_number(f: f64) -> Option<Number> {
+    const LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53: above it every float is "integral"
+    (f.is_finite() && f.fract() == 0.0 && f.abs() < LIMIT).then(|| Number::from(f as i64))
+}
+
+/// Replace a string holding a JSON array or object by what it holds (models sometimes send a
+/// list as the text of a list).
+fn parse_json_text(value: &mut Value) {
+    let Value::String(text) = value else { return };
+    let trimmed = text.trim();
+    if !(trimmed.starts_with('[') || trimmed.starts_with('{')) {
+        return;
+    }
+    if let Ok(parsed @ (Value::Array(_) | Value::Object(_))) = serde_json::from_str::<Value>(trimmed) {
+        *value = parsed;
     }
 }
 
@@ -239,6 +329,14 @@ fn expected_name(kind: &TypeKind) -> String {
     }
 }
 
+/// Whether a type error's expected types are integers only (a fractional number was given).
+fn wants_integer(kind: &TypeKind) -> bool {
+    match kind {
+        TypeKind::Single(t) => t.to_string() == "integer",
+        TypeKind::Multiple(set) => set.iter().all(|t| t.to_string() == "integer"),
+    }
+}
+
 fn param_path(pointer: &str) -> String {
     pointer
         .trim_start_matches('/')
@@ -268,6 +366,13 @@ fn format_errors<'a>(tool: &str, errors: impl Iterator<Item = jsonschema::Valida
                 for name in names {
                     unexpected.push(format!("An unexpected parameter `{}` was provided", join_path(&path, name)));
                 }
+            }
+            ValidationErrorKind::Type { kind } if wants_integer(kind) && error.instance().is_number() => {
+                types.push(format!(
+                    "The parameter `{}` must be a whole number, but {} was provided",
+                    if path.is_empty() { "input" } else { &path },
+                    error.instance()
+                ));
             }
             ValidationErrorKind::Type { kind } => {
                 types.push(format!(
@@ -388,9 +493,57 @@ mod tests {
     }
 
     #[test]
-    fn null_for_optional_is_a_type_error() {
-        let mut v = json!({"file_path": "/x", "offset": null});
-        let err = compiled().validate("Read", &mut v).unwrap_err();
-        assert!(err.contains("provided as `null`"), "{err}");
+    fn null_for_an_optional_field_means_not_given() {
+        let mut v = json!({"file_path": "/x", "offset": null, "replace_all": null, "edits": [{"old_string": "a", "count": null}]});
+        compiled().validate("Read", &mut v).unwrap();
+        assert_eq!(v, json!({"file_path": "/x", "edits": [{"old_string": "a"}]}));
+        let mut required = json!({"file_path": null});
+        let err = compiled().validate("Read", &mut required).unwrap_err();
+        assert!(err.contains("The parameter `file_path` type is expected as `string` but provided as `null`"), "{err}");
+    }
+
+    #[test]
+    fn integral_floats_are_integers_and_fractions_get_a_clear_message() {
+        let mut v = json!({"file_path": "/x", "offset": 2.0, "edits": [{"old_string": "a", "count": "3.0"}]});
+        compiled().validate("Read", &mut v).unwrap();
+        assert_eq!(v["offset"], json!(2));
+        assert!(v["offset"].is_u64() || v["offset"].is_i64());
+        assert_eq!(v["edits"][0]["count"], json!(3));
+        let mut frac = json!({"file_path": "/x", "offset": 2.5});
+        let err = compiled().validate("Read", &mut frac).unwrap_err();
+        assert_eq!(
+            err,
+            "Read failed due to the following issue:\nThe parameter `offset` must be a whole number, but 2.5 was provided"
+        );
+    }
+
+    #[test]
+    fn lists_sent_as_json_text_and_sloppy_enums_are_taken() {
+        #[derive(Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        enum Mode {
+            #[serde(rename = "content")]
+            Content,
+            #[serde(rename = "files_with_matches")]
+            Files,
+        }
+        #[derive(Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        struct WithEnum {
+            mode: Option<Mode>,
+            edits: Vec<Edit>,
+        }
+        let schema = CompiledSchema::compile(&schema_for::<WithEnum>()).unwrap();
+        let mut v = json!({"mode": " Content\n", "edits": "[{\"old_string\": \"a\", \"count\": \"1\"}]"});
+        schema.validate("X", &mut v).unwrap();
+        assert_eq!(v, json!({"mode": "content", "edits": [{"old_string": "a", "count": 1}]}));
+        let mut bad = json!({"mode": "lines", "edits": []});
+        assert!(schema.validate("X", &mut bad).is_err());
+    }
+
+    #[test]
+    fn schemas_do_not_advertise_a_null_default() {
+        let s = schema_for::<Input>();
+        assert!(!s.to_string().contains("\"default\":null"), "{s}");
     }
 }
