@@ -13,7 +13,7 @@ use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
 use hands_core::permissions::terminal::TerminalAsker;
 use hands_core::permissions::{Asker, NoAsker, PermissionMode};
 use hands_core::progress::ProgressSink;
-use hands_core::{Engine, PoolConfig, Session, SessionConfig, Tool};
+use hands_core::{Engine, EngineOptions, PoolConfig, Session, SessionConfig, Tool};
 
 /// Who answers permission questions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -130,12 +130,28 @@ impl RunOptions {
         asker: Arc<dyn Asker>,
         progress: Option<Arc<dyn ProgressSink>>,
     ) -> Engine {
+        self.engine_with(session, permissions, external, asker, progress, EngineOptions::default())
+    }
+
+    /// [`Self::engine`] with explicit engine options.
+    fn engine_with(
+        &self,
+        session: &Arc<Session>,
+        permissions: &PermissionEngine,
+        external: Vec<Arc<dyn Tool>>,
+        asker: Arc<dyn Asker>,
+        progress: Option<Arc<dyn ProgressSink>>,
+        options: EngineOptions,
+    ) -> Engine {
         permissions.install(session);
         let policy = permissions.policy();
         let config = PoolConfig { simple: self.simple, denied: policy.denied_tools(), external, ..Default::default() };
         let pool = Arc::new(hands_tools::builtin_pool(config));
-        let mut builder =
-            Engine::builder(pool, Arc::clone(session)).policy(policy).hooks(permissions.hooks()).asker(asker);
+        let mut builder = Engine::builder(pool, Arc::clone(session))
+            .policy(policy)
+            .hooks(permissions.hooks())
+            .asker(asker)
+            .options(options);
         if let Some(progress) = progress {
             builder = builder.progress(progress);
         }
@@ -144,9 +160,19 @@ impl RunOptions {
 
     /// Session, settings and engine for a one-shot subcommand (`call`, `run`, `why`).
     pub fn build(&self) -> anyhow::Result<Runtime> {
+        self.build_with(EngineOptions::default())
+    }
+
+    /// [`Self::build`] for one call typed by a person (`call`, `why`): whoever wrote the input
+    /// had every schema at hand, so no error says a schema was withheld.
+    pub fn build_direct(&self) -> anyhow::Result<Runtime> {
+        self.build_with(EngineOptions { all_schemas_known: true, ..EngineOptions::default() })
+    }
+
+    fn build_with(&self, options: EngineOptions) -> anyhow::Result<Runtime> {
         let session = self.open_session(self.session.clone())?;
         let permissions = self.permissions(session.project_dir(), false)?;
-        let engine = self.engine(&session, &permissions, Vec::new(), self.asker(), None);
+        let engine = self.engine_with(&session, &permissions, Vec::new(), self.asker(), None, options);
         Ok(Runtime { session, engine, permissions })
     }
 }

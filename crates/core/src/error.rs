@@ -48,20 +48,33 @@ impl ToolError {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{message}")]
 pub struct ValidationError {
-    /// The text the model sees, inside `<tool_use_error>` tags.
+    /// The text the model sees, inside `<tool_use_error>` tags unless [`Self::plain`].
     pub message: String,
     /// A tool-specific code, for telemetry and tests (Claude Code's `errorCode`).
     pub code: u32,
+    /// Sent as plain text (still `is_error`), without the `<tool_use_error>` tags: Claude Code
+    /// answers a missing file, a directory given to Read, a bad search path or a bad regex so.
+    pub plain: bool,
 }
 
 impl ValidationError {
     /// A validation error with code 0.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into(), code: 0 }
+        Self { message: message.into(), code: 0, plain: false }
     }
 
     /// A validation error with a code.
     pub fn with_code(message: impl Into<String>, code: u32) -> Self {
-        Self { message: message.into(), code }
+        Self { message: message.into(), code, plain: false }
+    }
+
+    /// A validation error sent as plain text, without the `<tool_use_error>` tags.
+    pub fn plain(message: impl Into<String>, code: u32) -> Self {
+        Self { message: message.into(), code, plain: true }
+    }
+
+    /// The text the model sees.
+    pub fn to_model_text(&self) -> String {
+        if self.plain { self.message.clone() } else { crate::messages::tool_use_error(&self.message) }
     }
 }

@@ -46,6 +46,9 @@ pub struct EngineOptions {
     pub message_budget_chars: usize,
     /// How long a cancelled call may take to return its partial result before it is dropped.
     pub cancel_grace: Duration,
+    /// The caller has every tool's schema (a person typing one call, or a client that was given
+    /// them all): validation errors then never say the schema was withheld.
+    pub all_schemas_known: bool,
 }
 
 impl Default for EngineOptions {
@@ -59,6 +62,7 @@ impl Default for EngineOptions {
             max_concurrency,
             message_budget_chars: budget::MAX_TOOL_RESULTS_PER_MESSAGE_CHARS,
             cancel_grace: Duration::from_secs(5),
+            all_schemas_known: false,
         }
     }
 }
@@ -226,11 +230,13 @@ impl Engine {
         &self.inner.options
     }
 
-    /// Whether the model has this tool's schema: not deferrable, tool search off for this pool
-    /// and session (`ENABLE_TOOL_SEARCH`, see [`crate::deferral`]), or discovered.
+    /// Whether the model has this tool's schema: the caller knows every schema
+    /// ([`EngineOptions::all_schemas_known`]), the tool is not deferrable, tool search is off for
+    /// this pool and session (`ENABLE_TOOL_SEARCH`, see [`crate::deferral`]), or it was discovered.
     pub fn schema_was_sent(&self, tool: &dyn Tool) -> bool {
         let session = &self.inner.session;
-        !crate::deferral::is_deferrable(tool)
+        self.inner.options.all_schemas_known
+            || !crate::deferral::is_deferrable(tool)
             || crate::deferral::is_discovered(session, tool.name())
             || !crate::deferral::tool_search_active(&self.inner.pool, session)
     }
@@ -301,7 +307,7 @@ impl Engine {
         let turn = Turn::new();
         let ctx = self.context(&prepared.call, tool.as_ref(), &turn);
         if let Err(e) = tool.validate_input(&input, &ctx).await {
-            return Err(ToolResult::error(&id, messages::tool_use_error(&e.message)));
+            return Err(ToolResult::error(&id, e.to_model_text()));
         }
         let tool_result = tool.check_permissions(&input, &ctx).await;
         let request = PermissionRequest { tool: tool.as_ref(), input: &input, ctx: &ctx, tool_result: &tool_result };
@@ -342,7 +348,7 @@ impl Engine {
 
         // 4. Tool validation.
         if let Err(e) = tool.validate_input(&input, &ctx).await {
-            return CallOutcome::error(id, messages::tool_use_error(&e.message));
+            return CallOutcome::error(id, e.to_model_text());
         }
 
         // 5. PreToolUse hooks.

@@ -254,6 +254,14 @@ async fn undiscovered_deferred_tool_gets_the_schema_hint_only_while_tool_search_
     let r = engine.run_one(call("Deferred", json!({"count": [1]})), &Turn::new()).await;
     assert!(r.is_error);
     assert!(r.text().contains("call ToolSearch with query \"select:Deferred\""), "{}", r.text());
+    // A caller that knows every schema (a person typing `hands call`) never gets the hint.
+    let pool = Arc::clone(engine.pool());
+    let knowing = hands_core::Engine::builder(pool, Arc::clone(&fx.session))
+        .options(hands_core::EngineOptions { all_schemas_known: true, ..Default::default() })
+        .build();
+    let r = knowing.run_one(call("Deferred", json!({"count": [1]})), &Turn::new()).await;
+    assert!(r.is_error);
+    assert!(!r.text().contains("ToolSearch"), "{}", r.text());
     // Once discovered, the hint is gone.
     fx.session.set_data(DISCOVERED_TOOLS_KEY, Some(json!(["Deferred"])));
     let r = engine.run_one(call("Deferred", json!({"count": [1]})), &Turn::new()).await;

@@ -151,7 +151,7 @@ impl TypedTool for GlobTool {
                 if m.starts_with("Path is not a directory") { 2 } else { 1 }
             };
             directory_root(ctx.session(), input.path.as_deref())
-                .map_err(|m| ValidationError::with_code(m.clone(), code(&m)))?;
+                .map_err(|m| ValidationError::plain(m.clone(), code(&m)))?;
         }
         Ok(())
     }

@@ -163,21 +163,18 @@ async fn error_messages() {
     assert!(missing.is_error);
     assert_eq!(
         missing.text(),
-        format!(
-            "<tool_use_error>Directory does not exist: nope. Note: your current working directory is {}.</tool_use_error>",
-            f.root.display()
-        )
+        format!("Directory does not exist: nope. Note: your current working directory is {}.", f.root.display())
     );
     // The "dropped repository folder" mistake gets a suggestion.
     let dropped = f.root.parent().unwrap().join("src");
     let suggested = f.call(json!({"pattern": "*", "path": dropped.to_str().unwrap()})).await;
     assert!(
-        suggested.text().ends_with(&format!(" Did you mean {}?</tool_use_error>", f.root.join("src").display())),
+        suggested.text().ends_with(&format!(" Did you mean {}?", f.root.join("src").display())),
         "{}",
         suggested.text()
     );
     let not_dir = f.call(json!({"pattern": "*", "path": "file.txt"})).await;
-    assert_eq!(not_dir.text(), "<tool_use_error>Path is not a directory: file.txt</tool_use_error>");
+    assert_eq!(not_dir.text(), "Path is not a directory: file.txt");
     let bad = f.call(json!({"pattern": "a[b"})).await;
     assert!(bad.is_error && bad.text().contains("Invalid glob pattern \"a[b\""), "{}", bad.text());
     let empty = f.call(json!({"pattern": " "})).await;

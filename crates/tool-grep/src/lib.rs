@@ -21,7 +21,6 @@ mod search;
 
 use std::time::Duration;
 
-use hands_core::messages::tool_use_error;
 use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
@@ -93,7 +92,7 @@ impl TypedTool for GrepTool {
 
     async fn validate_input(&self, input: &GrepInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         input.options()?;
-        file_or_directory_root(ctx.session(), input.path.as_deref()).map_err(|m| ValidationError::with_code(m, 1))?;
+        file_or_directory_root(ctx.session(), input.path.as_deref()).map_err(|m| ValidationError::plain(m, 1))?;
         Ok(())
     }
 
@@ -119,7 +118,7 @@ impl TypedTool for GrepTool {
         };
         let plan = match Plan::new(spec) {
             Ok(plan) => plan,
-            Err(message) => return Ok(ToolOutput::error(tool_use_error(&message))),
+            Err(message) => return Ok(ToolOutput::error(message)),
         };
         let timeout = self.timeout.unwrap_or_else(settings::timeout);
         let finished = run_blocking(ctx.cancel_token(), timeout, move |stop| {

@@ -270,13 +270,10 @@ async fn errors_are_clear() {
     assert!(missing.is_error);
     assert_eq!(
         missing.text(),
-        format!(
-            "<tool_use_error>Path does not exist: nope. Note: your current working directory is {}.</tool_use_error>",
-            f.root.display()
-        )
+        format!("Path does not exist: nope. Note: your current working directory is {}.", f.root.display())
     );
     let regex = f.call("Grep", json!({"pattern": "foo(", "output_mode": "content"})).await;
-    assert!(regex.is_error && regex.text().starts_with("<tool_use_error>Invalid regex pattern: "), "{}", regex.text());
+    assert!(regex.is_error && regex.text().starts_with("Invalid regex pattern: "), "{}", regex.text());
     let file_type = f.call("Grep", json!({"pattern": "x", "type": "nosuchtype"})).await;
     assert!(
         file_type.is_error && file_type.text().contains("Unknown file type \"nosuchtype\""),

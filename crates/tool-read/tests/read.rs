@@ -133,7 +133,7 @@ async fn missing_files_say_where_we_are_and_suggest_a_near_name() {
     assert_eq!(
         result.text(),
         format!(
-            "<tool_use_error>File does not exist. Note: your current working directory is {}. Did you mean {}?</tool_use_error>",
+            "File does not exist. Note: your current working directory is {}. Did you mean {}?",
             fx.root.display(),
             fx.root.join("src/main.rs").display()
         )
@@ -141,10 +141,7 @@ async fn missing_files_say_where_we_are_and_suggest_a_near_name() {
     let result = fx.read(json!({"file_path": fx.root.join("nothing/like/it.txt")})).await;
     assert_eq!(
         result.text(),
-        format!(
-            "<tool_use_error>File does not exist. Note: your current working directory is {}.</tool_use_error>",
-            fx.root.display()
-        )
+        format!("File does not exist. Note: your current working directory is {}.", fx.root.display())
     );
 }
 
