@@ -429,6 +429,19 @@ fn read_pdf(session: &Session, path: &Path, pages: Option<&str>) -> Result<ToolO
     Ok(ToolOutput::blocks(vec![ContentBlock::text(text), document]).with_data(data))
 }
 
+/// Remove `field` from `input` when it is a number (or a number's text) that `out_of_range` holds.
+fn drop_out_of_range(input: &mut serde_json::Value, field: &str, out_of_range: impl Fn(f64) -> bool) {
+    let Some(object) = input.as_object_mut() else { return };
+    let number = match object.get(field) {
+        Some(serde_json::Value::Number(n)) => n.as_f64(),
+        Some(serde_json::Value::String(s)) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    if number.is_some_and(out_of_range) {
+        object.remove(field);
+    }
+}
+
 #[async_trait::async_trait]
 impl TypedTool for ReadTool {
     type Input = ReadInput;
@@ -461,6 +474,13 @@ impl TypedTool for ReadTool {
         true
     }
 
+    /// A negative `offset` or a `limit` of zero or less reads the whole file, as Claude Code
+    /// does, instead of failing the schema's bounds.
+    fn normalize_input(&self, input: &mut serde_json::Value) {
+        drop_out_of_range(input, "offset", |n| n < 0.0);
+        drop_out_of_range(input, "limit", |n| n <= 0.0);
+    }
+
     async fn validate_input(&self, input: &ReadInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         let session = ctx.session();
         let check = ctx.check_path(&input.file_path);
@@ -489,10 +509,10 @@ impl TypedTool for ReadTool {
         }
         match check.kind {
             FileKind::Missing => {
-                Err(ValidationError::with_code(path_policy::missing_file_message(session, &check), codes::MISSING))
+                Err(ValidationError::plain(path_policy::missing_file_message(session, &check), codes::MISSING))
             }
             FileKind::Directory => {
-                Err(ValidationError::with_code(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
+                Err(ValidationError::plain(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
             }
             _ => Ok(()),
         }

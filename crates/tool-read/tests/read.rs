@@ -99,6 +99,17 @@ async fn relative_paths_and_offset_limit() {
     let result = fx.read(json!({"file_path": path, "offset": 0, "limit": 2})).await;
     assert_eq!(ok_text(&result), numbered(1..=2, |n| format!("line {n}")));
 
+    // Out of range (a negative offset, a limit of zero) reads the whole file; so do nulls.
+    for input in [
+        json!({"file_path": path, "offset": -1}),
+        json!({"file_path": path, "limit": 0, "offset": "-5"}),
+        json!({"file_path": path, "offset": null, "limit": null}),
+    ] {
+        let result = fx.read(input.clone()).await;
+        assert_eq!(ok_text(&result), numbered(1..=50, |n| format!("line {n}")), "{input}");
+        fx.session().file_state().forget(&path);
+    }
+
     // A limit past the end stops at the end; the whole file seen from the top is a full view.
     let result = fx.read(json!({"file_path": path, "limit": 500})).await;
     assert_eq!(ok_text(&result), numbered(1..=50, |n| format!("line {n}")));
