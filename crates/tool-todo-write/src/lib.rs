@@ -68,6 +68,26 @@ pub fn current_todos(session: &Session) -> Vec<TodoItem> {
     session.data(SESSION_KEY).and_then(|value| serde_json::from_value(value).ok()).unwrap_or_default()
 }
 
+/// Bring every item of the older shape to today's one, in place (see `normalize_input`).
+fn upgrade_legacy_items(input: &mut serde_json::Value) {
+    let Some(items) = input.get_mut("todos").and_then(serde_json::Value::as_array_mut) else { return };
+    for item in items.iter_mut().filter_map(serde_json::Value::as_object_mut) {
+        let legacy = item.contains_key("id") || item.contains_key("priority");
+        if !legacy && item.contains_key("activeForm") {
+            continue;
+        }
+        item.remove("id");
+        item.remove("priority");
+        let has_active_form =
+            item.get("activeForm").and_then(serde_json::Value::as_str).is_some_and(|s| !s.trim().is_empty());
+        if !has_active_form {
+            if let Some(content) = item.get("content").filter(|c| c.is_string()).cloned() {
+                item.insert("activeForm".into(), content);
+            }
+        }
+    }
+}
+
 /// The first item whose text is blank, as a model-actionable message.
 fn blank_field_error(todos: &[TodoItem]) -> Option<String> {
     todos.iter().enumerate().find_map(|(index, item)| {
@@ -108,6 +128,14 @@ impl TypedTool for TodoWriteTool {
 
     fn should_defer(&self) -> bool {
         true
+    }
+
+    /// Items in the older shape `{"id", "content", "status", "priority"}` (Claude Code 1.x and
+    /// early 2.x), still sent by models trained on it: the id and priority have no place in
+    /// today's list (its order already says what comes first) and the missing `activeForm` is
+    /// the item's content.
+    fn normalize_input(&self, input: &mut serde_json::Value) {
+        upgrade_legacy_items(input);
     }
 
     async fn validate_input(&self, input: &TodoWriteInput, _ctx: &ToolContext) -> Result<(), ValidationError> {

@@ -74,9 +74,9 @@ async fn invalid_items_are_refused_and_the_list_is_kept() {
     let h = harness(PermissionMode::Default, None);
     write(&h.engine, json!([todo("Keep", "pending")])).await;
 
-    let missing = write(&h.engine, json!([{ "content": "x", "status": "pending" }])).await;
+    let missing = write(&h.engine, json!([{ "status": "pending", "activeForm": "Doing x" }])).await;
     assert!(missing.is_error);
-    assert!(missing.text().contains("activeForm"), "{}", missing.text());
+    assert!(missing.text().contains("`todos.0.content` is missing"), "{}", missing.text());
 
     let bad_status = write(&h.engine, json!([todo("x", "done")])).await;
     assert!(bad_status.is_error);
@@ -94,6 +94,33 @@ async fn invalid_items_are_refused_and_the_list_is_kept() {
     let stored = current_todos(h.engine.session());
     assert_eq!(stored.len(), 1);
     assert_eq!(stored[0].content, "Keep");
+}
+
+/// Claude Code 1.x and early 2.x lists: `id` and `priority`, no `activeForm`.
+#[tokio::test]
+async fn lists_in_the_older_item_shape_are_accepted() {
+    let h = harness(PermissionMode::Default, None);
+    let old = json!([
+        { "id": "1", "content": "Write the parser", "status": "completed", "priority": "high" },
+        { "id": "2", "content": "Test the parser", "status": "in_progress", "priority": "medium" },
+        { "content": "Ship it", "status": "pending" },
+    ]);
+    let result = write(&h.engine, old).await;
+    assert!(!result.is_error, "{}", result.text());
+    let stored = current_todos(h.engine.session());
+    let contents: Vec<_> = stored.iter().map(|t| (t.content.as_str(), t.status, t.active_form.as_str())).collect();
+    assert_eq!(
+        contents,
+        [
+            ("Write the parser", TodoStatus::Completed, "Write the parser"),
+            ("Test the parser", TodoStatus::InProgress, "Test the parser"),
+            ("Ship it", TodoStatus::Pending, "Ship it"),
+        ]
+    );
+    // An older item without content is still refused with the field named.
+    let no_content = write(&h.engine, json!([{ "id": "1", "status": "pending", "priority": "low" }])).await;
+    assert!(no_content.is_error);
+    assert!(no_content.text().contains("`todos.0.content` is missing"), "{}", no_content.text());
 }
 
 #[tokio::test]
