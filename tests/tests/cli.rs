@@ -198,3 +198,21 @@ fn run_streams_bare_tool_use_lines_and_survives_malformed_ones() {
     let ids: Vec<&str> = results.iter().map(|l| l["tool_use_id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["s1", "s2"]);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn sandbox_status_and_a_confined_call_through_the_binary() {
+    let p = Project::new();
+    p.file(".claude/settings.json", r#"{"sandbox": {"enabled": true, "network": {"allowedDomains": ["localhost"]}}}"#);
+    let out = p.run(&["sandbox", "status"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status = stdout(&out);
+    assert!(status.contains("enabled: true") && status.contains("mechanism: bubblewrap"), "{status}");
+    // The binary is its own proxy helper: HTTP_PROXY is only set when the helper started.
+    let out = p.run(&["call", "Bash", r#"{"command":"echo $HTTP_PROXY; echo x > /etc/hands-e2e-escape"}"#]);
+    let text = stdout(&out);
+    assert!(!out.status.success());
+    assert!(text.contains("http://127.0.0.1:3128"), "{text}");
+    assert!(text.contains("Read-only file system") && text.contains("<sandbox_violations>"), "{text}");
+    assert!(!std::path::Path::new("/etc/hands-e2e-escape").exists());
+}

@@ -7,6 +7,7 @@
 //! Each further subcommand lives in its own module; this file only parses and dispatches.
 
 mod bench_mcp;
+mod bench_sandbox;
 mod bench_search;
 mod docs;
 mod facade;
@@ -71,6 +72,12 @@ enum Command {
         #[arg(long)]
         rmcp_transport: bool,
     },
+    /// Time a sandboxed `true` against an unsandboxed one (medians, ratio, added milliseconds).
+    BenchSandbox {
+        /// Measured runs of each kind.
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+    },
     /// Run the cargo-fuzz targets in fuzz/ (all, or those named) for a while each; never in CI.
     Fuzz {
         /// Targets to run (default: all).
@@ -96,6 +103,7 @@ fn main() -> anyhow::Result<()> {
         Command::Docs { check } => docs::run(check),
         Command::Fuzz { targets, seconds } => fuzz::run_targets(&targets, seconds),
         Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
+        Command::BenchSandbox { runs } => bench_sandbox::run(runs),
         Command::BenchMcp { calls, rounds, only, rmcp_transport } => {
             bench_mcp::run(calls, rounds, only.as_deref(), rmcp_transport)
         }

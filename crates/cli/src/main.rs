@@ -6,7 +6,11 @@
 //! hands run [--session NAME]                                         JSON lines in, tool_results out
 //! hands why TOOL 'JSON'                                              the permission decision and its source
 //! hands serve [--http ADDR] [--token T] [--allow-remote]             the pool as an MCP server
+//! hands sandbox status [--cwd DIR]                                   the Bash sandbox: on?, mechanism, why
 //! ```
+//!
+//! `hands __sandbox-helper ...` is not for people: it is the first process inside a Linux
+//! sandbox that has a network proxy (see `hands_sandbox::helper`).
 //!
 //! stdout carries only results; logs go to stderr under `RUST_LOG`. Exit status: 0, 1 when the
 //! result is an error, 2 for usage errors; a reader that closed stdout early (`| head`) ends the
@@ -45,6 +49,8 @@ enum Command {
     Why(commands::why::Args),
     /// Serve the tool pool over MCP: stdio by default, streamable HTTP with --http ADDR.
     Serve(commands::serve::Args),
+    /// The Bash sandbox: whether it is on, which mechanism confines commands here, and why.
+    Sandbox(commands::sandbox::Args),
 }
 
 /// What a subcommand reports back to `main`.
@@ -93,6 +99,18 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    if args.nth(1).is_some_and(|a| a == hands_sandbox::helper::HELPER_ARG) {
+        eprintln!("{}", hands_sandbox::helper::run(args));
+        return ExitCode::from(126);
+    }
+    // Sandboxed Bash commands start this binary as their helper.
+    if let Ok(exe) = std::env::current_exe() {
+        hands_sandbox::HelperCommand::set_default(hands_sandbox::HelperCommand {
+            program: exe,
+            args: vec![hands_sandbox::helper::HELPER_ARG.into()],
+        });
+    }
     let cli = Cli::parse();
     init_tracing();
     let runtime = match runtime_for(&cli.command).enable_all().build() {
@@ -109,6 +127,7 @@ fn main() -> ExitCode {
             Command::Run(args) => commands::run::run(args).await,
             Command::Why(args) => commands::why::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
+            Command::Sandbox(args) => commands::sandbox::run(args).await,
         }
     });
     // Background work (tasks, servers) must not keep the process alive after the command.

@@ -153,7 +153,7 @@ impl Sandbox {
     /// One paragraph for `hands sandbox status` and `hands why`.
     pub fn describe(&self) -> String {
         let network = if self.has_proxy() {
-            "network goes through hands' filtering proxy"
+            "through hands' filtering proxy (allowedDomains, then the asker)"
         } else if self.status.is_available() {
             "no network at all (the sandbox helper was not found, so there is no proxy)"
         } else {

@@ -2,6 +2,7 @@
 
 pub mod call;
 pub mod run;
+pub mod sandbox;
 pub mod serve;
 pub mod tools;
 pub mod why;

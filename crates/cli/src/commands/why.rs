@@ -54,6 +54,14 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
         if let Some(message) = &decision.message {
             text.push_str(&format!("message: {message}\n"));
         }
+        if args.tool == "Bash" {
+            let (enabled, _, sandbox) = super::sandbox::describe(runtime.session.project_dir());
+            if enabled {
+                for line in sandbox.lines() {
+                    text.push_str(&format!("sandbox {line}\n"));
+                }
+            }
+        }
         text
     };
     let printed = super::print_text(&text);
