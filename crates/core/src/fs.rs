@@ -8,17 +8,40 @@
 //! ends; [`read_regular_file_limited`], which reads a small configuration file without ever
 //! blocking on a FIFO or reading a device without end.
 //!
+//! Opening what a path check approved, with no gap between check and use:
+//! [`open_resolved_for_read`], [`read_resolved`] and [`atomic_write_resolved`] take the path as
+//! the check resolved it ([`crate::path_policy::PathCheck::real`]: absolute, every symlink
+//! already followed) and have the kernel walk it refusing any symlink on the way (`openat2` with
+//! `RESOLVE_NO_SYMLINKS` on Linux; a component-by-component `O_NOFOLLOW` walk on other Unix
+//! systems and on kernels without `openat2`). A symlink swapped in after the check makes the open
+//! fail instead of leading elsewhere; reads and writes then go through the opened descriptors,
+//! and an atomic write makes its temp file and renames it inside the one directory descriptor.
+//!
+//! Temp files carry the writer's process id; a write into a folder first removes (once per folder
+//! and process) temp files left there by processes that no longer exist ([`sweep_stale_temps`]).
+//!
 //! Path policy (what is inside the working directories, protected, a device) is not here.
 
+use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The marker in the names of hands' temp files: `.<name>.hands-tmp-<pid>-<n>`.
+const TEMP_MARKER: &str = ".hands-tmp-";
+
+/// A temp file left by a dead process is removed only when it is at least this old (a writer in
+/// another PID namespace sharing the folder may look dead from here while it writes).
+const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Folder entries a sweep looks at, at most.
+const SWEEP_SCAN_MAX: usize = 10_000;
 
 /// Read `reader` until `buf` is full or the reader ends; the number of bytes read (less than
 /// `buf.len()` only at the end). Interrupted reads are retried.
@@ -184,6 +207,198 @@ pub fn write_target(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other(format!("too many levels of symbolic links at {}", path.display())))
 }
 
+/// Why a resolved open failed because the path changed after it was checked.
+fn changed_since_check(real: &Path) -> io::Error {
+    io::Error::other(format!(
+        "{} changed after it was checked (a symlink appeared on the way); nothing was read or written",
+        real.display()
+    ))
+}
+
+/// Open `real` (absolute, symlinks already resolved by a path check) with `flags`, refusing any
+/// symlink on the way. The caller adds the access mode (`RDONLY`, ...) and type flags.
+#[cfg(unix)]
+fn open_no_symlinks(real: &Path, flags: rustix::fs::OFlags, mode: rustix::fs::Mode) -> io::Result<File> {
+    use rustix::fs::OFlags;
+    let flags = flags | OFlags::CLOEXEC | OFlags::NOCTTY;
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::ResolveFlags;
+        match rustix::fs::openat2(
+            rustix::fs::CWD,
+            real,
+            flags,
+            mode,
+            ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        ) {
+            Ok(fd) => return Ok(File::from(fd)),
+            // Not this kernel (before 5.6) or a seccomp filter: walk instead.
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) => return Err(changed_since_check(real)),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    open_walking(real, flags, mode)
+}
+
+/// [`open_no_symlinks`] one component at a time: each directory opened with `O_NOFOLLOW`
+/// relative to the one before, the last component too.
+#[cfg(unix)]
+fn open_walking(real: &Path, flags: rustix::fs::OFlags, mode: rustix::fs::Mode) -> io::Result<File> {
+    use rustix::fs::OFlags;
+    use std::path::Component;
+    if !real.is_absolute() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not absolute", real.display())));
+    }
+    let names: Vec<&OsStr> = real
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(Ok(name)),
+            Component::RootDir => None,
+            _ => Some(Err(())),
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|()| io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not resolved", real.display())))?;
+    #[cfg(target_os = "linux")]
+    let dir_flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    #[cfg(not(target_os = "linux"))]
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let no_follow = |e: rustix::io::Errno| match e {
+        rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => changed_since_check(real),
+        e => e.into(),
+    };
+    let Some((last, dirs)) = names.split_last() else {
+        return Ok(File::from(rustix::fs::open("/", flags, mode)?));
+    };
+    let mut dir = rustix::fs::open("/", dir_flags, rustix::fs::Mode::empty())?;
+    for name in dirs {
+        dir = rustix::fs::openat(&dir, *name, dir_flags, rustix::fs::Mode::empty()).map_err(no_follow)?;
+    }
+    rustix::fs::openat(&dir, *last, flags | OFlags::NOFOLLOW, mode).map(File::from).map_err(no_follow)
+}
+
+/// Open `real` for reading without following any symlink (see the module documentation) and
+/// without blocking (`O_NONBLOCK`: a FIFO swapped in is opened, not waited on, and the caller
+/// refuses it by its type).
+pub fn open_resolved_for_read(real: &Path) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use rustix::fs::{Mode, OFlags};
+        open_no_symlinks(real, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty())
+    }
+    #[cfg(not(unix))]
+    {
+        // Fallback: no descriptor-relative walk without a Unix kernel; the path is opened as is.
+        File::open(real)
+    }
+}
+
+/// The whole content of the regular file at `real`, read through [`open_resolved_for_read`].
+/// A directory is an `IsADirectory` error, any other non-regular file `InvalidInput`.
+pub fn read_resolved(real: &Path) -> io::Result<(Vec<u8>, fs::Metadata)> {
+    let mut file = open_resolved_for_read(real)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+    }
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a regular file", real.display())));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    file.read_to_end(&mut bytes)?;
+    Ok((bytes, meta))
+}
+
+/// [`atomic_write_checked`] for a path a check resolved: the folder of `real` is opened without
+/// following symlinks, the temp file is created in that folder's descriptor, and the rename
+/// happens within it. The file at `real` is replaced (a symlink that appeared there since the
+/// check is replaced, never followed); its permissions and owner are kept.
+pub fn atomic_write_resolved(
+    real: &Path,
+    bytes: &[u8],
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    let (Some(dir_path), Some(name)) = (real.parent(), real.file_name()) else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", real.display())));
+    };
+    #[cfg(unix)]
+    let dir = {
+        use rustix::fs::{Mode, OFlags};
+        open_no_symlinks(dir_path, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())?
+    };
+    #[cfg(not(unix))]
+    let dir = File::open(dir_path)?;
+    write_in_dir(&dir, dir_path, name, bytes, true, before_rename)
+}
+
+/// Remove the temp files (`.<name>.hands-tmp-<pid>-<n>`) in `dir` whose writing process no
+/// longer exists and that are older than a minute: what a process killed in the middle of a
+/// write leaves behind. Looks at the first 10 000 entries; the number removed.
+pub fn sweep_stale_temps(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.take(SWEEP_SCAN_MAX).filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(pid) = temp_writer_pid(&name) else { continue };
+        if pid == std::process::id() || process_exists(pid) {
+            continue;
+        }
+        let old_enough = entry
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .and_then(|m| m.modified().ok())
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age >= STALE_TEMP_AGE);
+        if old_enough && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The process id in a temp file's name, if `name` is one of hands' temp files.
+fn temp_writer_pid(name: &OsStr) -> Option<u32> {
+    let name = name.to_str()?;
+    if !name.starts_with('.') {
+        return None;
+    }
+    let (_, tail) = name.rsplit_once(TEMP_MARKER)?;
+    let (pid, counter) = tail.split_once('-')?;
+    counter.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// Whether a process with id `pid` exists (a permission error means it does, owned by another
+/// user).
+fn process_exists(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return false };
+        !matches!(rustix::process::test_kill_process(pid), Err(rustix::io::Errno::SRCH))
+    }
+    #[cfg(not(unix))]
+    {
+        // Fallback: without a cheap liveness test, every writer is presumed alive.
+        let _ = pid;
+        true
+    }
+}
+
+/// Sweep `dir` once per process (the first write into a folder pays for one listing).
+fn sweep_once(dir: &Path) {
+    static SWEPT: std::sync::Mutex<Option<std::collections::HashSet<PathBuf>>> = std::sync::Mutex::new(None);
+    let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let set = swept.get_or_insert_with(Default::default);
+    if set.len() > 10_000 {
+        set.clear();
+    }
+    if set.insert(dir.to_path_buf()) {
+        drop(swept);
+        sweep_stale_temps(dir);
+    }
+}
+
 /// Write `bytes` to `path` atomically: readers see the old content or the new, never a mix, even if
 /// the process dies at any instant. Existing permissions and owner are kept; a new file gets
 /// `0o666` minus the umask. Symlinks are followed; the link itself is kept.
@@ -218,41 +433,72 @@ fn write_via_temp(
     before_rename: impl FnOnce() -> io::Result<()>,
 ) -> io::Result<()> {
     let target = write_target(path)?;
-    let dir = match target.parent() {
+    let dir_path = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let existing = fs::metadata(&target).ok();
-    let file_name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "file".into());
-    let tmp = dir.join(format!(
-        ".{file_name}.hands-tmp-{}-{}",
+    let Some(name) = target.file_name() else {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", target.display())));
+    };
+    let dir = File::open(&dir_path)?;
+    write_in_dir(&dir, &dir_path, name, bytes, durable, before_rename)
+}
+
+/// The permission bits of `st` (`st_mode` is 16 bits wide on macOS, 32 on Linux).
+#[allow(clippy::unnecessary_cast)]
+fn permission_bits(st: &rustix::fs::Stat) -> u32 {
+    st.st_mode as u32 & 0o7777
+}
+
+/// The atomic write itself, inside the opened folder `dir` (shown as `dir_path`): a temp file
+/// created in `dir` with the target's mode (and owner, where allowed), the content, an fsync when
+/// `durable`, the caller's last check, a rename within `dir`, and the folder's fsync.
+fn write_in_dir(
+    dir: &File,
+    dir_path: &Path,
+    name: &OsStr,
+    bytes: &[u8],
+    durable: bool,
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    sweep_once(dir_path);
+    let existing = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+        .ok()
+        .filter(|st| rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile);
+    let tmp = format!(
+        ".{}{TEMP_MARKER}{}-{}",
+        name.to_string_lossy(),
         std::process::id(),
         TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    );
+    let mode = existing.as_ref().map_or(0o666, permission_bits);
+    let fd = rustix::fs::openat(
+        dir,
+        tmp.as_str(),
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(mode as _),
+    )?;
+    let mut file = File::from(fd);
     let result = (|| {
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        options.mode(existing.as_ref().map_or(0o666, |m| m.mode() & 0o7777));
-        let mut file = options.open(&tmp)?;
         file.write_all(bytes)?;
-        if let Some(meta) = &existing {
-            // create_new applied the umask; restore the exact mode and, where allowed, the owner.
-            file.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o7777))?;
-            let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
+        if let Some(st) = &existing {
+            // The open applied the umask; restore the exact mode and, where allowed, the owner.
+            file.set_permissions(fs::Permissions::from_mode(permission_bits(st)))?;
+            let _ = std::os::unix::fs::fchown(&file, Some(st.st_uid), Some(st.st_gid));
         }
         if durable {
             file.sync_all()?;
         }
-        drop(file);
         before_rename()?;
-        fs::rename(&tmp, &target)?;
-        if durable && let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
+        rustix::fs::renameat(dir, tmp.as_str(), dir, name)?;
+        if durable {
+            let _ = dir.sync_all();
         }
         Ok(())
     })();
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = rustix::fs::unlinkat(dir, tmp.as_str(), AtFlags::empty());
     }
     result
 }
@@ -260,6 +506,7 @@ fn write_via_temp(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::MetadataExt;
 
     #[test]
     fn replaces_content_and_keeps_mode() {
@@ -357,6 +604,68 @@ mod tests {
         assert_eq!(read_regular_file_limited(&big, 2048).unwrap().len(), 2048);
         let missing = read_regular_file_limited(&dir.path().join("nope"), 10).unwrap_err();
         assert!(matches!(missing, LimitedReadError::Io(e) if e.kind() == io::ErrorKind::NotFound));
+    }
+
+    #[test]
+    fn stale_temp_files_of_dead_processes_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let make = |name: &str, aged: bool| {
+            let path = dir.path().join(name);
+            let file = File::create(&path).unwrap();
+            if aged {
+                file.set_modified(old).unwrap();
+            }
+            path
+        };
+        let stale = make(&format!(".big.bin{TEMP_MARKER}{dead}-7"), true);
+        let fresh = make(&format!(".big.bin{TEMP_MARKER}{dead}-8"), false);
+        let ours = make(&format!(".big.bin{TEMP_MARKER}{}-9", std::process::id()), true);
+        let user = make("notes.hands-tmp-1-2", true);
+        assert_eq!(sweep_stale_temps(dir.path()), 1);
+        assert!(!stale.exists());
+        assert!(fresh.exists() && ours.exists() && user.exists());
+        // The first write into a folder sweeps it.
+        let other = tempfile::tempdir().unwrap();
+        let left = other.path().join(format!(".a{TEMP_MARKER}{dead}-1"));
+        File::create(&left).unwrap().set_modified(old).unwrap();
+        atomic_write(&other.path().join("a"), b"x").unwrap();
+        assert!(!left.exists());
+        assert_eq!(fs::read_dir(other.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn resolved_opens_refuse_symlinks_on_the_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        fs::create_dir(root.join("real")).unwrap();
+        fs::write(root.join("real/f"), "inside").unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join("real/f"), root.join("flink")).unwrap();
+        assert_eq!(read_resolved(&root.join("real/f")).unwrap().0, b"inside");
+        for through in ["link/f", "flink"] {
+            let error = read_resolved(&root.join(through)).unwrap_err();
+            assert!(error.to_string().contains("changed after it was checked"), "{through}: {error}");
+            let mut walk_flags = rustix::fs::OFlags::RDONLY;
+            walk_flags |= rustix::fs::OFlags::NONBLOCK;
+            assert!(open_walking(&root.join(through), walk_flags, rustix::fs::Mode::empty()).is_err(), "{through}");
+        }
+        assert!(atomic_write_resolved(&root.join("link/g"), b"x", || Ok(())).is_err());
+        assert!(!root.join("real/g").exists());
+        // Writing at a path where a symlink now sits replaces the link, never its target.
+        atomic_write_resolved(&root.join("flink"), b"new", || Ok(())).unwrap();
+        assert_eq!(fs::read(root.join("real/f")).unwrap(), b"inside");
+        assert_eq!(fs::read(root.join("flink")).unwrap(), b"new");
+        assert!(!fs::symlink_metadata(root.join("flink")).unwrap().file_type().is_symlink());
+        // The walk (other Unix systems, old kernels) reads what openat2 reads.
+        let mut file =
+            open_walking(&root.join("real/f"), rustix::fs::OFlags::RDONLY, rustix::fs::Mode::empty()).unwrap();
+        let mut text = String::new();
+        file.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "inside");
     }
 
     #[test]

@@ -18,7 +18,6 @@ use std::sync::{Arc, Mutex};
 
 use hands_core::edit::{self, CommitError};
 use hands_core::messages::tool_use_error;
-use hands_core::path_policy::check_path;
 use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
@@ -111,7 +110,8 @@ impl TypedTool for EditTool {
     }
 
     async fn validate_input(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
-        let planned = plan(ctx.session(), input).map_err(|r| ValidationError::with_code(r.message, r.code))?;
+        let check = ctx.check_path(&input.file_path);
+        let planned = plan(ctx.session(), check, input).map_err(|r| ValidationError::with_code(r.message, r.code))?;
         if let Some(write) = planned {
             PlanCache::of(ctx.session()).keep(ctx.tool_use_id(), input, write);
         }
@@ -132,10 +132,14 @@ impl TypedTool for EditTool {
         // The plan validation made for this very call, if the input is unchanged; the commit
         // below re-checks that the file still holds what that plan read.
         let cached = PlanCache::of(session).take(ctx.tool_use_id(), input);
-        let planned = match cached.map_or_else(|| plan(session, input), |w| Ok(Some(w))) {
+        // The check the permission decision judged: a cached plan made from another view of the
+        // path (the checks were looked at again after a hook or a prompt) is made again.
+        let check = ctx.check_path(&input.file_path);
+        let cached = cached.filter(|w| w.check.real == check.real);
+        let planned = match cached.map_or_else(|| plan(session, check, input), |w| Ok(Some(w))) {
             Ok(Some(w)) => w,
             Ok(None) => {
-                let check = check_path(session, &input.file_path);
+                let check = ctx.check_path(&input.file_path);
                 let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
                 return Ok(ToolOutput::error(tool_use_error(&message)));
             }
@@ -145,7 +149,7 @@ impl TypedTool for EditTool {
             }
             Err(refusal) => return Ok(ToolOutput::error(tool_use_error(&refusal.message))),
         };
-        match edit::commit(session, &planned.check.path, planned.before.as_ref(), &planned.bytes) {
+        match edit::commit(session, &planned.check, planned.before.as_ref(), &planned.bytes) {
             Ok(()) => {}
             Err(CommitError::Modified) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));

@@ -10,7 +10,7 @@ use hands_core::edit::{
     self, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input, read_with_snapshot,
 };
 use hands_core::line_format::LineNumberFormat;
-use hands_core::path_policy::{FileKind, PathCheck, check_path, missing_file_message};
+use hands_core::path_policy::{FileKind, PathCheck, missing_file_message};
 
 use crate::EditInput;
 use crate::constants::{self, codes};
@@ -50,14 +50,15 @@ fn not_editable(path: &Path, why: impl std::fmt::Display) -> Refusal {
 }
 
 /// Run Edit's checks for `input` and compute the new content. `None` when the path is a UNC path
-/// or a special file: nothing is read here, and the permission check refuses it.
-pub fn plan(session: &Session, input: &EditInput) -> Result<Option<PlannedWrite>, Refusal> {
+/// or a special file: nothing is read here, and the permission check refuses it. `check` is the
+/// call's own path check (`ToolContext::check_path`), the one the permission decision judges:
+/// the file is read and later written where it resolved.
+pub fn plan(session: &Session, check: PathCheck, input: &EditInput) -> Result<Option<PlannedWrite>, Refusal> {
     // 1. Nothing to change.
     if input.old_string == input.new_string {
         return Err(Refusal::new(constants::NO_CHANGES, codes::NO_CHANGES));
     }
     // 2. Edit deny rules are applied by the permission engine.
-    let check = check_path(session, &input.file_path);
     if !check.is_openable() {
         return Ok(None);
     }
@@ -71,7 +72,7 @@ pub fn plan(session: &Session, input: &EditInput) -> Result<Option<PlannedWrite>
             return Err(Refusal::new(edit::too_large_message(meta.len()), codes::TOO_LARGE));
         }
     }
-    let loaded = match read_with_snapshot(&path) {
+    let loaded = match read_with_snapshot(&check) {
         Ok(loaded) => Some(loaded),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(not_editable(&path, e)),

@@ -15,7 +15,7 @@ use std::io;
 use hands_core::edit::{self, CommitError, EditError, EditSpec, FileSnapshot, ReadState, TextFile};
 use hands_core::line_format::LineNumberFormat;
 use hands_core::messages::tool_use_error;
-use hands_core::path_policy::{FileKind, PathCheck, check_path, missing_file_message};
+use hands_core::path_policy::{FileKind, PathCheck, missing_file_message};
 use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
@@ -81,7 +81,7 @@ fn edit_failed(index: usize, total: usize, message: &str) -> String {
     }
 }
 
-fn plan(session: &Session, input: &MultiEditInput) -> Result<Option<Planned>, Refusal> {
+fn plan(session: &Session, check: PathCheck, input: &MultiEditInput) -> Result<Option<Planned>, Refusal> {
     let total = input.edits.len();
     if total == 0 {
         return Err(refusal("edits must contain at least one edit."));
@@ -89,7 +89,6 @@ fn plan(session: &Session, input: &MultiEditInput) -> Result<Option<Planned>, Re
     if let Some(i) = input.edits.iter().position(|e| e.old_string == e.new_string) {
         return Err(refusal(edit_failed(i, total, constants::NO_CHANGES)));
     }
-    let check = check_path(session, &input.file_path);
     if !check.is_openable() {
         return Ok(None);
     }
@@ -105,7 +104,7 @@ fn plan(session: &Session, input: &MultiEditInput) -> Result<Option<Planned>, Re
         .iter()
         .map(|e| EditSpec::new(e.old_string.as_str(), e.new_string.as_str(), e.replace_all))
         .collect();
-    let (bytes, snapshot) = match edit::read_with_snapshot(&path) {
+    let (bytes, snapshot) = match edit::read_with_snapshot(&check) {
         Ok(read) => read,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             if !specs[0].old_string.is_empty() {
@@ -191,7 +190,9 @@ impl TypedTool for MultiEditTool {
     }
 
     async fn validate_input(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
-        plan(ctx.session(), input).map(|_| ()).map_err(|r| ValidationError::new(r.message))
+        plan(ctx.session(), ctx.check_path(&input.file_path), input)
+            .map(|_| ())
+            .map_err(|r| ValidationError::new(r.message))
     }
 
     async fn check_permissions(&self, input: &MultiEditInput, ctx: &ToolContext) -> PermissionResult {
@@ -205,10 +206,11 @@ impl TypedTool for MultiEditTool {
 
     async fn call(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
-        let planned = match plan(session, input) {
+        // The check the permission decision judged: read and written where it resolved.
+        let planned = match plan(session, ctx.check_path(&input.file_path), input) {
             Ok(Some(p)) => p,
             Ok(None) => {
-                let check = check_path(session, &input.file_path);
+                let check = ctx.check_path(&input.file_path);
                 let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.file_path));
                 return Ok(ToolOutput::error(tool_use_error(&message)));
             }
@@ -217,7 +219,7 @@ impl TypedTool for MultiEditTool {
             }
             Err(r) => return Ok(ToolOutput::error(tool_use_error(&r.message))),
         };
-        match edit::commit(session, &planned.check.path, planned.before.as_ref(), &planned.bytes) {
+        match edit::commit(session, &planned.check, planned.before.as_ref(), &planned.bytes) {
             Ok(()) => {}
             Err(CommitError::Modified) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));

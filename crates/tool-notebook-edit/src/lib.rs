@@ -16,7 +16,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use hands_core::edit::{self, CommitError, FileSnapshot, ReadState, TextFile};
 use hands_core::messages::tool_use_error;
-use hands_core::path_policy::{PathCheck, check_path};
+use hands_core::path_policy::PathCheck;
 use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
@@ -91,8 +91,7 @@ struct Planned {
 
 /// The checks in Claude Code's order, then the edit. `None` when the path is a UNC path or a
 /// special file, which the permission check refuses without touching it.
-fn plan(session: &Session, input: &NotebookEditInput) -> Result<Option<Planned>, Refusal> {
-    let check = check_path(session, &input.notebook_path);
+fn plan(session: &Session, check: PathCheck, input: &NotebookEditInput) -> Result<Option<Planned>, Refusal> {
     if !check.is_openable() {
         return Ok(None);
     }
@@ -106,7 +105,7 @@ fn plan(session: &Session, input: &NotebookEditInput) -> Result<Option<Planned>,
     if session.file_state().get(&check.path).is_none_or(|s| s.partial) {
         return Err(refusal(edit::FILE_NOT_READ, codes::NOT_READ));
     }
-    let (bytes, before) = match edit::read_with_snapshot(&check.path) {
+    let (bytes, before) = match edit::read_with_snapshot(&check) {
         Ok(read) => read,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return Err(refusal(constants::NOTEBOOK_MISSING, codes::MISSING));
@@ -167,7 +166,9 @@ impl TypedTool for NotebookEditTool {
     }
 
     async fn validate_input(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
-        plan(ctx.session(), input).map(|_| ()).map_err(|r| ValidationError::with_code(r.message, r.code))
+        plan(ctx.session(), ctx.check_path(&input.notebook_path), input)
+            .map(|_| ())
+            .map_err(|r| ValidationError::with_code(r.message, r.code))
     }
 
     async fn check_permissions(&self, input: &NotebookEditInput, ctx: &ToolContext) -> PermissionResult {
@@ -181,10 +182,11 @@ impl TypedTool for NotebookEditTool {
 
     async fn call(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
-        let planned = match plan(session, input) {
+        // The check the permission decision judged: read and written where it resolved.
+        let planned = match plan(session, ctx.check_path(&input.notebook_path), input) {
             Ok(Some(p)) => p,
             Ok(None) => {
-                let check = check_path(session, &input.notebook_path);
+                let check = ctx.check_path(&input.notebook_path);
                 let message = check.refusal("edit").unwrap_or_else(|| format!("Cannot edit {}.", input.notebook_path));
                 return Ok(ToolOutput::error(tool_use_error(&message)));
             }
@@ -193,7 +195,7 @@ impl TypedTool for NotebookEditTool {
             }
             Err(r) => return Ok(ToolOutput::error(tool_use_error(&r.message))),
         };
-        match edit::commit(session, &planned.check.path, Some(&planned.before), &planned.bytes) {
+        match edit::commit(session, &planned.check, Some(&planned.before), &planned.bytes) {
             Ok(()) => {}
             Err(CommitError::Modified) => {
                 return Err(ToolError::msg(edit::FILE_UNEXPECTEDLY_MODIFIED));

@@ -147,36 +147,37 @@ impl ReadTool {
             _ => {}
         }
         let path = check.path.clone();
+        // Opened at the path the check resolved and the permission decision judged, with no
+        // symlink followed on the way: one swapped in since cannot lead the read elsewhere.
+        let real = check.real.clone();
         let kind = kind_of(&path);
         // A small text file is read right here: a few microseconds of I/O from the page cache,
         // where handing it to the blocking pool and back costs two thread wake-ups (tens of
         // microseconds on a busy machine, most of a small Read's time).
         if kind == Kind::Text && check.kind == FileKind::Regular && check.size <= INLINE_READ_MAX_BYTES {
-            return read_text(session, &path, input.offset, input.limit);
+            return read_text(session, &path, &real, input.offset, input.limit);
         }
         let input = input.clone();
         let session = session.clone();
         // Larger files, images, PDFs and notebooks: blocking work, off the async workers.
         tokio::task::spawn_blocking(move || match kind {
-            Kind::Image => read_image(&session, &path),
-            Kind::Pdf => read_pdf(&session, &path, input.pages.as_deref()),
-            Kind::Notebook => read_notebook(&session, &path),
-            Kind::Text => read_text(&session, &path, input.offset, input.limit),
+            Kind::Image => read_image(&session, &path, &real),
+            Kind::Pdf => read_pdf(&session, &path, &real, input.pages.as_deref()),
+            Kind::Notebook => read_notebook(&session, &path, &real),
+            Kind::Text => read_text(&session, &path, &real, input.offset, input.limit),
         })
         .await
         .map_err(|e| ToolError::msg(format!("the read task failed: {e}")))?
     }
 }
 
-/// Open `path` for reading without ever blocking: `O_NONBLOCK` keeps a FIFO swapped in after the
-/// path check from hanging the open, and anything but a regular file is refused after it.
-fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), ToolError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| io_error(path, e))?;
+/// Open the file the model named `path`, at `real` (where the path check resolved it), for
+/// reading without ever blocking and without following a symlink
+/// ([`hands_core::fs::open_resolved_for_read`]): a FIFO swapped in after the path check does not
+/// hang the open, a symlink swapped in makes it fail, and anything but a regular file is refused
+/// after it.
+fn open_regular(path: &Path, real: &Path) -> Result<(File, std::fs::Metadata), ToolError> {
+    let file = hands_core::fs::open_resolved_for_read(real).map_err(|e| io_error(path, e))?;
     let meta = file.metadata().map_err(|e| io_error(path, e))?;
     if !meta.is_file() {
         let message = format!("Cannot read '{}': it is not a regular file.", path.display());
@@ -187,8 +188,8 @@ fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), ToolError> {
 
 /// The whole content of a regular file of at most `max_bytes`, with its metadata; `None` when
 /// it is larger.
-fn read_whole(path: &Path, max_bytes: u64) -> Result<Option<(Vec<u8>, std::fs::Metadata)>, ToolError> {
-    let (mut file, meta) = open_regular(path)?;
+fn read_whole(path: &Path, real: &Path, max_bytes: u64) -> Result<Option<(Vec<u8>, std::fs::Metadata)>, ToolError> {
+    let (mut file, meta) = open_regular(path, real)?;
     if meta.len() > max_bytes {
         return Ok(None);
     }
@@ -219,12 +220,18 @@ fn unchanged_stub(session: &Session, path: &Path, offset: u64, limit: Option<u64
     }
 }
 
-fn read_text(session: &Session, path: &Path, offset: Option<u64>, limit: Option<u64>) -> Result<ToolOutput, ToolError> {
+fn read_text(
+    session: &Session,
+    path: &Path,
+    real: &Path,
+    offset: Option<u64>,
+    limit: Option<u64>,
+) -> Result<ToolOutput, ToolError> {
     let offset = offset.unwrap_or(1).max(1);
     if let Some(stub) = unchanged_stub(session, path, offset, limit) {
         return Ok(stub);
     }
-    let (mut file, meta) = open_regular(path)?;
+    let (mut file, meta) = open_regular(path, real)?;
     let max_tokens = max_tokens();
     let max_chars = max_tokens.saturating_mul(CHARS_PER_TOKEN);
     let limits = match limit {
@@ -333,8 +340,8 @@ fn text_output(
     ToolOutput::text(text).with_data(data(sel.lines.len()))
 }
 
-fn read_image(session: &Session, path: &Path) -> Result<ToolOutput, ToolError> {
-    let Some((bytes, meta)) = read_whole(path, MAX_IMAGE_FILE_BYTES)? else {
+fn read_image(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput, ToolError> {
+    let Some((bytes, meta)) = read_whole(path, real, MAX_IMAGE_FILE_BYTES)? else {
         let why = format!("the file is larger than {}", format_size(MAX_IMAGE_FILE_BYTES as usize));
         return Ok(ToolOutput::error(prompt::bad_image(&path.to_string_lossy(), &why)));
     };
@@ -352,11 +359,11 @@ fn read_image(session: &Session, path: &Path) -> Result<ToolOutput, ToolError> {
     }
 }
 
-fn read_notebook(session: &Session, path: &Path) -> Result<ToolOutput, ToolError> {
+fn read_notebook(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput, ToolError> {
     if let Some(stub) = unchanged_stub(session, path, 1, None) {
         return Ok(stub);
     }
-    let Some((bytes, meta)) = read_whole(path, MAX_NOTEBOOK_BYTES)? else {
+    let Some((bytes, meta)) = read_whole(path, real, MAX_NOTEBOOK_BYTES)? else {
         let size = format_size(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
         return Ok(ToolOutput::error(prompt::notebook_too_large(&path.to_string_lossy(), &size)));
     };
@@ -383,8 +390,8 @@ fn read_notebook(session: &Session, path: &Path) -> Result<ToolOutput, ToolError
     }
 }
 
-fn read_pdf(session: &Session, path: &Path, pages: Option<&str>) -> Result<ToolOutput, ToolError> {
-    let Some((bytes, meta)) = read_whole(path, MAX_PDF_BYTES)? else {
+fn read_pdf(session: &Session, path: &Path, real: &Path, pages: Option<&str>) -> Result<ToolOutput, ToolError> {
+    let Some((bytes, meta)) = read_whole(path, real, MAX_PDF_BYTES)? else {
         let size = format_size(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
         let max = format_size(MAX_PDF_BYTES as usize);
         return Ok(ToolOutput::error(prompt::pdf_too_large(&size, &max)));

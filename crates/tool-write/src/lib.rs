@@ -88,8 +88,12 @@ fn write_file(
     let path = check.path.as_path();
     let shown = path.to_string_lossy().into_owned();
     let io = |what: &str, e: std::io::Error| ToolError::io(format!("{what} {shown}"), e);
-    let before = match std::fs::read(path) {
-        Ok(bytes) => {
+    // Read and written at the path the check resolved and the permission decision judged, with no
+    // symlink followed on the way (`hands_core::fs`): a link swapped in since fails the call
+    // instead of leading it outside.
+    let real = check.real.as_path();
+    let before = match hands_core::fs::read_resolved(real) {
+        Ok((bytes, _)) => {
             if let Some(problem) = read_state_problem(session, path) {
                 return Ok(ToolOutput::error(problem.message));
             }
@@ -103,7 +107,7 @@ fn write_file(
         Encoding::Utf16Le | Encoding::Utf16Be => encoding::encode(content, encoding, LineEnding::Lf),
         Encoding::Utf8 | Encoding::Utf8Bom => content.as_bytes().to_vec(),
     };
-    if let Some(parent) = path.parent() {
+    if let Some(parent) = real.parent() {
         std::fs::create_dir_all(parent).map_err(|e| io("creating the directory for", e))?;
     }
     let expected = before.state.clone();
@@ -117,7 +121,7 @@ fn write_file(
         };
         if unchanged { Ok(()) } else { Err(std::io::Error::other(prompt::UNEXPECTEDLY_MODIFIED)) }
     };
-    match hands_core::fs::atomic_write_checked(path, &bytes, race_check) {
+    match hands_core::fs::atomic_write_resolved(real, &bytes, race_check) {
         Ok(()) => {}
         Err(e) if e.to_string() == prompt::UNEXPECTEDLY_MODIFIED => {
             return Ok(ToolOutput::error(prompt::UNEXPECTEDLY_MODIFIED));
@@ -130,12 +134,6 @@ fn write_file(
     let original = before.bytes.as_deref().map(|b| encoding::decode(b).text);
     let data = json!({"type": kind, "filePath": shown, "content": content, "originalFile": original});
     Ok(ToolOutput::text(text).with_data(data))
-}
-
-impl WriteTool {
-    fn check(&self, input: &WriteInput, session: &Session) -> PathCheck {
-        path_policy::check_path(session, &input.file_path)
-    }
 }
 
 #[async_trait::async_trait]
@@ -188,7 +186,8 @@ impl TypedTool for WriteTool {
 
     async fn call(&self, input: &WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session().clone();
-        let check = self.check(input, &session);
+        // The check the permission decision judged: written where it resolved.
+        let check = ctx.check_path(&input.file_path);
         if let Some(message) = check.refusal("write to") {
             return Ok(ToolOutput::error(message));
         }

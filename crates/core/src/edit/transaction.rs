@@ -7,13 +7,14 @@
 //! What to change in the text is decided elsewhere (`apply`, the notebook editor).
 
 use std::cell::Cell;
-use std::fs::{self, File};
-use std::io::{self, Read};
+use std::fs;
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::file_state::{FileState, hash_bytes};
+use crate::path_policy::PathCheck;
 use crate::session::Session;
 
 use super::FILE_UNEXPECTEDLY_MODIFIED;
@@ -90,16 +91,11 @@ impl FileSnapshot {
     }
 }
 
-/// Read the whole file at `path` (symlinks followed) with a snapshot of what was read.
-pub fn read_with_snapshot(path: &Path) -> io::Result<(Vec<u8>, FileSnapshot)> {
-    let mut file = File::open(path)?;
-    let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
-    }
+/// Read the whole file a path check approved, at the path it resolved (`check.real`) with no
+/// symlink followed on the way ([`crate::fs::read_resolved`]), with a snapshot of what was read.
+pub fn read_with_snapshot(check: &PathCheck) -> io::Result<(Vec<u8>, FileSnapshot)> {
     let read_at = SystemTime::now();
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-    file.read_to_end(&mut bytes)?;
+    let (bytes, meta) = crate::fs::read_resolved(&check.real)?;
     let snapshot = FileSnapshot::new(&bytes, &meta, read_at);
     Ok((bytes, snapshot))
 }
@@ -136,19 +132,26 @@ pub enum CommitError {
     Io(#[from] io::Error),
 }
 
-/// Write `bytes` to `path` atomically and record the result in the session's file state (keyed
-/// by `path`, as the path policy normalizes it). `before` is the snapshot of what the edit was computed from, or `None` when the file
+/// Write `bytes` atomically to the file a path check approved, at the path it resolved
+/// (`check.real`, no symlink followed: [`crate::fs::atomic_write_resolved`]), and record the
+/// result in the session's file state (keyed by `check.path`). `before` is the snapshot of what the edit was computed from, or `None` when the file
 /// did not exist (then missing parent directories are created, and the write is refused if the
 /// file appeared meanwhile). The check runs after the new content is on disk, right before the
 /// rename; a change found there abandons the write with [`CommitError::Modified`].
-pub fn commit(session: &Session, path: &Path, before: Option<&FileSnapshot>, bytes: &[u8]) -> Result<(), CommitError> {
+pub fn commit(
+    session: &Session,
+    check: &PathCheck,
+    before: Option<&FileSnapshot>,
+    bytes: &[u8],
+) -> Result<(), CommitError> {
+    let path = check.path.as_path();
     if before.is_none() {
-        if let Some(parent) = path.parent() {
+        if let Some(parent) = check.real.parent() {
             fs::create_dir_all(parent)?;
         }
     }
     let changed = Cell::new(false);
-    let result = crate::fs::atomic_write_checked(path, bytes, || {
+    let result = crate::fs::atomic_write_resolved(&check.real, bytes, || {
         let current = match before {
             Some(snapshot) => snapshot.still_current(path)?,
             None => fs::metadata(path).is_err(),
@@ -174,13 +177,15 @@ pub fn commit(session: &Session, path: &Path, before: Option<&FileSnapshot>, byt
 mod tests {
     use super::*;
     use crate::session::SessionConfig;
+    use std::fs::File;
 
     #[test]
     fn snapshot_detects_content_changes_but_not_touches() {
         let dir = tempfile::tempdir().unwrap();
+        let session = Session::new(SessionConfig { cwd: Some(dir.path().into()), ..Default::default() }).unwrap();
         let path = dir.path().join("f.txt");
         fs::write(&path, "one\n").unwrap();
-        let (bytes, snap) = read_with_snapshot(&path).unwrap();
+        let (bytes, snap) = read_with_snapshot(&checked(&session, &path)).unwrap();
         assert_eq!(bytes, b"one\n");
         assert!(snap.still_current(&path).unwrap());
 
@@ -194,13 +199,17 @@ mod tests {
         assert!(!snap.still_current(&path).unwrap());
     }
 
+    fn checked(session: &Session, path: &Path) -> PathCheck {
+        crate::path_policy::check_path(session, &path.to_string_lossy())
+    }
+
     #[test]
     fn read_state_follows_the_session_record() {
         let dir = tempfile::tempdir().unwrap();
         let session = Session::new(SessionConfig { cwd: Some(dir.path().into()), ..Default::default() }).unwrap();
         let path = dir.path().join("f.txt");
         fs::write(&path, "one\n").unwrap();
-        let (bytes, snap) = read_with_snapshot(&path).unwrap();
+        let (bytes, snap) = read_with_snapshot(&checked(&session, &path)).unwrap();
         assert_eq!(read_state(&session, &path, &snap), ReadState::NotRead);
         let meta = fs::metadata(&path).unwrap();
         let mut partial = FileState::full(&bytes, &meta);
@@ -218,17 +227,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let session = Session::new(SessionConfig { cwd: Some(dir.path().into()), ..Default::default() }).unwrap();
         let path = dir.path().join("sub/new.txt");
-        commit(&session, &path, None, b"created\n").unwrap();
+        commit(&session, &checked(&session, &path), None, b"created\n").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"created\n");
         let state = session.file_state().get(&path).unwrap();
         assert_eq!(state.content_hash, hash_bytes(b"created\n"));
 
         // Appeared meanwhile: a create must not overwrite it.
-        assert!(matches!(commit(&session, &path, None, b"x"), Err(CommitError::Modified)));
+        let check = checked(&session, &path);
+        assert!(matches!(commit(&session, &check, None, b"x"), Err(CommitError::Modified)));
 
-        let (_, snap) = read_with_snapshot(&path).unwrap();
+        let (_, snap) = read_with_snapshot(&check).unwrap();
         fs::write(&path, "someone else\n").unwrap();
-        let err = commit(&session, &path, Some(&snap), b"mine\n").unwrap_err();
+        let err = commit(&session, &check, Some(&snap), b"mine\n").unwrap_err();
         assert_eq!(err.to_string(), FILE_UNEXPECTEDLY_MODIFIED);
         assert_eq!(fs::read(&path).unwrap(), b"someone else\n");
         assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1, "no temp file left");

@@ -1,0 +1,203 @@
+//! Check-then-use races (issue 22, class 4): a thread swaps a symlink between an inside and an
+//! outside target as fast as it can while Read, Write and Edit run in a loop through the real
+//! pipeline, for a bounded time each. No byte of the outside file may ever be returned, no file
+//! may ever be created outside, and the outside file may never be changed. The file tools defend
+//! by opening the path their check resolved with the kernel refusing any symlink on the way
+//! (`hands_core::fs::open_resolved_for_read`, `atomic_write_resolved`); with the tools opening
+//! the path as written instead, each loop below finds hits within its time.
+#![cfg(all(unix, feature = "read", feature = "write", feature = "edit"))]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use hands_core::file_state::FileState;
+use hands_core::{Engine, PermissionMode, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+use serde_json::json;
+
+/// How long each tool's loop runs: 1.5 s in CI, or `HANDS_RACE_MS` milliseconds (for a longer
+/// run on demand; the figures in the race report were taken with 10 000).
+fn race_time() -> Duration {
+    let ms = std::env::var("HANDS_RACE_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(1500);
+    Duration::from_millis(ms)
+}
+
+const SECRET: &str = "OUTSIDE-SECRET-0123456789\n";
+
+struct Race {
+    _dirs: tempfile::TempDir,
+    project: PathBuf,
+    outside: PathBuf,
+    engine: Engine,
+}
+
+impl Race {
+    fn new(mode: PermissionMode) -> Self {
+        let dirs = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dirs.path()).unwrap();
+        let project = base.join("project");
+        let outside = base.join("outside");
+        fs::create_dir_all(&project).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(project.clone()),
+            state_dir: Some(base.join("state")),
+            permission_mode: Some(mode),
+            ..Default::default()
+        })
+        .unwrap();
+        let pool = hands_tools::builtin_pool(PoolConfig::default());
+        Race { _dirs: dirs, project, outside, engine: Engine::builder(Arc::new(pool), session).build() }
+    }
+
+    fn session(&self) -> &Arc<Session> {
+        self.engine.session()
+    }
+}
+
+/// Swaps the symlink `link` between `a` and `b` (atomically, by renaming a fresh link over it)
+/// until dropped; counts the swaps.
+struct Swapper {
+    stop: Arc<AtomicBool>,
+    swaps: Arc<AtomicU64>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Swapper {
+    fn start(link: &Path, a: &Path, b: &Path) -> Self {
+        std::os::unix::fs::symlink(a, link).unwrap();
+        let (stop, swaps) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
+        let (link, a, b) = (link.to_path_buf(), a.to_path_buf(), b.to_path_buf());
+        let tmp = link.with_extension("swap");
+        let thread = {
+            let (stop, swaps) = (Arc::clone(&stop), Arc::clone(&swaps));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    for target in [&b, &a] {
+                        let _ = fs::remove_file(&tmp);
+                        std::os::unix::fs::symlink(target, &tmp).unwrap();
+                        fs::rename(&tmp, &link).unwrap();
+                        swaps.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        };
+        Swapper { stop, swaps, thread: Some(thread) }
+    }
+}
+
+impl Drop for Swapper {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// What one loop saw: calls that did what was asked, calls refused, and hits (the defence failed).
+#[derive(Debug, Default)]
+struct Tally {
+    done: u64,
+    refused: u64,
+    hits: u64,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_never_returns_an_outside_byte() {
+    let race = Race::new(PermissionMode::Default);
+    let inside = race.project.join("inside.txt");
+    fs::write(&inside, "inside content\n").unwrap();
+    let secret = race.outside.join("secret.txt");
+    fs::write(&secret, SECRET).unwrap();
+    let link = race.project.join("link.txt");
+    let swapper = Swapper::start(&link, &inside, &secret);
+    let mut tally = Tally::default();
+    let started = Instant::now();
+    while started.elapsed() < race_time() {
+        // A fresh view each time: no "file unchanged" stub.
+        race.session().file_state().forget(&link);
+        let result = race.engine.run_one(ToolCall::new("t", "Read", json!({"file_path": link})), &Turn::new()).await;
+        if result.text().contains("OUTSIDE-SECRET") {
+            tally.hits += 1;
+        } else if result.is_error {
+            tally.refused += 1;
+        } else {
+            tally.done += 1;
+        }
+    }
+    let swaps = swapper.swaps.load(Ordering::Relaxed);
+    drop(swapper);
+    eprintln!("Read race: {tally:?}, {swaps} swaps");
+    assert_eq!(tally.hits, 0, "Read returned outside bytes: {tally:?}");
+    assert!(tally.done > 0 && tally.refused > 0, "the race never ran both ways: {tally:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn write_never_creates_a_file_outside() {
+    let race = Race::new(PermissionMode::AcceptEdits);
+    let inside_dir = race.project.join("real");
+    fs::create_dir(&inside_dir).unwrap();
+    let link = race.project.join("sub");
+    let swapper = Swapper::start(&link, &inside_dir, &race.outside);
+    let mut tally = Tally::default();
+    let started = Instant::now();
+    let escaped = race.outside.join("new.txt");
+    while started.elapsed() < race_time() {
+        let input = json!({"file_path": link.join("new.txt"), "content": "written by the race\n"});
+        let result = race.engine.run_one(ToolCall::new("t", "Write", input), &Turn::new()).await;
+        if escaped.exists() {
+            tally.hits += 1;
+            fs::remove_file(&escaped).unwrap();
+        } else if result.is_error {
+            tally.refused += 1;
+        } else {
+            tally.done += 1;
+        }
+        let _ = fs::remove_file(inside_dir.join("new.txt"));
+        race.session().file_state().forget(&link.join("new.txt"));
+    }
+    let swaps = swapper.swaps.load(Ordering::Relaxed);
+    drop(swapper);
+    eprintln!("Write race: {tally:?}, {swaps} swaps");
+    assert_eq!(tally.hits, 0, "Write created a file outside: {tally:?}");
+    assert!(tally.done > 0 && tally.refused > 0, "the race never ran both ways: {tally:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edit_never_changes_an_outside_file() {
+    let race = Race::new(PermissionMode::AcceptEdits);
+    let original = "hello world\n";
+    let inside = race.project.join("inside.txt");
+    fs::write(&inside, original).unwrap();
+    // The same content outside: a read through the swapped link looks current to the edit.
+    let secret = race.outside.join("secret.txt");
+    fs::write(&secret, original).unwrap();
+    let link = race.project.join("link.txt");
+    let swapper = Swapper::start(&link, &inside, &secret);
+    let mut tally = Tally::default();
+    let started = Instant::now();
+    while started.elapsed() < race_time() {
+        // The model read the file (as it looks inside) before editing it.
+        let meta = fs::metadata(&inside).unwrap();
+        race.session().file_state().record(&link, FileState::full(original.as_bytes(), &meta));
+        let input = json!({"file_path": link, "old_string": "hello", "new_string": "HELLO"});
+        let result = race.engine.run_one(ToolCall::new("t", "Edit", input), &Turn::new()).await;
+        if fs::read_to_string(&secret).unwrap() != original {
+            tally.hits += 1;
+            fs::write(&secret, original).unwrap();
+        } else if result.is_error {
+            tally.refused += 1;
+        } else {
+            tally.done += 1;
+        }
+        fs::write(&inside, original).unwrap();
+    }
+    let swaps = swapper.swaps.load(Ordering::Relaxed);
+    drop(swapper);
+    eprintln!("Edit race: {tally:?}, {swaps} swaps");
+    assert_eq!(tally.hits, 0, "Edit changed the outside file: {tally:?}");
+    assert!(tally.done > 0 && tally.refused > 0, "the race never ran both ways: {tally:?}");
+}
