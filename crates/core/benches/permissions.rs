@@ -76,7 +76,7 @@ struct Call {
 }
 
 fn commands(parts: &[(&str, bool)]) -> RuleSubject {
-    RuleSubject::Commands(parts.iter().map(|(t, r)| CommandSubject { text: t.to_string(), read_only: *r }).collect())
+    RuleSubject::Commands(parts.iter().map(|(t, r)| CommandSubject::new(*t, *r)).collect())
 }
 
 fn calls() -> Vec<(&'static str, Call)> {

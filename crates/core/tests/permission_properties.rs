@@ -59,10 +59,7 @@ fn subject(commands: &[&str]) -> RuleSubject {
     RuleSubject::Commands(
         commands
             .iter()
-            .map(|c| CommandSubject {
-                text: c.to_string(),
-                read_only: c.split_whitespace().next().is_some_and(|w| READ_ONLY.contains(&w)),
-            })
+            .map(|c| CommandSubject::new(*c, c.split_whitespace().next().is_some_and(|w| READ_ONLY.contains(&w))))
             .collect(),
     )
 }

@@ -5,9 +5,21 @@
 //!
 //! A command is read-only only when every subcommand passes the per-command rules of
 //! [`crate::readonly_rules`] and nothing around them writes or hides what runs: a redirection to
-//! a file other than `/dev/null`, an assignment, a subshell, a function or control-flow
-//! construct, an arithmetic expansion, a command name that is not a literal word, or a parse
-//! error each make the command not read-only. When in doubt, the answer is "not read-only".
+//! a file other than `/dev/null` (or one that reads and writes, or opens a socket), an
+//! assignment, a subshell, a function or control-flow construct, an arithmetic expansion, a
+//! command name that is not a literal word, or a parse error each make the command not
+//! read-only. When in doubt, the answer is "not read-only".
+//!
+//! It fails closed in a second way: when it cannot account for everything the command runs (the
+//! command does not parse, a here-document delimiter is quoted in pieces, a quoted array
+//! subscript that bash evaluates holds a substitution, a command name or program is known only
+//! at run time, an option or variable names a program), the classification is *opaque*, and the
+//! permission engine matches it against deny rules as if it could be any command. Commands that
+//! run other commands (`xargs`, `env`, `sudo`, `sh -c`, `eval`, `find -exec`, `timeout`, ...)
+//! have those classified too, as *nested* subcommands that deny and ask rules see.
+//!
+//! Each subcommand also carries the paths it reads and writes ([`crate::effects`]), resolved
+//! against the directories `cd` may have moved to, for the permission engine's path policy.
 //!
 //! What the classifier does not do: decide permissions (the permission engine matches rules
 //! against [`Classification::subcommands`]) or run the command.
@@ -17,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 use tree_sitter::{Node, Parser};
 
+use crate::effects;
 use crate::readonly_rules::{self, Arg};
 
 /// Longest command the classifier parses; anything longer is not read-only.
@@ -26,14 +39,28 @@ pub const MAX_CLASSIFIED_BYTES: usize = 64 * 1024;
 pub const MAX_SUBCOMMANDS: usize = 50;
 /// Deepest nesting of `$(...)` and statements the classifier follows.
 const MAX_DEPTH: usize = 64;
+/// Deepest nesting of commands run by commands (`sh -c "xargs sh -c '...'"`) it follows.
+const MAX_NESTING: usize = 8;
 
 /// One subcommand of a command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Subcommand {
     /// Its source text, e.g. `git log --oneline`.
     pub text: String,
     /// Whether it passed the read-only rules on its own.
     pub read_only: bool,
+    /// What it runs could not be fully accounted for (see the module documentation).
+    pub opaque: bool,
+    /// It is run by another subcommand (`rm x` in `xargs rm x`).
+    pub nested: bool,
+    /// Its only changes are to the files in [`writes`](Self::writes).
+    pub edits_only: bool,
+    /// Paths it reads, relative ones against the shell's directory at the start.
+    pub reads: Vec<PathBuf>,
+    /// Paths it creates, writes or removes, likewise.
+    pub writes: Vec<PathBuf>,
+    /// It reads or writes paths known only at run time.
+    pub unknown_paths: bool,
 }
 
 /// What the classifier found out about one command line.
@@ -47,6 +74,9 @@ pub struct Classification {
     pub reason: Option<String>,
     /// Whether the command may change the shell's directory (`cd`, `pushd`, `popd`).
     pub changes_directory: bool,
+    /// Whether the classifier could not account for everything the command runs: deny rules
+    /// must treat it as possibly any command.
+    pub opaque: bool,
 }
 
 impl Classification {
@@ -122,34 +152,58 @@ pub fn classify(command: &str) -> Classification {
 /// Classify `command` run in `scope`: `cd` is read-only when its target is inside a working
 /// directory.
 pub fn classify_in(command: &str, scope: Option<Scope<'_>>) -> Classification {
-    let whole = || Subcommand { text: command.trim().to_string(), read_only: false };
+    classify_nested(command, scope, 0)
+}
+
+/// [`classify_in`] for a command run `nesting` levels deep inside other commands.
+fn classify_nested(command: &str, scope: Option<Scope<'_>>, nesting: usize) -> Classification {
+    let whole =
+        || Subcommand { text: command.trim().to_string(), opaque: true, unknown_paths: true, ..Default::default() };
+    let unreadable = |why: String| Classification {
+        subcommands: vec![whole()],
+        read_only: false,
+        reason: Some(why),
+        changes_directory: true,
+        opaque: true,
+    };
     if command.len() > MAX_CLASSIFIED_BYTES {
-        return Classification {
-            subcommands: vec![whole()],
-            read_only: false,
-            reason: Some(format!("the command is longer than {MAX_CLASSIFIED_BYTES} bytes")),
-            changes_directory: true,
-        };
+        return unreadable(format!("the command is longer than {MAX_CLASSIFIED_BYTES} bytes"));
+    }
+    if nesting > MAX_NESTING {
+        return unreadable("commands run by commands nest too deeply".into());
     }
     let Some(tree) = parse(command) else {
-        return Classification {
-            subcommands: vec![whole()],
-            read_only: false,
-            reason: Some("the command could not be parsed".into()),
-            changes_directory: true,
-        };
+        return unreadable("the command could not be parsed".into());
     };
-    let mut walker =
-        Walker { src: command, scope, subs: Vec::new(), reason: None, denials: 0, changes_directory: false };
+    let mut walker = Walker {
+        src: command,
+        scope,
+        nesting,
+        subs: Vec::new(),
+        reason: None,
+        denials: 0,
+        edit_denials: 0,
+        changes_directory: false,
+        opaque: false,
+        bases: vec![PathBuf::new()],
+        unknown_base: false,
+    };
     let root = tree.root_node();
     if root.has_error() {
-        walker.deny("the command does not parse as bash");
+        walker.unreadable("the command does not parse as bash");
     }
+    walker.hidden_substitutions(root, 0);
     walker.statement(root, 0);
     if walker.subs.is_empty() {
         walker.deny("the command is empty");
         if !command.trim().is_empty() && root.has_error() {
             walker.subs.push(whole());
+        }
+    }
+    if walker.opaque {
+        for sub in &mut walker.subs {
+            sub.opaque = true;
+            sub.read_only = false;
         }
     }
     if walker.subs.len() > MAX_SUBCOMMANDS {
@@ -164,6 +218,7 @@ pub fn classify_in(command: &str, scope: Option<Scope<'_>>) -> Classification {
         reason: walker.reason,
         subcommands: walker.subs,
         changes_directory: walker.changes_directory,
+        opaque: walker.opaque,
     }
 }
 
@@ -219,12 +274,25 @@ pub fn status_command(command: &str) -> Option<String> {
 struct Walker<'s> {
     src: &'s str,
     scope: Option<Scope<'s>>,
+    /// How many commands deep this command runs inside others.
+    nesting: usize,
     subs: Vec<Subcommand>,
     reason: Option<String>,
     /// How many problems were found so far: a construct compares it before and after its parts
     /// to know whether they held one.
     denials: usize,
+    /// How many of those were redirections writing a file named in the source (what
+    /// `acceptEdits` may allow).
+    edit_denials: usize,
     changes_directory: bool,
+    /// What runs could not be fully accounted for.
+    opaque: bool,
+    /// The directories relative paths may be relative to: the shell's (empty path), then every
+    /// `cd` target seen so far (a `cd` in a subshell or a failed one leaves the shell where it
+    /// was, so every candidate is kept).
+    bases: Vec<PathBuf>,
+    /// A `cd` went somewhere known only at run time.
+    unknown_base: bool,
 }
 
 impl<'s> Walker<'s> {
@@ -233,6 +301,53 @@ impl<'s> Walker<'s> {
         if self.reason.is_none() {
             self.reason = Some(why.to_string());
         }
+    }
+
+    /// Not read-only, and opaque: the classifier cannot account for what runs.
+    fn unreadable(&mut self, why: &str) {
+        self.opaque = true;
+        self.deny(why);
+    }
+
+    /// Look for substitutions bash runs that the tree shows as plain text: inside quoted array
+    /// subscripts (`test -v 'a[$(cmd)]'`, `[[ 'a[$(cmd)]' -eq 0 ]]`, `${a['$(cmd)']}`,
+    /// `(( a['$(cmd)'] ))`), which bash evaluates as arithmetic. Any literal word holding a
+    /// subscript with a substitution, and any subscript holding one, makes the command opaque.
+    fn hidden_substitutions(&mut self, node: Node<'_>, depth: usize) {
+        if depth > MAX_DEPTH || self.opaque {
+            return;
+        }
+        let kind = node.kind();
+        if matches!(kind, "subscript" | "word" | "raw_string" | "string" | "concatenation" | "ansi_c_string") {
+            let text = self.text(node);
+            // What bash sees once quotes and escapes are gone.
+            let plain: String = text.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+            let substitution = plain.contains("$(") || plain.contains('`') || plain.contains("$[");
+            let visible = has_kind(node, "command_substitution", 0);
+            let hidden = match kind {
+                "subscript" => !visible && (substitution || text.contains(['\'', '"', '\\'])),
+                "ansi_c_string" => plain.contains('[') && (substitution || text.contains('\\')),
+                _ => !visible && plain.contains('[') && substitution,
+            };
+            if hidden {
+                self.unreadable("a quoted subscript or arithmetic holds a substitution that bash runs");
+                return;
+            }
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        for child in children {
+            self.hidden_substitutions(child, depth + 1);
+        }
+    }
+
+    /// Resolve a path word against every directory the shell may be in.
+    fn resolve(&self, word: &str) -> Vec<PathBuf> {
+        let path = hands_core::path_policy::expand_tilde(word);
+        if path.is_absolute() {
+            return vec![path];
+        }
+        self.bases.iter().map(|b| b.join(&path)).collect()
     }
 
     /// Mark every subcommand found since `start` as not read-only: they run inside a construct
@@ -250,11 +365,11 @@ impl<'s> Walker<'s> {
     /// A statement or anything that may contain statements.
     fn statement(&mut self, node: Node<'_>, depth: usize) {
         if depth > MAX_DEPTH {
-            self.deny("the command nests too deeply");
+            self.unreadable("the command nests too deeply");
             return;
         }
         if node.is_error() || node.is_missing() {
-            self.deny("the command does not parse as bash");
+            self.unreadable("the command does not parse as bash");
         }
         let (first_sub, denials_before) = (self.subs.len(), self.denials);
         self.statement_kind(node, depth);
@@ -269,13 +384,33 @@ impl<'s> Walker<'s> {
     fn statement_kind(&mut self, node: Node<'_>, depth: usize) {
         match node.kind() {
             "program" | "list" | "pipeline" | "negated_command" => self.children(node, depth),
+            "redirected_statement" if node.child_by_field_name("body").is_none() => {
+                // Redirections with no command (`> f` empties or creates f).
+                self.bare_redirections(node, depth);
+            }
             "redirected_statement" => {
+                let start = self.subs.len();
+                let mut body_read_only = false;
+                let mut effects = Effects::default();
+                let (mut denials, mut edits) = (self.denials, self.edit_denials);
                 let mut cursor = node.walk();
-                for (i, child) in node.children(&mut cursor).enumerate() {
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for (i, child) in children.into_iter().enumerate() {
                     if node.field_name_for_child(i as u32) == Some("body") {
                         self.statement(child, depth + 1);
+                        body_read_only = self.subs.len() == start + 1 && self.subs[start].read_only;
+                        (denials, edits) = (self.denials, self.edit_denials);
                     } else if child.is_named() {
-                        self.redirect(child, depth + 1);
+                        effects.merge(self.redirect(child, depth + 1));
+                    }
+                }
+                // A read-only command whose only problem is writing files named in the source
+                // (`echo x > notes.txt`) changes only those files.
+                let only_edits = self.denials - denials == self.edit_denials - edits;
+                for (n, sub) in self.subs[start..].iter_mut().enumerate() {
+                    effects.apply(sub);
+                    if n == 0 && body_read_only && only_edits && !sub.writes.is_empty() {
+                        sub.edits_only = true;
                     }
                 }
             }
@@ -283,6 +418,24 @@ impl<'s> Walker<'s> {
             "subshell" => {
                 self.deny("a subshell");
                 self.children(node, depth);
+            }
+            "word"
+            | "string"
+            | "raw_string"
+            | "concatenation"
+            | "variable_name"
+            | "number"
+            | "simple_expansion"
+            | "expansion"
+            | "extglob_pattern"
+            | "brace_expression"
+            | "regex"
+            | "ansi_c_string"
+            | "array"
+            | "translated_string"
+            | "arithmetic_expansion" => {
+                // Words where statements are expected: `for` lists, `case` patterns.
+                self.expressions(node, depth);
             }
             "function_definition" => {
                 self.deny("a function definition");
@@ -313,18 +466,39 @@ impl<'s> Walker<'s> {
             }
             "heredoc_body" => self.expressions(node, depth),
             "comment" | "heredoc_start" | "heredoc_end" | "heredoc_content" => {}
-            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => self.redirect(node, depth),
+            "file_redirect" | "heredoc_redirect" | "herestring_redirect" => self.bare_redirections(node, depth),
             "command_substitution" | "process_substitution" => self.children(node, depth),
             _ if node.is_named() => {
-                // Anything else at statement level: unknown, so not read-only; keep looking for
-                // commands inside it.
+                // Anything else at statement level: unknown, so not read-only and not fully
+                // accounted for; keep looking for commands inside it.
                 if !node.is_error() {
-                    self.deny(&format!("an unsupported construct ({})", node.kind()));
+                    self.unreadable(&format!("an unsupported construct ({})", node.kind()));
                 }
                 self.children(node, depth);
             }
             _ => {}
         }
+    }
+
+    /// Redirections with no command (`> f`, `>> a 2> b`): one subcommand touching their files.
+    fn bare_redirections(&mut self, node: Node<'_>, depth: usize) {
+        let idx = self.subs.len();
+        self.push(node, false);
+        let (denials, edits) = (self.denials, self.edit_denials);
+        let mut effects = Effects::default();
+        if node.kind() == "redirected_statement" {
+            let mut cursor = node.walk();
+            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            for child in children {
+                effects.merge(self.redirect(child, depth + 1));
+            }
+        } else {
+            effects = self.redirect(node, depth);
+        }
+        effects.apply(&mut self.subs[idx]);
+        let only_edits = self.denials - denials == self.edit_denials - edits;
+        let sub = &mut self.subs[idx];
+        sub.edits_only = only_edits && !sub.writes.is_empty();
     }
 
     fn children(&mut self, node: Node<'_>, depth: usize) {
@@ -340,11 +514,11 @@ impl<'s> Walker<'s> {
     /// Walk an expression (argument, value, condition) for substitutions, which are subcommands.
     fn expressions(&mut self, node: Node<'_>, depth: usize) {
         if depth > MAX_DEPTH {
-            self.deny("the command nests too deeply");
+            self.unreadable("the command nests too deeply");
             return;
         }
         if node.is_error() || node.is_missing() {
-            self.deny("the command does not parse as bash");
+            self.unreadable("the command does not parse as bash");
         }
         match node.kind() {
             "command_substitution" | "process_substitution" => self.children(node, depth),
@@ -355,7 +529,14 @@ impl<'s> Walker<'s> {
             "subshell" | "compound_statement" | "command" | "pipeline" | "list" | "redirected_statement" => {
                 self.statement(node, depth + 1);
             }
-            "file_redirect" | "herestring_redirect" | "heredoc_redirect" => self.redirect(node, depth),
+            "file_redirect" | "herestring_redirect" | "heredoc_redirect" => {
+                // Inside an expression, a redirect's paths belong to no subcommand of their own:
+                // treat them as touching unknown paths of the last one.
+                let effects = self.redirect(node, depth);
+                if let Some(last) = self.subs.last_mut() {
+                    effects.apply(last);
+                }
+            }
             _ => self.expressions_of_children(node, depth),
         }
     }
@@ -370,7 +551,7 @@ impl<'s> Walker<'s> {
 
     fn push(&mut self, node: Node<'_>, read_only: bool) {
         let text = self.text(node).trim().to_string();
-        self.subs.push(Subcommand { text, read_only });
+        self.subs.push(Subcommand { text, read_only, ..Default::default() });
     }
 
     /// Whether an expression holds anything whose value is not in the source text.
@@ -385,7 +566,9 @@ impl<'s> Walker<'s> {
         node.children(&mut cursor).any(|c| self.has_dynamic_part(c))
     }
 
-    fn redirect(&mut self, node: Node<'_>, depth: usize) {
+    /// Judge a redirection and return the paths it reads and writes.
+    fn redirect(&mut self, node: Node<'_>, depth: usize) -> Effects {
+        let mut effects = Effects::default();
         match node.kind() {
             "file_redirect" => {
                 let operator = {
@@ -400,41 +583,98 @@ impl<'s> Walker<'s> {
                     self.expressions(dest, depth + 1);
                 }
                 let target = destination.map(|d| self.arg(d));
-                let safe = match operator.as_str() {
-                    "<" => true,
-                    ">&" | "<&" | ">&-" | "<&-" => target.as_ref().is_none_or(|t| {
+                let path = target.as_ref().and_then(|t| t.value.clone());
+                let shown = self.text(node).to_string();
+                let to_descriptor = |t: &Option<Arg>| {
+                    t.as_ref().is_none_or(|t| {
                         t.value.as_deref().is_some_and(|v| v == "-" || v.bytes().all(|b| b.is_ascii_digit()))
-                    }),
-                    ">" | ">>" | "&>" | "&>>" | ">|" | "<>" => {
-                        target.as_ref().and_then(|t| t.value.as_deref()).is_some_and(is_harmless_sink)
-                    }
-                    _ => false,
+                    })
                 };
-                if !safe {
-                    let shown = self.text(node).to_string();
-                    self.deny(&format!("the redirection `{shown}` writes to a file"));
+                if path.as_deref().is_some_and(is_socket_path) {
+                    self.deny(&format!("the redirection `{shown}` opens a network connection"));
+                    return effects;
+                }
+                match operator.as_str() {
+                    "<" => match path {
+                        Some(p) => effects.reads.extend(self.resolve(&p)),
+                        None => effects.unknown = true,
+                    },
+                    ">&" | "<&" | ">&-" | "<&-" if to_descriptor(&target) => {}
+                    ">" | ">>" | "&>" | "&>>" | ">|" | ">&" | "<&" if path.as_deref().is_some_and(is_harmless_sink) => {
+                    }
+                    ">" | ">>" | "&>" | "&>>" | ">|" | ">&" => match path {
+                        Some(p) if target.as_ref().is_some_and(|t| !t.glob) => {
+                            effects.writes.extend(self.resolve(&p));
+                            self.edit_denials += 1;
+                            self.deny(&format!("the redirection `{shown}` writes to a file"));
+                        }
+                        _ => {
+                            effects.unknown = true;
+                            self.deny(&format!("the redirection `{shown}` writes to a file known only at run time"));
+                        }
+                    },
+                    _ => {
+                        // `<>` reads and writes; anything else is not understood.
+                        match path {
+                            Some(p) => {
+                                let resolved = self.resolve(&p);
+                                effects.reads.extend(resolved.clone());
+                                effects.writes.extend(resolved);
+                            }
+                            None => effects.unknown = true,
+                        }
+                        self.deny(&format!("the redirection `{shown}` opens a file for writing"));
+                    }
                 }
             }
             "herestring_redirect" => self.expressions_of_children(node, depth),
             "heredoc_redirect" => {
+                self.check_heredoc_delimiter(node);
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
                 for (i, child) in children.into_iter().enumerate() {
                     match node.field_name_for_child(i as u32) {
                         Some("right") => self.statement(child, depth + 1),
-                        Some("redirect") => self.redirect(child, depth + 1),
+                        Some("redirect") => effects.merge(self.redirect(child, depth + 1)),
                         _ => match child.kind() {
                             "heredoc_body" => self.expressions(child, depth + 1),
                             "pipeline" | "command" | "list" | "redirected_statement" => {
                                 self.statement(child, depth + 1)
                             }
-                            "file_redirect" | "herestring_redirect" => self.redirect(child, depth + 1),
+                            "file_redirect" | "herestring_redirect" => effects.merge(self.redirect(child, depth + 1)),
                             _ => {}
                         },
                     }
                 }
             }
             _ => self.statement(node, depth + 1),
+        }
+        effects
+    }
+
+    /// A here-document delimiter must be a plain word, whole in one pair of quotes or after one
+    /// backslash (`EOF`, `'EOF'`, `"EOF"`, `\EOF`), and the body must end on that word. Anything
+    /// else (`E"O"F`, `'E'OF`) is read by bash differently than by the parser: what follows the
+    /// body could be hidden in it.
+    fn check_heredoc_delimiter(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+        let start = children.iter().find(|c| c.kind() == "heredoc_start").map(|c| self.text(*c));
+        let end = children.iter().find(|c| c.kind() == "heredoc_end").map(|c| self.text(*c).trim());
+        let plain =
+            |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        let word = start.and_then(|s| {
+            let inner = s
+                .strip_prefix('\'')
+                .and_then(|r| r.strip_suffix('\''))
+                .or_else(|| s.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
+                .or_else(|| s.strip_prefix('\\'))
+                .unwrap_or(s);
+            plain(inner).then_some(inner)
+        });
+        match (word, end) {
+            (Some(w), Some(e)) if w == e => {}
+            _ => self.unreadable("a here-document whose delimiter or end is not a plain word"),
         }
     }
 
@@ -444,6 +684,8 @@ impl<'s> Walker<'s> {
         let denials_before = self.denials;
         let mut name: Option<String> = None;
         let mut args: Vec<Arg> = Vec::new();
+        let mut raw_args: Vec<&'s str> = Vec::new();
+        let mut effects = Effects::default();
         let mut own_problem = false;
         let mut cursor = node.walk();
         let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
@@ -456,22 +698,27 @@ impl<'s> Walker<'s> {
                         Some(v) if !arg.glob => name = Some(v),
                         _ => {
                             own_problem = true;
-                            self.deny("the command name is not a literal word");
+                            self.unreadable("the command name is not a literal word");
                         }
                     }
                 }
                 Some("argument") => {
                     self.expressions(child, depth + 1);
                     args.push(self.arg(child));
+                    raw_args.push(self.text(child));
                 }
-                Some("redirect") => self.redirect(child, depth + 1),
+                Some("redirect") => effects.merge(self.redirect(child, depth + 1)),
                 _ => match child.kind() {
                     "variable_assignment" => {
                         own_problem = true;
                         self.deny("an assignment prefix");
+                        let assigned = child.child_by_field_name("name").map(|n| self.text(n).to_string());
+                        if assigned.as_deref().is_some_and(effects::program_variable) {
+                            self.unreadable("an assignment to a variable that chooses a program or configuration");
+                        }
                         self.expressions(child, depth + 1);
                     }
-                    "file_redirect" | "herestring_redirect" => self.redirect(child, depth + 1),
+                    "file_redirect" | "herestring_redirect" => effects.merge(self.redirect(child, depth + 1)),
                     "subshell" => {
                         own_problem = true;
                         self.deny("a subshell");
@@ -480,6 +727,7 @@ impl<'s> Walker<'s> {
                     _ if child.is_named() => {
                         self.expressions(child, depth + 1);
                         args.push(self.arg(child));
+                        raw_args.push(self.text(child));
                     }
                     _ => {}
                 },
@@ -490,12 +738,33 @@ impl<'s> Walker<'s> {
         if self.denials != denials_before {
             own_problem = true;
         }
+        effects.apply(&mut self.subs[idx]);
         let Some(name) = name else {
             self.subs[idx].read_only = false;
+            self.subs[idx].unknown_paths = true;
             return;
         };
+        let words: Vec<&str> = args.iter().zip(&raw_args).map(|(a, raw)| a.value.as_deref().unwrap_or(raw)).collect();
+        self.plain_spelling(node, &name, &raw_args);
+        if let Some(option) = effects::program_option(&name, &words) {
+            self.unreadable(&format!("`{name}` with `{option}`, which names a program to run"));
+            own_problem = true;
+        }
+        self.path_effects(idx, &name, &args, &words);
         if matches!(name.as_str(), "cd" | "pushd" | "popd") {
             self.changes_directory = true;
+            self.move_bases(&name, &args);
+        }
+        for inner in effects::inner_commands(&name, &words) {
+            let script = match inner {
+                effects::Inner::Words(start, end) => raw_args[start..end].join(" "),
+                effects::Inner::Script(script) => script,
+                effects::Inner::Unknown(why) => {
+                    self.unreadable(&format!("{why}, which cannot be seen"));
+                    continue;
+                }
+            };
+            self.nested_command(&script);
         }
         let verdict = readonly_rules::check(&name, &args, self.scope);
         if let Err(why) = &verdict {
@@ -503,6 +772,99 @@ impl<'s> Walker<'s> {
             tracing::trace!(command = %text, reason = %why, "not read-only");
         }
         self.subs[idx].read_only = verdict.is_ok() && !own_problem;
+    }
+
+    /// A command whose name is quoted, escaped or a path (`r\\m`, `"rm"`, `/bin/rm`) also gets a
+    /// nested subcommand under its plain name, which deny and ask rules see.
+    fn plain_spelling(&mut self, node: Node<'_>, name: &str, raw_args: &[&str]) {
+        let Some(raw_name) = node.child_by_field_name("name").map(|n| self.text(n)) else { return };
+        let plain = name.rsplit('/').next().unwrap_or(name);
+        if raw_name == plain || plain.is_empty() {
+            return;
+        }
+        let mut text = plain.to_string();
+        for arg in raw_args {
+            text.push(' ');
+            text.push_str(arg);
+        }
+        self.subs.push(Subcommand { text, nested: true, ..Default::default() });
+    }
+
+    /// Record the paths subcommand `idx` (`name args...`) reads and writes.
+    fn path_effects(&mut self, idx: usize, name: &str, args: &[Arg], words: &[&str]) {
+        let dynamic = args.iter().any(|a| a.value.is_none());
+        let operands = effects::operands(name, words);
+        let reads: Vec<PathBuf> = operands.reads.iter().flat_map(|p| self.resolve(p)).collect();
+        let writes: Vec<PathBuf> = operands.writes.iter().flat_map(|p| self.resolve(p)).collect();
+        let touches_paths = !operands.reads.is_empty() || !operands.writes.is_empty();
+        let sub = &mut self.subs[idx];
+        sub.reads.extend(reads);
+        sub.writes.extend(writes);
+        let no_paths = effects::operands(name, &["/"]) == effects::Operands::default();
+        if (dynamic && !no_paths) || (self.unknown_base && touches_paths) {
+            sub.unknown_paths = true;
+        }
+        let literal = !dynamic && !args.iter().any(|a| a.glob);
+        if operands.edits_only && literal && !self.opaque {
+            sub.edits_only = true;
+        }
+    }
+
+    /// Follow `cd`/`pushd`/`popd`: later relative paths may be relative to the new directory.
+    fn move_bases(&mut self, name: &str, args: &[Arg]) {
+        let targets: Vec<&Arg> =
+            args.iter().filter(|a| !a.value.as_deref().is_some_and(|v| v.starts_with('-'))).collect();
+        match (name, targets.as_slice()) {
+            ("cd", []) => {
+                let home = hands_core::path_policy::expand_tilde("~");
+                if home.is_absolute() {
+                    self.bases.push(home);
+                } else {
+                    self.unknown_base = true;
+                }
+            }
+            ("cd" | "pushd", [target]) => match &target.value {
+                Some(t) if !target.glob && t != "-" => {
+                    let moved: Vec<PathBuf> = self.resolve(t);
+                    // The target is also read (listed by what follows, at least).
+                    if let Some(sub) = self.subs.last_mut() {
+                        sub.reads.extend(moved.iter().cloned());
+                    }
+                    for m in moved {
+                        if !self.bases.contains(&m) {
+                            self.bases.push(m);
+                        }
+                    }
+                }
+                _ => self.unknown_base = true,
+            },
+            _ => self.unknown_base = true,
+        }
+    }
+
+    /// Classify a command this one runs (`sh -c SCRIPT`, `xargs CMD`), and add its subcommands
+    /// as nested ones.
+    fn nested_command(&mut self, script: &str) {
+        let inner = classify_nested(script, self.scope, self.nesting + 1);
+        if inner.opaque {
+            let why = inner.reason.clone().unwrap_or_else(|| "a command run by another".into());
+            self.unreadable(&format!("it runs a command that cannot be fully read ({why})"));
+        }
+        let bases = self.bases.clone();
+        for mut sub in inner.subcommands {
+            sub.nested = true;
+            sub.read_only = false;
+            // Its relative paths are relative to wherever this command runs.
+            if bases.len() > 1 {
+                let rebase = |paths: &mut Vec<PathBuf>| {
+                    *paths = paths.iter().flat_map(|p| bases.iter().map(move |b| b.join(p))).collect();
+                };
+                rebase(&mut sub.reads);
+                rebase(&mut sub.writes);
+            }
+            sub.unknown_paths |= self.unknown_base;
+            self.subs.push(sub);
+        }
     }
 
     /// What the shell would pass as one word, as far as the source text tells.
@@ -565,9 +927,49 @@ impl<'s> Walker<'s> {
     }
 }
 
+/// Whether `node` or a node under it is of `kind`.
+fn has_kind(node: Node<'_>, kind: &str, depth: usize) -> bool {
+    if node.kind() == kind {
+        return true;
+    }
+    if depth > MAX_DEPTH {
+        return true;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    children.into_iter().any(|c| has_kind(c, kind, depth + 1))
+}
+
+/// Paths touched by redirections, on their way to the subcommands they belong to.
+#[derive(Debug, Default)]
+struct Effects {
+    reads: Vec<PathBuf>,
+    writes: Vec<PathBuf>,
+    unknown: bool,
+}
+
+impl Effects {
+    fn merge(&mut self, other: Effects) {
+        self.reads.extend(other.reads);
+        self.writes.extend(other.writes);
+        self.unknown |= other.unknown;
+    }
+
+    fn apply(&self, sub: &mut Subcommand) {
+        sub.reads.extend(self.reads.iter().cloned());
+        sub.writes.extend(self.writes.iter().cloned());
+        sub.unknown_paths |= self.unknown;
+    }
+}
+
 /// Redirect targets that are not files anyone keeps.
 fn is_harmless_sink(target: &str) -> bool {
     matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr")
+}
+
+/// Paths bash itself turns into network connections.
+fn is_socket_path(target: &str) -> bool {
+    target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/")
 }
 
 fn has_glob(raw: &str) -> bool {

@@ -19,6 +19,7 @@
 pub mod background;
 pub mod classify;
 pub mod constants;
+pub(crate) mod effects;
 pub mod output;
 pub mod process;
 pub mod prompt;
@@ -222,10 +223,52 @@ impl TypedTool for BashTool {
         c.read_only && !c.changes_directory
     }
 
+    /// The path policy of the file tools, applied to the paths the command reads and writes:
+    /// reading outside the working directories asks as Read does; writing a protected path or
+    /// outside them asks as Write does. (The permission engine applies the same policy with the
+    /// settings' rules and directories; this answer is what a policy without rules sees.)
+    async fn check_permissions(&self, input: &BashInput, ctx: &ToolContext) -> PermissionResult {
+        let session = ctx.session();
+        let c = classify_for_session(&input.command, session);
+        for sub in &c.subcommands {
+            for path in &sub.reads {
+                let check = hands_core::path_policy::check_path(session, &path.to_string_lossy());
+                if !check.inside_working_dirs && !check.session_internal {
+                    if let PermissionResult::Ask { message, reason, .. } = check.read_permission(TOOL_NAME) {
+                        return PermissionResult::Ask { message, reason, updated_input: None };
+                    }
+                }
+            }
+            for path in &sub.writes {
+                let check = hands_core::path_policy::check_path(session, &path.to_string_lossy());
+                if check.protected.is_some() || !check.inside_working_dirs {
+                    if let ask @ PermissionResult::Ask { .. } =
+                        check.write_permission(TOOL_NAME, session.permission_mode())
+                    {
+                        return ask;
+                    }
+                }
+            }
+        }
+        PermissionResult::passthrough()
+    }
+
     fn rule_subject(&self, input: &BashInput, session: &Session) -> RuleSubject {
         let c = classify_for_session(&input.command, session);
         RuleSubject::Commands(
-            c.subcommands.into_iter().map(|s| CommandSubject { text: s.text, read_only: s.read_only }).collect(),
+            c.subcommands
+                .into_iter()
+                .map(|s| CommandSubject {
+                    text: s.text,
+                    read_only: s.read_only,
+                    opaque: s.opaque,
+                    nested: s.nested,
+                    edits_only: s.edits_only,
+                    reads: s.reads,
+                    writes: s.writes,
+                    unknown_paths: s.unknown_paths,
+                })
+                .collect(),
         )
     }
 

@@ -5,10 +5,14 @@
 //! Everything here judges one simple command whose words the classifier has already worked out
 //! ([`Arg`]); splitting, redirections and substitutions are [`crate::classify`]'s business.
 //! A command missing from these lists is not read-only.
+//!
+//! Long options are matched as getopt matches them: any prefix of a dangerous option counts as
+//! that option (`sort --outp=f` is `sort --output=f`).
 
 use std::path::{Component, Path};
 
 use crate::classify::Scope;
+use crate::effects;
 
 /// One word of a simple command, as far as the source text tells.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,14 +50,6 @@ const ANY_ARGS: &[&str] = &[
 /// a flag is harmless. Expansions are still refused (reference: `$VAR` in a flag-taking command).
 const GLOB_TOLERANT: &[&str] = &["ls", "grep", "egrep", "fgrep"];
 
-/// Targets `xargs` may run: appended arguments come from input nobody has seen, so only commands
-/// that stay read-only whatever their arguments qualify.
-const XARGS_TARGETS: &[&str] = &[
-    "cat", "head", "tail", "wc", "stat", "strings", "hexdump", "od", "nl", "basename", "dirname", "realpath", "cut",
-    "tr", "rev", "fold", "comm", "cmp", "readlink", "diff", "true", "false", "echo", "grep", "egrep", "fgrep", "ls",
-    "du", "tac",
-];
-
 /// Whether the simple command `name args...` only reads. `Err` says why not.
 pub fn check(name: &str, args: &[Arg], scope: Option<Scope<'_>>) -> Result<(), String> {
     if ANY_ARGS.contains(&name) {
@@ -66,6 +62,9 @@ pub fn check(name: &str, args: &[Arg], scope: Option<Scope<'_>>) -> Result<(), S
         return Err(format!("`{name}` with an unquoted glob"));
     }
     let words: Vec<&str> = args.iter().filter_map(|a| a.value.as_deref()).collect();
+    if let Some(option) = effects::program_option(name, &words) {
+        return refuse(name, &format!("with `{option}`, which names a program to run"));
+    }
     check_words(name, &words, scope)
 }
 
@@ -73,8 +72,20 @@ fn refuse(name: &str, what: &str) -> Result<(), String> {
     Err(format!("`{name}` {what}"))
 }
 
-/// Whether any word is one of `flags` (exactly, or as `--flag=value`).
+/// Whether any word is one of `flags`: a short flag exactly, a long one also abbreviated as
+/// getopt accepts it, with or without `=value`.
 fn has_flag(words: &[&str], flags: &[&str]) -> Option<String> {
+    words.iter().find_map(|w| {
+        flags
+            .iter()
+            .find(|f| *w == **f || (f.starts_with("--") && effects::long_option_is(w, f)))
+            .map(|f| f.to_string())
+    })
+}
+
+/// Whether any word is exactly one of `flags` (or `--flag=value`): for flags that make a command
+/// safer, where an abbreviation might stand for another option.
+fn has_exact_flag(words: &[&str], flags: &[&str]) -> Option<String> {
     words.iter().find_map(|w| {
         flags
             .iter()
@@ -96,7 +107,13 @@ fn short_cluster_has(words: &[&str], letters: &[char]) -> Option<char> {
 fn check_words(name: &str, words: &[&str], scope: Option<Scope<'_>>) -> Result<(), String> {
     match name {
         "ls" | "grep" | "egrep" | "fgrep" | "pwd" | "whoami" | "arch" | "help" | "netstat" | "ps" | "lsof"
-        | "pgrep" | "tput" | "ss" => Ok(()),
+        | "pgrep" | "tput" => Ok(()),
+        "ss" => {
+            if has_flag(words, &["--kill", "--diag"]).is_some() || short_cluster_has(words, &['K', 'D']).is_some() {
+                return refuse(name, "closing sockets or writing a dump (`-K`, `-D`)");
+            }
+            Ok(())
+        }
         "echo" => Ok(()),
         "cd" => check_cd(words, scope),
         "find" => match has_flag(
@@ -298,14 +315,11 @@ fn check_xargs(words: &[&str]) -> Result<(), String> {
             i += 1;
         }
     }
-    let target = &words[i.min(words.len())..];
-    match target.first() {
+    // With a command, xargs runs it with arguments nobody has seen (which may be options):
+    // never read-only. Without one it only prints.
+    match words[i.min(words.len())..].first() {
         None => Ok(()),
-        Some(cmd) if XARGS_TARGETS.contains(cmd) => {
-            let args: Vec<Arg> = target[1..].iter().map(|w| Arg::literal(w)).collect();
-            check(cmd, &args, None).map_err(|why| format!("xargs target: {why}"))
-        }
-        Some(cmd) => Err(format!("`xargs {cmd}` runs a command that is not read-only with unseen arguments")),
+        Some(cmd) => Err(format!("`xargs {cmd}` runs a command with arguments known only at run time")),
     }
 }
 
@@ -345,18 +359,17 @@ const GIT_READ_ONLY: &[&str] = &[
 ];
 
 /// Flags of read-only git subcommands that write a file or run a program.
-const GIT_OUTPUT_FLAGS: &[&str] = &["--output", "-O", "--open-files-in-pager", "--ext-diff"];
+const GIT_OUTPUT_FLAGS: &[&str] =
+    &["--output", "-O", "--open-files-in-pager", "--ext-diff", "--upload-pack", "--exec", "--textconv"];
 
 fn check_git(words: &[&str]) -> Result<(), String> {
-    // Global options before the subcommand.
+    // Global options before the subcommand. `-C`, `-c`, `--git-dir`, `--work-tree` and the
+    // like choose another repository or configuration, which may run programs (`core.fsmonitor`,
+    // `core.pager`): never read-only.
     let mut i = 0;
     while i < words.len() && words[i].starts_with('-') {
         match words[i] {
-            "-C" => i += 2,
-            "--no-pager" | "-P" | "--no-optional-locks" | "--bare" | "--no-replace-objects" | "--literal-pathspecs" => {
-                i += 1
-            }
-            w if w.starts_with("--git-dir=") || w.starts_with("--work-tree=") => i += 1,
+            "--no-pager" | "-P" | "--no-optional-locks" | "--no-replace-objects" | "--literal-pathspecs" => i += 1,
             w => return refuse("git", &format!("with the global option `{w}`")),
         }
     }
@@ -368,9 +381,12 @@ fn check_git(words: &[&str]) -> Result<(), String> {
         if let Some(f) = has_flag(rest, GIT_OUTPUT_FLAGS) {
             return refuse("git", &format!("{sub} with `{f}`"));
         }
-        // `git grep -Ovim`: the pager to open, attached to the flag.
-        if *sub == "grep" && rest.iter().any(|w| w.starts_with("-O")) {
+        // `git grep -Ovim` (or `-nO...`): the pager to open, attached to the flag.
+        if *sub == "grep" && short_cluster_has(rest, &['O']).is_some() {
             return refuse("git", "grep opening files in a pager");
+        }
+        if *sub == "ls-remote" && short_cluster_has(rest, &['u']).is_some() {
+            return refuse("git", "ls-remote with `-u`, which names the program to run");
         }
         return Ok(());
     }
@@ -466,7 +482,7 @@ fn check_git_config(words: &[&str]) -> Result<(), String> {
         return refuse("git", &format!("config with `{f}`"));
     }
     let reads = ["--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"];
-    if has_flag(words, &reads).is_some() {
+    if has_exact_flag(words, &reads).is_some() {
         return Ok(());
     }
     let positional = words.iter().filter(|w| !w.starts_with('-')).count();

@@ -144,13 +144,39 @@ pub enum RuleSubject {
     Content(String),
 }
 
-/// One subcommand of a shell command, as the rule engine sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One subcommand of a shell command, as the rule engine sees it: its text for `Bash(...)` rules
+/// and, as far as the shell tool could tell, the paths it reads and writes, which meet the same
+/// path policy as the file tools (`Read(...)`/`Edit(...)` rules, working directories, protected
+/// names).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CommandSubject {
     /// The subcommand text, e.g. `git push origin main`.
     pub text: String,
     /// Whether the shell tool's classifier found it read-only.
     pub read_only: bool,
+    /// The shell tool could not account for everything this command runs (it does not parse, a
+    /// command name or a program is known only at run time, ...): deny and ask rules treat it as
+    /// possibly any command, and wildcard allow rules never approve it.
+    pub opaque: bool,
+    /// It runs inside another subcommand (what `xargs`, `env`, `sh -c` or `find -exec` start):
+    /// deny and ask rules match it; whether it may run follows the subcommand around it.
+    pub nested: bool,
+    /// Its only changes are to the files in [`writes`](Self::writes) (`echo x > f`, `mkdir d`):
+    /// `acceptEdits` may run it when they are all inside the working directories.
+    pub edits_only: bool,
+    /// Paths it reads (relative ones against the shell's directory).
+    pub reads: Vec<std::path::PathBuf>,
+    /// Paths it creates, writes or removes (relative ones against the shell's directory).
+    pub writes: Vec<std::path::PathBuf>,
+    /// It reads or writes paths known only at run time.
+    pub unknown_paths: bool,
+}
+
+impl CommandSubject {
+    /// A subcommand with no known path effects.
+    pub fn new(text: impl Into<String>, read_only: bool) -> Self {
+        Self { text: text.into(), read_only, ..Self::default() }
+    }
 }
 
 /// A tool's own permission answer (`checkPermissions`).

@@ -2,14 +2,19 @@
 //! ([`RuleSet::decide`]), in the order of reference §3.4:
 //!
 //! 1. deny: a bare deny rule, a content deny rule (any Bash subcommand, the path or its symlink
-//!    target), the tool's own refusal;
-//! 2. ask: a bare ask rule, a content ask rule (even in `bypassPermissions`);
+//!    target, a path a Bash subcommand reads or writes), the tool's own refusal; a Bash
+//!    subcommand the shell tool could not fully read (`opaque`) is matched by every `Bash(...)`
+//!    deny rule, since it could be anything;
+//! 2. ask: a bare ask rule, a content ask rule (even in `bypassPermissions`), opaque subcommands
+//!    likewise;
 //! 3. safety checks that even `bypassPermissions` respects: writes to protected paths (`.git`,
-//!    `.claude`, shell start-up files, ...), Bash commands of more than 50 subcommands;
+//!    `.claude`, shell start-up files, ...) by a file tool or a Bash subcommand, Bash commands of
+//!    more than 50 subcommands;
 //! 4. `bypassPermissions` allows;
 //! 5. a bare allow rule allows;
-//! 6. content allows: every Bash subcommand allowed by a rule, read-only or (in `acceptEdits`) a
-//!    simple file-system command inside the working directories; a path allow rule (an `Edit`
+//! 6. content allows: every Bash subcommand allowed by a rule, read-only or (in `acceptEdits`)
+//!    changing only files inside the working directories, and in each case reading only where
+//!    the Read tool may and writing only where the Write tool may; a path allow rule (an `Edit`
 //!    allow also allows reading); reads inside the working directories; edits inside them in
 //!    `acceptEdits`;
 //! 7. the tool's own allow or ask, else the built-in default ([`decide_without_rules`]).
@@ -24,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::command_rules::{CommandPattern, always_asks, command_forms, plain_words};
+use super::command_rules::{CommandPattern, always_asks, command_forms};
 use super::path_rules::{Anchors, PathPattern, PathPatternError};
 use super::rules::{
     EDIT_RULE_TOOLS, READ_RULE_TOOLS, Rule, domain_matches, parameter_matches, rule_covers_tool, wildcard_match,
@@ -39,10 +44,6 @@ pub const MAX_SUBCOMMANDS: usize = 50;
 
 /// At most this many rules are suggested for "always allow" on a compound command.
 pub const MAX_SUGGESTED_RULES: usize = 5;
-
-/// Commands `acceptEdits` runs without asking when every path argument is inside the working
-/// directories.
-const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "mv", "cp"];
 
 /// One rule, ready to match, with where it came from.
 #[derive(Debug, Clone)]
@@ -105,8 +106,14 @@ impl CompiledRule {
 
     fn command_matches(&self, forms: &SubcommandForms) -> bool {
         let Some(pattern) = &self.command else { return false };
+        if self.behavior != Behavior::Allow && forms.opaque {
+            // What really runs is unknown: a deny or ask rule that might match, matches.
+            return true;
+        }
+        let opaque = forms.opaque;
         let forms = if self.behavior == Behavior::Allow { &forms.allow } else { &forms.strict };
-        if self.behavior == Behavior::Allow && pattern.is_wildcard() && forms.iter().any(|f| always_asks(f)) {
+        if self.behavior == Behavior::Allow && pattern.is_wildcard() && (opaque || forms.iter().any(|f| always_asks(f)))
+        {
             return false;
         }
         forms.iter().any(|f| pattern.matches(f))
@@ -152,6 +159,22 @@ impl CompiledRule {
             RuleSubject::Commands(_) if self.covers(tool) => {
                 call.subcommands.iter().find(|s| self.command_matches(s)).map(|s| s.text.clone())
             }
+            // A `Read(...)`/`Edit(...)` deny or ask rule meets the paths a command reads or writes.
+            RuleSubject::Commands(_) if self.path.is_some() && self.behavior != Behavior::Allow => {
+                let reads = READ_RULE_TOOLS.contains(&self.rule.tool.as_str());
+                call.subcommands.iter().find_map(|s| {
+                    let touched = if reads { &s.reads } else { &s.writes };
+                    touched
+                        .iter()
+                        .find(|c| {
+                            // A command may read a directory's entries too (`ls`, `grep -r`): a
+                            // rule about what is inside the directory applies.
+                            let entries: Vec<PathBuf> = c.iter().map(|p| p.join("*")).collect();
+                            self.path_matches(c) || (reads && self.path_matches(&entries))
+                        })
+                        .map(|c| c[0].display().to_string())
+                })
+            }
             RuleSubject::ReadPath(_) | RuleSubject::EditPath(_) => (self.applies_to_path_call(call)
                 && self.path_matches(&call.paths))
             .then(|| call.paths[0].display().to_string()),
@@ -191,13 +214,22 @@ pub struct CallFacts<'a> {
     pub subject_real: Option<&'a Path>,
 }
 
-/// One subcommand with the forms allow rules and deny/ask rules are tried against.
+/// One subcommand with the forms allow rules and deny/ask rules are tried against, and the
+/// paths it touches.
 #[derive(Debug)]
 struct SubcommandForms {
     text: String,
     read_only: bool,
     allow: Vec<String>,
     strict: Vec<String>,
+    opaque: bool,
+    nested: bool,
+    edits_only: bool,
+    unknown_paths: bool,
+    /// Each path it reads: as given (normalized), then where it really leads when different.
+    reads: Vec<Vec<PathBuf>>,
+    /// Each path it writes, likewise.
+    writes: Vec<Vec<PathBuf>>,
 }
 
 /// The facts plus what is computed once per call: subcommand forms, path candidates.
@@ -218,6 +250,12 @@ impl<'a> Prepared<'a> {
                     read_only: s.read_only,
                     allow: command_forms(&s.text, false),
                     strict: command_forms(&s.text, true),
+                    opaque: s.opaque,
+                    nested: s.nested,
+                    edits_only: s.edits_only,
+                    unknown_paths: s.unknown_paths,
+                    reads: s.reads.iter().map(|p| path_candidates(facts.cwd, p)).collect(),
+                    writes: s.writes.iter().map(|p| path_candidates(facts.cwd, p)).collect(),
                 })
                 .collect(),
             _ => Vec::new(),
@@ -295,6 +333,8 @@ enum SubcommandApproval<'r> {
     Rule(&'r CompiledRule),
     ReadOnly,
     AcceptEdits,
+    /// It runs inside another subcommand, which decides.
+    Nested,
 }
 
 impl RuleSet {
@@ -387,21 +427,78 @@ impl RuleSet {
     }
 
     fn subcommand_approval(&self, sub: &SubcommandForms, call: &Prepared<'_>) -> Option<SubcommandApproval<'_>> {
+        if sub.nested {
+            return Some(SubcommandApproval::Nested);
+        }
         let tool = call.facts.tool;
-        if let Some(rule) = self
+        let reads_ok = sub.reads.iter().all(|c| self.read_approved(call, c));
+        let rule = self
             .rules
             .iter()
-            .find(|r| r.behavior == Behavior::Allow && !r.rule.is_bare() && r.covers(tool) && r.command_matches(sub))
-        {
-            return Some(SubcommandApproval::Rule(rule));
+            .find(|r| r.behavior == Behavior::Allow && !r.rule.is_bare() && r.covers(tool) && r.command_matches(sub));
+        if let Some(rule) = rule {
+            // A rule naming the exact command approves its paths too; a wildcard rule approves
+            // the command, not reads and writes where the file tools would ask.
+            let exact = rule.command.as_ref().is_some_and(|p| !p.is_wildcard());
+            if exact || (reads_ok && sub.writes.iter().all(|c| self.write_approved(call, c, true))) {
+                return Some(SubcommandApproval::Rule(rule));
+            }
         }
-        if sub.read_only {
+        if sub.read_only && !sub.opaque && reads_ok && !sub.unknown_paths && sub.writes.is_empty() {
             return Some(SubcommandApproval::ReadOnly);
         }
-        if call.facts.mode == PermissionMode::AcceptEdits && accept_edits_command(sub, call.facts) {
+        let accept_edits = call.facts.mode == PermissionMode::AcceptEdits;
+        if accept_edits
+            && sub.edits_only
+            && !sub.opaque
+            && !sub.unknown_paths
+            && reads_ok
+            && !sub.writes.is_empty()
+            && sub.writes.iter().all(|c| self.write_approved(call, c, true))
+        {
             return Some(SubcommandApproval::AcceptEdits);
         }
         None
+    }
+
+    /// Whether a command may read the path with these candidates without asking, as the Read
+    /// tool may: inside the working directories (or hands's own results), or under an allow rule
+    /// of the `Read` or `Edit` family for every candidate.
+    fn read_approved(&self, call: &Prepared<'_>, candidates: &[PathBuf]) -> bool {
+        let facts = call.facts;
+        let inside = |dirs: &[PathBuf]| candidates.iter().all(|p| dirs.iter().any(|d| p.starts_with(d)));
+        inside(facts.working_dirs)
+            || inside(facts.internal_dirs)
+            || self.path_allowed(candidates, |t| READ_RULE_TOOLS.contains(&t) || EDIT_RULE_TOOLS.contains(&t))
+    }
+
+    /// Whether a command may write the path with these candidates without asking, as the Write
+    /// tool may: inside the working directories when `inside_ok`, or under an `Edit`-family allow
+    /// rule for every candidate. (Protected paths ask before this is consulted.)
+    fn write_approved(&self, call: &Prepared<'_>, candidates: &[PathBuf], inside_ok: bool) -> bool {
+        let dirs = call.facts.working_dirs;
+        (inside_ok && candidates.iter().all(|p| dirs.iter().any(|d| p.starts_with(d))))
+            || self.path_allowed(candidates, |t| EDIT_RULE_TOOLS.contains(&t))
+    }
+
+    /// Whether every candidate is matched by some path allow rule of a tool `family` accepts.
+    fn path_allowed(&self, candidates: &[PathBuf], family: impl Fn(&str) -> bool) -> bool {
+        candidates.iter().all(|p| {
+            let one = std::slice::from_ref(p);
+            self.rules.iter().any(|r| {
+                r.behavior == Behavior::Allow && r.path.is_some() && family(r.rule.tool.as_str()) && r.path_matches(one)
+            })
+        })
+    }
+
+    /// A protected path (`.git`, `.claude`, ...) some Bash subcommand writes, with the name.
+    fn protected_command_write(call: &Prepared<'_>) -> Option<(String, &'static str)> {
+        call.subcommands.iter().flat_map(|s| &s.writes).find_map(|candidates| {
+            candidates
+                .iter()
+                .find_map(|p| protected_component(p))
+                .map(|name| (candidates[0].display().to_string(), name))
+        })
     }
 
     /// The decision for one call (see the module documentation for the order).
@@ -450,6 +547,13 @@ impl RuleSet {
                     format!("Allow {}?", call.display()),
                 );
             }
+        }
+        if let Some((path, name)) = Self::protected_command_write(call) {
+            return Decision::ask(
+                DecisionSource::Tool,
+                format!("the command writes {path}, a protected path ({name}): changes there always need confirmation"),
+                format!("Allow {}?", call.display()),
+            );
         }
         if call.subcommands.len() > MAX_SUBCOMMANDS {
             return Decision::ask(
@@ -531,6 +635,7 @@ impl RuleSet {
                     parts.push(format!("`{}` by the rule `{}` in {}", sub.text, rule.rule, rule.origin));
                 }
                 SubcommandApproval::ReadOnly => parts.push(format!("`{}` is read-only", sub.text)),
+                SubcommandApproval::Nested => {}
                 SubcommandApproval::AcceptEdits => {
                     used_accept_edits = true;
                     parts.push(format!(
@@ -565,17 +670,25 @@ impl RuleSet {
                 question,
             ),
             RuleSubject::Commands(_) if !call.subcommands.is_empty() && facts.mode != PermissionMode::Plan => {
-                let pending: Vec<String> = call
-                    .subcommands
-                    .iter()
-                    .filter(|s| self.subcommand_approval(s, call).is_none())
-                    .map(|s| format!("`{}`", s.text))
-                    .collect();
-                Decision::ask(
-                    DecisionSource::Default,
-                    format!("{} may modify the system and no allow rule matches it", pending.join(", ")),
-                    question,
-                )
+                let pending: Vec<&SubcommandForms> =
+                    call.subcommands.iter().filter(|s| self.subcommand_approval(s, call).is_none()).collect();
+                let outside = pending.iter().find_map(|s| {
+                    s.reads.iter().find(|c| !self.read_approved(call, c)).map(|c| (s, "reads", c)).or_else(|| {
+                        s.writes.iter().find(|c| !self.write_approved(call, c, true)).map(|c| (s, "writes", c))
+                    })
+                });
+                let reason = match outside {
+                    Some((sub, verb, candidates)) => format!(
+                        "`{}` {verb} {}, outside the working directories, and no allow rule matches it",
+                        sub.text,
+                        candidates.last().unwrap_or(&candidates[0]).display()
+                    ),
+                    None => {
+                        let texts: Vec<String> = pending.iter().map(|s| format!("`{}`", s.text)).collect();
+                        format!("{} may modify the system and no allow rule matches it", texts.join(", "))
+                    }
+                };
+                Decision::ask(DecisionSource::Default, reason, question)
             }
             RuleSubject::EditPath(_) if facts.mode != PermissionMode::Plan => {
                 let reason = if call.inside_working_dirs() {
@@ -675,25 +788,6 @@ fn tool_updated_input(result: &PermissionResult) -> Option<Value> {
         }
         _ => None,
     }
-}
-
-/// A `mkdir`/`touch`/`mv`/`cp` whose every path argument stays inside the working directories.
-fn accept_edits_command(sub: &SubcommandForms, facts: &CallFacts<'_>) -> bool {
-    let Some(form) = sub.allow.last() else { return false };
-    if form.contains(['$', '`', '*', '?', '[', '{', '~', '>', '<']) {
-        return false;
-    }
-    let words = plain_words(form);
-    let Some((command, args)) = words.split_first() else { return false };
-    if !ACCEPT_EDITS_COMMANDS.contains(&command.as_str()) {
-        return false;
-    }
-    let paths: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    !paths.is_empty()
-        && paths.iter().all(|a| {
-            let candidates = path_candidates(facts.cwd, Path::new(a.as_str()));
-            candidates.iter().all(|p| facts.working_dirs.iter().any(|d| p.starts_with(d)))
-        })
 }
 
 /// Plan mode refuses what would ask for a call that may modify the system.

@@ -27,6 +27,9 @@ use serde_json::Value;
 const READ_ONLY: &[&str] =
     &["ls", "cat", "echo", "pwd", "head", "tail", "wc", "grep", "git status", "git diff", "git log"];
 
+/// Commands the test shell reports as changing only the files they name.
+const FILE_COMMANDS: &[&str] = &["mkdir", "touch", "cp", "mv"];
+
 /// Split a command the naive way (no quotes): `&&`, `||`, `;`, `|`, `&`.
 pub fn split_command(command: &str) -> Vec<CommandSubject> {
     let mut parts = vec![command.to_string()];
@@ -42,7 +45,13 @@ pub fn split_command(command: &str) -> Vec<CommandSubject> {
             let one = words.first().copied().unwrap_or("");
             let two = words.iter().take(2).copied().collect::<Vec<_>>().join(" ");
             let read_only = READ_ONLY.contains(&one) || READ_ONLY.contains(&two.as_str());
-            CommandSubject { text, read_only }
+            let mut subject = CommandSubject::new(text.clone(), read_only);
+            // File commands change the files they name, as a real shell tool reports them.
+            if FILE_COMMANDS.contains(&one) {
+                subject.writes = words[1..].iter().filter(|w| !w.starts_with('-')).map(|w| w.into()).collect();
+                subject.edits_only = true;
+            }
+            subject
         })
         .collect()
 }
