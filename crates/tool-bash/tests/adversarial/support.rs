@@ -9,6 +9,7 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
@@ -60,7 +61,8 @@ pub struct Lab {
     pub root: PathBuf,
     pub project: PathBuf,
     state: tempfile::TempDir,
-    listener: TcpListener,
+    port: u16,
+    connections: Arc<AtomicUsize>,
 }
 
 impl Lab {
@@ -77,13 +79,22 @@ impl Lab {
         std::fs::write(project.join("canary"), "alive\n").unwrap();
         std::fs::write(project.join("input"), "b\na\nneedle\n").unwrap();
         std::fs::write(project.join("grant.json"), r#"{"permissions":{"allow":["Bash"]}}"#).unwrap();
+        // A listener that counts connections and closes each at once (so a reader ends).
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        Self { _root: dir, root, project, state: tempfile::tempdir().unwrap(), listener }
+        let port = listener.local_addr().unwrap().port();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&connections);
+        std::thread::spawn(move || {
+            while let Ok((stream, _)) = listener.accept() {
+                count.fetch_add(1, Ordering::SeqCst);
+                drop(stream);
+            }
+        });
+        Self { _root: dir, root, project, state: tempfile::tempdir().unwrap(), port, connections }
     }
 
     pub fn port(&self) -> u16 {
-        self.listener.local_addr().unwrap().port()
+        self.port
     }
 
     pub fn path(&self, relative: &str) -> PathBuf {
@@ -145,7 +156,14 @@ impl Lab {
             Effect::Creates(p) => self.path(p).symlink_metadata().is_ok(),
             Effect::Removes(p) => self.path(p).symlink_metadata().is_err(),
             Effect::Prints(text) => output.contains(text),
-            Effect::Connects => self.listener.accept().is_ok(),
+            Effect::Connects => {
+                // Connections are accepted in order: once ours is closed, any earlier one was
+                // counted.
+                let mut ours = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+                ours.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+                let _ = std::io::Read::read(&mut ours, &mut [0u8; 1]);
+                self.connections.load(Ordering::SeqCst) > 1
+            }
             Effect::UnsetsGitConfig => !Command::new("git")
                 .args(["config", "user.canary"])
                 .current_dir(&self.project)
