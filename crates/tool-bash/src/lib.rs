@@ -223,12 +223,16 @@ impl TypedTool for BashTool {
         c.read_only && !c.changes_directory
     }
 
-    /// The path policy of the file tools, applied to the paths the command reads and writes:
-    /// reading outside the working directories asks as Read does; writing a protected path or
-    /// outside them asks as Write does. (The permission engine applies the same policy with the
-    /// settings' rules and directories; this answer is what a policy without rules sees.)
+    /// A sandboxed call is decided by the sandbox's answer. Otherwise the path policy of the file
+    /// tools, applied to the paths the command reads and writes: reading outside the working
+    /// directories asks as Read does; writing a protected path or outside them asks as Write
+    /// does. (The permission engine applies the same policy with the settings' rules and
+    /// directories; this answer is what a policy without rules sees.)
     async fn check_permissions(&self, input: &BashInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
+        if let Some(answer) = sandboxing::permission(&sandboxing::plan(input, session)) {
+            return answer;
+        }
         let c = classify_for_session(&input.command, session);
         for sub in &c.subcommands {
             for path in &sub.reads {
@@ -270,10 +274,6 @@ impl TypedTool for BashTool {
                 })
                 .collect(),
         )
-    }
-
-    async fn check_permissions(&self, input: &BashInput, ctx: &ToolContext) -> PermissionResult {
-        sandboxing::permission(&sandboxing::plan(input, ctx.session())).unwrap_or_else(PermissionResult::passthrough)
     }
 
     async fn call(&self, input: &BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
