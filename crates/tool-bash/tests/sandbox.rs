@@ -138,3 +138,23 @@ async fn excluded_commands_run_outside_through_the_normal_flow() {
     let asking = Harness::new(settings, PermissionMode::Default);
     assert_eq!(asking.decision(json!({ "command": "touch x" })).await, Behavior::Ask, "excluded: no auto-allow");
 }
+
+#[tokio::test]
+async fn background_tasks_are_confined_too() {
+    assert!(sandbox_available());
+    let h = Harness::new(json!({ "sandbox": { "enabled": true } }), PermissionMode::Default);
+    let target = h.outside.join("from-background.txt");
+    let command = format!("echo x > {}; echo finished", target.display());
+    let r = h.call(json!({ "command": command, "run_in_background": true })).await;
+    assert!(!r.is_error, "{r:?}");
+    let text = r.text();
+    let output = PathBuf::from(text.rsplit_once("Output is being written to: ").expect("the started message").1.trim());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !std::fs::read_to_string(&output).unwrap_or_default().contains("finished") {
+        assert!(std::time::Instant::now() < deadline, "the task did not finish: {output:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let log = std::fs::read_to_string(&output).unwrap();
+    assert!(log.contains("Read-only file system"), "{log}");
+    assert!(!target.exists());
+}
