@@ -60,11 +60,26 @@ pub fn preview(text: &str) -> (&str, bool) {
 
 /// The `<persisted-output>` block the model gets instead of a large result.
 pub fn persisted_message(path: &Path, total_bytes: usize, text: &str) -> String {
+    persisted_message_cut(path, total_bytes, total_bytes, text)
+}
+
+/// [`persisted_message`] for output of which only the first `saved_bytes` of `total_bytes` were
+/// written to `path` (a cap on the saved copy): the block says so instead of claiming the full
+/// output was saved.
+pub fn persisted_message_cut(path: &Path, total_bytes: usize, saved_bytes: usize, text: &str) -> String {
     let (head, more) = preview(text);
+    let saved = if saved_bytes < total_bytes {
+        format!(
+            "Only the first {} of it was saved (the rest was cut) to: {}",
+            format_file_size(saved_bytes),
+            path.display()
+        )
+    } else {
+        format!("Full output saved to: {}", path.display())
+    };
     format!(
-        "<persisted-output>\nOutput too large ({}). Full output saved to: {}\n\nPreview (first 2KB):\n{}{}\n</persisted-output>",
+        "<persisted-output>\nOutput too large ({}). {saved}\n\nPreview (first 2KB):\n{}{}\n</persisted-output>",
         format_file_size(total_bytes),
-        path.display(),
         head,
         if more { "\n..." } else { "" }
     )
@@ -199,6 +214,17 @@ mod tests {
         assert!(text.ends_with("\n...\n</persisted-output>"));
         let path = result_path(&s, "toolu_1");
         assert_eq!(std::fs::read_to_string(path).unwrap().len(), 60_000);
+    }
+
+    #[test]
+    fn a_cut_saved_copy_is_not_called_full() {
+        let text = persisted_message_cut(Path::new("/s/r.txt"), 100 << 20, 64 << 20, "head");
+        assert!(
+            text.starts_with("<persisted-output>\nOutput too large (100MB). Only the first 64MB of it was saved (the rest was cut) to: /s/r.txt\n"),
+            "{text}"
+        );
+        assert!(!text.contains("Full output"));
+        assert!(persisted_message(Path::new("/s/r.txt"), 10, "x").contains("Full output saved to: /s/r.txt"));
     }
 
     #[test]

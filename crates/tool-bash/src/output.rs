@@ -142,14 +142,8 @@ impl OutputCapture {
             None => budget::save_result_file(&self.final_path, trimmed.as_bytes())?,
         }
         let total = usize::try_from(self.total_bytes).unwrap_or(usize::MAX);
-        let mut text = budget::persisted_message(&self.final_path, total, trimmed);
-        if self.total_bytes > MAX_PERSISTED_OUTPUT_BYTES {
-            text.push_str(&format!(
-                "\n[The saved file holds only the first {} of the {} the command printed.]",
-                budget::format_file_size(MAX_PERSISTED_OUTPUT_BYTES as usize),
-                budget::format_file_size(total)
-            ));
-        }
+        let saved = usize::try_from(self.total_bytes.min(MAX_PERSISTED_OUTPUT_BYTES)).unwrap_or(usize::MAX);
+        let text = budget::persisted_message_cut(&self.final_path, total, saved, trimmed);
         Ok(ShapedOutput { text, persisted: true, empty: false })
     }
 }

@@ -159,7 +159,11 @@ impl Plan {
             .multi_line(options.multiline)
             .before_context(options.before)
             .after_context(options.after)
-            .binary_detection(binary);
+            .binary_detection(binary)
+            // A line (or, in multiline mode, a file) longer than this is not held in memory: the
+            // search of that file stops there, so one huge single-line file cannot take
+            // gigabytes (each search thread holds at most this much).
+            .heap_limit(Some(HEAP_LIMIT_BYTES));
         let walk = match spec.root.kind {
             RootKind::File => None,
             RootKind::Directory => Some(build_walk(&spec)?),
@@ -305,6 +309,11 @@ struct Worker<'p> {
     /// file ended); allocated at the first file.
     whole: Vec<u8>,
 }
+
+/// The most memory one file's search may hold for its buffer (grep-searcher's heap limit): a
+/// longer line, or a larger file in multiline mode, ends that file's search (what was found
+/// before it is kept).
+pub const HEAP_LIMIT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Walked files up to this size are read whole into the worker's buffer and searched as a
 /// slice: two `read`s (the data, then end of file) where grep-searcher's reader makes three (it
