@@ -1,6 +1,6 @@
 //! [`ToolContext`]: what one running call may see and use — its session (working directory, file
-//! state, permission mode), the pool it was called from, its cancellation signal and its progress
-//! sink. Built by the pipeline for each call; tools never build one except in tests.
+//! state, permission mode), the pool it was called from, its cancellation signal, its progress
+//! sink and the session's asker (for questions a tool puts to a person while it runs). Built by the pipeline for each call; tools never build one except in tests.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -9,6 +9,7 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::path_policy::{self, PathCheck};
+use crate::permissions::{Asker, NoAsker};
 use crate::progress::{ProgressEvent, ProgressSink};
 use crate::registry::Pool;
 use crate::session::Session;
@@ -23,6 +24,7 @@ pub struct ToolContext {
     cancel: CancellationToken,
     progress: Arc<dyn ProgressSink>,
     started: Instant,
+    asker: Arc<dyn Asker>,
     /// Path checks made during this call, by path as written and working directory.
     path_checks: Arc<Mutex<Vec<(String, PathBuf, PathCheck)>>>,
 }
@@ -51,8 +53,21 @@ impl ToolContext {
             cancel,
             progress,
             started: Instant::now(),
+            asker: Arc::new(NoAsker),
             path_checks: Arc::default(),
         }
+    }
+
+    /// Put questions that arise while the call runs to `asker` (the pipeline passes the one
+    /// permission asks use; without it, nobody answers).
+    pub fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
+        self.asker = asker;
+        self
+    }
+
+    /// Who answers questions that arise while the call runs (the session's asker).
+    pub fn asker(&self) -> &Arc<dyn Asker> {
+        &self.asker
     }
 
     /// [`path_policy::check_path`] of `raw`, made once per call (per path and working

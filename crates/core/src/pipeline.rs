@@ -279,6 +279,7 @@ impl Engine {
             turn.signal_for(tool.interrupt_behavior()),
             Arc::clone(&self.inner.progress),
         )
+        .with_asker(Arc::clone(&self.inner.asker))
     }
 
     /// Run one call through the whole pipeline. The context change is returned, not applied.

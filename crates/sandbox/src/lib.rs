@@ -164,10 +164,21 @@ impl Sandbox {
 
     /// The command that runs `argv` confined by `policy`.
     pub fn prepare(&self, policy: &SandboxPolicy, argv: &[OsString]) -> Result<Prepared, SandboxError> {
+        self.prepare_asking(policy, argv, self.ask.clone())
+    }
+
+    /// [`prepare`](Self::prepare), with `ask` answering for unlisted domains during this command
+    /// (the caller's asker of the moment). Answers still hold for the whole session.
+    pub fn prepare_asking(
+        &self,
+        policy: &SandboxPolicy,
+        argv: &[OsString],
+        ask: Option<AskDomain>,
+    ) -> Result<Prepared, SandboxError> {
         let filter = Arc::new(proxy::DomainFilter::new(
             policy.network.allowed_domains.clone(),
             policy.network.denied_domains.clone(),
-            self.ask.clone(),
+            ask,
             Arc::clone(&self.answers),
         ));
         match self.status.mechanism {

@@ -279,7 +279,7 @@ impl TypedTool for BashTool {
     async fn call(&self, input: &BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let (launch, sandbox_note) = match sandboxing::plan(input, ctx.session()) {
             sandboxing::SandboxPlan::Refused(message) => return Ok(ToolOutput::error(message)),
-            sandboxing::SandboxPlan::Sandboxed(launch) => (Some(launch), None),
+            sandboxing::SandboxPlan::Sandboxed(launch) => (Some(launch.asking(ctx.asker())), None),
             sandboxing::SandboxPlan::Unsandboxed { note, .. } => (None, note),
             sandboxing::SandboxPlan::Off => (None, None),
         };

@@ -22,8 +22,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use hands_core::Session;
-use hands_core::permissions::PermissionResult;
-use hands_sandbox::{Prepared, Sandbox, SandboxPolicy, SandboxSettings, SettingsFiles};
+use hands_core::permissions::{AskAnswer, AskRequest, Asker, PermissionResult};
+use hands_sandbox::{AskDomain, Prepared, Sandbox, SandboxPolicy, SandboxSettings, SettingsFiles};
 
 use crate::BashInput;
 
@@ -75,7 +75,6 @@ pub enum SandboxPlan {
 }
 
 /// What a confined run needs.
-#[derive(Debug)]
 pub struct Launch {
     /// The session's sandbox.
     pub session_sandbox: Arc<SessionSandbox>,
@@ -83,13 +82,31 @@ pub struct Launch {
     pub policy: SandboxPolicy,
     /// Whether it may run without asking.
     pub auto_allow: bool,
+    /// Who answers for domains the settings neither allow nor deny (none: they are refused).
+    pub ask: Option<AskDomain>,
+}
+
+impl std::fmt::Debug for Launch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Launch")
+            .field("policy", &self.policy)
+            .field("auto_allow", &self.auto_allow)
+            .field("asks", &self.ask.is_some())
+            .finish()
+    }
 }
 
 impl Launch {
+    /// Put questions about unlisted domains to `asker` (the session's asker) while this runs.
+    pub fn asking(mut self: Box<Self>, asker: &Arc<dyn Asker>) -> Box<Self> {
+        self.ask = Some(ask_domain_through(Arc::clone(asker)));
+        self
+    }
+
     /// The command that runs `bash -c script` confined.
     pub fn prepare(&self, script: &str) -> Result<Prepared, hands_sandbox::SandboxError> {
         let argv: Vec<OsString> = ["bash", "-c", script].into_iter().map(OsString::from).collect();
-        self.session_sandbox.sandbox.prepare(&self.policy, &argv)
+        self.session_sandbox.sandbox.prepare_asking(&self.policy, &argv, self.ask.clone())
     }
 
     /// The temp folder confined commands may write (the place for files the host reads back).
@@ -159,6 +176,7 @@ pub fn plan(input: &BashInput, session: &Session) -> SandboxPlan {
         session_sandbox,
         policy,
         auto_allow: settings.auto_allow_bash_if_sandboxed,
+        ask: None,
     }))
 }
 
@@ -175,5 +193,69 @@ pub fn permission(plan: &SandboxPlan) -> Option<PermissionResult> {
         }
         SandboxPlan::Unsandboxed { .. } => None,
         SandboxPlan::Refused(message) => Some(PermissionResult::deny(message.clone())),
+    }
+}
+
+/// The proxy's question for a domain the settings neither allow nor deny, put to `asker` (the one
+/// permission asks use). Only a yes lets the command through; with nobody to answer it is a
+/// refusal, and the command's result says how to allow the domain. The proxy remembers the answer
+/// for the rest of the session.
+pub fn ask_domain_through(asker: Arc<dyn Asker>) -> AskDomain {
+    Arc::new(move |host: String, port: u16| {
+        let asker = Arc::clone(&asker);
+        Box::pin(async move {
+            let request = AskRequest {
+                tool: "Bash".to_string(),
+                input: serde_json::json!({ "host": host, "port": port }),
+                question: format!("Allow sandboxed commands to reach {host}:{port} for the rest of this session?"),
+                reason: format!(
+                    "a sandboxed command tried to reach {host}:{port}, which is in neither sandbox.network.allowedDomains nor deniedDomains"
+                ),
+                suggested_rule: None,
+            };
+            matches!(asker.ask(&request).await, AskAnswer::Allow | AskAnswer::AllowAlways)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// Answers every question with `answer` and records the questions.
+    struct TestAsker {
+        answer: AskAnswer,
+        asked: Mutex<Vec<AskRequest>>,
+    }
+
+    #[async_trait::async_trait]
+    impl Asker for TestAsker {
+        async fn ask(&self, request: &AskRequest) -> AskAnswer {
+            self.asked.lock().unwrap().push(request.clone());
+            self.answer.clone()
+        }
+    }
+
+    async fn reaches(answer: AskAnswer) -> (bool, Vec<AskRequest>) {
+        let asker = Arc::new(TestAsker { answer, asked: Mutex::new(Vec::new()) });
+        let ask = ask_domain_through(Arc::clone(&asker) as Arc<dyn Asker>);
+        let allowed = ask("example.org".to_string(), 443).await;
+        let asked = asker.asked.lock().unwrap().clone();
+        (allowed, asked)
+    }
+
+    #[tokio::test]
+    async fn only_a_yes_from_the_asker_opens_a_domain() {
+        let (allowed, asked) = reaches(AskAnswer::Allow).await;
+        assert!(allowed);
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].tool, "Bash");
+        assert!(asked[0].question.contains("example.org:443"), "{}", asked[0].question);
+        assert!(asked[0].reason.contains("allowedDomains"), "{}", asked[0].reason);
+        assert!(reaches(AskAnswer::AllowAlways).await.0);
+        assert!(!reaches(AskAnswer::Deny { feedback: None }).await.0);
+        assert!(!reaches(AskAnswer::Unavailable { why: "nobody".into() }).await.0);
     }
 }
