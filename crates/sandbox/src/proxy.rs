@@ -177,7 +177,7 @@ async fn answer(stream: &mut TcpStream, status: &str, message: &str) {
 /// The message a refused request gets (and the command's result repeats).
 pub fn refusal_message(host: &str, port: u16) -> String {
     format!(
-        "hands sandbox: network access to {host}:{port} is not allowed (add the domain to sandbox.network.allowedDomains)"
+        "hands sandbox: network access to {host}:{port} is not allowed (to allow it, add the domain to sandbox.network.allowedDomains or add a WebFetch(domain:{host}) allow rule)"
     )
 }
 

@@ -4,7 +4,10 @@
 //! (default true), `excludedCommands`, `allowUnsandboxedCommands` (default true),
 //! `failIfUnavailable` (default false), `filesystem.{allowWrite, denyWrite, denyRead, allowRead}`
 //! and `network.{allowedDomains, deniedDomains, allowUnixSockets, allowAllUnixSockets,
-//! allowLocalBinding, httpProxyPort, socksProxyPort}`.
+//! allowLocalBinding, httpProxyPort, socksProxyPort}`. The `permissions` rules of the same files
+//! add to them as in Claude Code: `WebFetch(domain:x)` allow/deny rules to the domain lists,
+//! `Edit(path)` allow rules to `allowWrite`, `Edit(path)` deny rules to `denyWrite`, `Read(path)`
+//! deny rules to `denyRead` (rule paths in the permission syntax: `/x` is under the scope's root).
 //!
 //! Merging follows the permission settings: the scopes are given highest precedence first; a
 //! single value comes from the highest scope that sets it, and arrays concatenate across scopes
@@ -120,6 +123,26 @@ pub fn resolve_setting_path(text: &str, root: &Path, home: Option<&Path>) -> Pat
     hands_core::session::normalize_path(root, Path::new(text))
 }
 
+/// The domain of a `WebFetch(domain:x)` rule's content.
+fn domain_of(content: &str) -> Option<String> {
+    content.strip_prefix("domain:").map(str::trim).filter(|d| !d.is_empty()).map(str::to_string)
+}
+
+/// The path a `Read(...)`/`Edit(...)` rule names, when it is one path: `//x` absolute, `~/x` in
+/// `home`, `/x` and `x` under `base`; a trailing `/**` (or `/*`) is the directory itself. `None`
+/// for any other wildcard.
+fn rule_path(content: &str, base: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    let text = content.trim();
+    let text = text.strip_suffix("/**").or_else(|| text.strip_suffix("/*")).unwrap_or(text);
+    if text.is_empty() || text.contains(['*', '?', '[', '{']) {
+        return None;
+    }
+    if text.starts_with("//") || text == "~" || text.starts_with("~/") {
+        return Some(resolve_setting_path(text, base, home));
+    }
+    Some(hands_core::session::normalize_path(base, Path::new(text.trim_start_matches('/'))))
+}
+
 /// Reads typed values from one object, reporting wrong types.
 struct Reader<'a> {
     location: &'a str,
@@ -208,6 +231,7 @@ impl SandboxSettings {
             let mut warnings = Vec::new();
             let mut read = Reader { location: &scope.location, warnings: &mut warnings };
             let Some(root) = scope.value.as_object() else { continue };
+            out.take_permission_rules(root, &scope.root, home);
             let Some(sandbox) = read.object(root, "sandbox", "sandbox") else {
                 out.warnings.append(&mut warnings);
                 continue;
@@ -262,6 +286,46 @@ impl SandboxSettings {
         out.network.http_proxy_port = http_port;
         out.network.socks_proxy_port = socks_port;
         out
+    }
+
+    /// What the `permissions` rules of one settings file add, as Claude Code does:
+    /// `WebFetch(domain:x)` allow and deny rules join `allowedDomains` and `deniedDomains`,
+    /// `Edit(path)` allow rules join `allowWrite`, `Edit(path)` deny rules `denyWrite` and
+    /// `Read(path)` deny rules `denyRead`. Rule paths follow the permission syntax (`//x` absolute,
+    /// `~/x` in the home directory, `/x` and `x` under the settings file's root); a trailing
+    /// `/**` names the directory; a path with any other wildcard cannot be a mount point and is
+    /// left to the file tools' own checks.
+    fn take_permission_rules(&mut self, root: &Map<String, Value>, base: &Path, home: Option<&Path>) {
+        let Some(permissions) = root.get("permissions").and_then(Value::as_object) else { return };
+        let rules = |key: &str| -> Vec<(String, String)> {
+            permissions
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter_map(|rule| {
+                    let (tool, rest) = rule.trim().split_once('(')?;
+                    Some((tool.trim().to_string(), rest.strip_suffix(')')?.trim().to_string()))
+                })
+                .collect()
+        };
+        let path = |text: &str| rule_path(text, base, home);
+        for (tool, content) in rules("allow") {
+            match tool.as_str() {
+                "WebFetch" => push_unique(&mut self.network.allowed_domains, domain_of(&content)),
+                "Edit" => push_unique(&mut self.filesystem.allow_write, path(&content)),
+                _ => {}
+            }
+        }
+        for (tool, content) in rules("deny") {
+            match tool.as_str() {
+                "WebFetch" => push_unique(&mut self.network.denied_domains, domain_of(&content)),
+                "Edit" => push_unique(&mut self.filesystem.deny_write, path(&content)),
+                "Read" => push_unique(&mut self.filesystem.deny_read, path(&content)),
+                _ => {}
+            }
+        }
     }
 
     /// Whether `command` (one simple command, e.g. `docker ps`) is in `excludedCommands`: an
@@ -354,6 +418,29 @@ mod tests {
 
     fn scope(scope: SettingsScope, root: &str, value: Value) -> ScopeValue {
         ScopeValue { scope, location: format!("{scope:?}"), root: PathBuf::from(root), value }
+    }
+
+    #[test]
+    fn permission_rules_feed_the_sandbox_as_in_claude_code() {
+        let scopes = [scope(
+            SettingsScope::Project,
+            "/proj",
+            json!({"permissions": {
+                "allow": ["WebFetch(domain:docs.rs)", "Edit(build/**)", "Edit(//srv/cache)", "Read(/etc)", "Bash(ls:*)"],
+                "deny": ["WebFetch(domain:evil.test)", "Read(./secrets)", "Read(~/.ssh/**)", "Edit(/locked)", "Read(*.pem)"]
+            }}),
+        )];
+        let s = SandboxSettings::from_scopes(&scopes, Some(Path::new("/home/u")));
+        assert!(!s.enabled, "rules alone do not turn the sandbox on");
+        assert_eq!(s.network.allowed_domains, ["docs.rs"]);
+        assert_eq!(s.network.denied_domains, ["evil.test"]);
+        assert_eq!(s.filesystem.allow_write, [PathBuf::from("/proj/build"), PathBuf::from("/srv/cache")]);
+        assert_eq!(s.filesystem.deny_write, [PathBuf::from("/proj/locked")]);
+        assert_eq!(
+            s.filesystem.deny_read,
+            [PathBuf::from("/proj/secrets"), PathBuf::from("/home/u/.ssh")],
+            "Read allow rules add nothing; a wildcard pattern is no mount point"
+        );
     }
 
     #[test]
