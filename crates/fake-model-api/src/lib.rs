@@ -18,13 +18,15 @@
 //!   the test controls is met, so "the client acted on the first block while the stream was
 //!   still open" is proven without sleeps.
 //!
-//! A request with no turn left is answered `400` with an error naming the problem; any other
-//! path is `404`. Only streaming is spoken (`"stream": true`). Nothing here is a model client.
+//! A request that does not ask for a stream (`"stream": true`) gets the whole message as one
+//! JSON body (Anthropic and Chat Completions). A request with no turn left is answered `400`
+//! with an error naming the problem; any other path is `404`. Nothing here is a model client.
 
 mod anthropic;
 mod openai;
 mod responses;
 mod script;
+mod whole;
 mod wire;
 
 use std::collections::VecDeque;
@@ -220,6 +222,15 @@ fn json_response(status: u16, body: &Value, headers: &[(String, String)]) -> Res
     response
 }
 
+/// The status and error body `api` answers `kind` with.
+fn error_status(api: Api, kind: ErrorKind) -> (u16, Value) {
+    match api {
+        Api::Anthropic => anthropic::error_status(kind),
+        // The Responses API reports errors with the same object.
+        Api::ChatCompletions | Api::Responses => openai::error_status(kind),
+    }
+}
+
 async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
     let (parts, incoming) = request.into_parts();
     let raw = incoming.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
@@ -238,6 +249,7 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
     let api = recorded.api();
     let model = recorded.body.get("model").and_then(Value::as_str).unwrap_or("fake-model").to_string();
     let include_usage = recorded.body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+    let streamed = recorded.body.get("stream") == Some(&Value::Bool(true));
     lock(&shared.requests).push(recorded);
 
     let Some(api) = api else {
@@ -257,13 +269,22 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
     let n = shared.answered.fetch_add(1, Ordering::SeqCst) + 1;
     Ok(match turn {
         Turn::Status { kind, headers } => {
-            let (status, body) = match api {
-                Api::Anthropic => anthropic::error_status(kind),
-                Api::ChatCompletions => openai::error_status(kind),
-                Api::Responses => responses::error_status(kind),
-            };
+            let (status, body) = error_status(api, kind);
             json_response(status, &body, &headers)
         }
+        Turn::Stream(reply) if !streamed && api != Api::Responses => match whole::render(api, reply, &model, n) {
+            whole::Whole::Error(kind) => {
+                let (status, body) = error_status(api, kind);
+                json_response(status, &body, &[])
+            }
+            whole::Whole::Items(items) => {
+                let mut response = Response::new(wire::body(items, shared.timed_out_holds.clone()));
+                response
+                    .headers_mut()
+                    .insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+                response
+            }
+        },
         Turn::Stream(reply) => {
             let items = match api {
                 Api::Anthropic => anthropic::render(reply, &model, n),

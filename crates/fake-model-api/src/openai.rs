@@ -33,7 +33,7 @@ pub(crate) fn error_status(kind: ErrorKind) -> (u16, Value) {
 }
 
 /// OpenAI's finish reason for an Anthropic stop reason.
-fn finish_reason(stop_reason: &str) -> &'static str {
+pub(crate) fn finish_reason(stop_reason: &str) -> &'static str {
     match stop_reason {
         "tool_use" => "tool_calls",
         "max_tokens" => "length",

@@ -2,11 +2,11 @@
 //! scripted [`Reply`] as the typed SSE events of a streamed response (`response.created`, an
 //! output item per text block or function call with its deltas, `response.completed` with the
 //! usage — or `response.incomplete` for a token limit), numbered by `sequence_number`. Error
-//! statuses use the Chat Completions bodies (the same error object).
+//! statuses are the Chat Completions ones (`openai.rs`): the API uses the same error object.
 
 use serde_json::{Value, json};
 
-use crate::script::{ErrorKind, Reply, Step, pieces};
+use crate::script::{Reply, Step, pieces};
 use crate::wire::Out;
 
 /// Characters per delta.
@@ -126,9 +126,4 @@ pub(crate) fn render(reply: Reply, model: &str, n: u64) -> Vec<Out> {
     });
     events.push(kind, json!({"response": response}));
     events.out
-}
-
-/// The error status for `kind` (the Chat Completions bodies).
-pub(crate) fn error_status(kind: ErrorKind) -> (u16, Value) {
-    crate::openai::error_status(kind)
 }
