@@ -20,6 +20,8 @@ use hands_core::{Pool, PoolConfig, Tool};
 /// (cargo feature, tool names it registers) for every feature enabled in this build.
 pub const ENABLED: &[(&str, &[&str])] = &[
     // new-tool: enabled
+    #[cfg(feature = "lsp")]
+    ("lsp", &["LSP"]),
     #[cfg(feature = "bash")]
     ("bash", &["Bash"]),
     #[cfg(feature = "tasks")]
@@ -53,6 +55,8 @@ pub const ENABLED: &[(&str, &[&str])] = &[
 /// Reference every enabled tool crate so the linker keeps its registration.
 pub fn link() {
     // new-tool: link
+    #[cfg(feature = "lsp")]
+    hands_tool_lsp::link();
     #[cfg(feature = "bash")]
     hands_tool_bash::link();
     #[cfg(feature = "tasks")]

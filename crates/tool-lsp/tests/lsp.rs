@@ -1,0 +1,300 @@
+//! LSP through the real pipeline against python-lsp-server (`pylsp`, installed by `.ci/run`;
+//! these tests fail, never skip, when it is missing), on a small multi-file Python project
+//! each test writes. Hangs and slow answers cannot be produced on demand by a real server, so
+//! those two tests use `fixtures/silent_server.py`, a server that never answers requests.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hands_core::tool::typed_arc;
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_lsp::{ServerConfig, ServerSet};
+use hands_tool_lsp::{LspSession, LspTool};
+use serde_json::{Value, json};
+
+const UTIL: &str = r#"def helper(x):
+    """Double the number x."""
+    return x * 2
+
+
+class Greeter:
+    def greet(self, name):
+        return "hi " + name
+"#;
+
+const MAIN: &str = r#"from pkg.util import helper, Greeter
+
+
+def run():
+    value = helper(3)
+    greeter = Greeter()
+    return greeter.greet("a") + str(helper(value))
+"#;
+
+struct Project {
+    dir: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    session: Arc<Session>,
+    engine: Engine,
+}
+
+impl Project {
+    fn new(servers: Vec<(String, ServerConfig)>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("pkg")).unwrap();
+        std::fs::write(dir.path().join("pkg/__init__.py"), "").unwrap();
+        std::fs::write(dir.path().join("pkg/util.py"), UTIL).unwrap();
+        std::fs::write(dir.path().join("main.py"), MAIN).unwrap();
+        std::fs::write(dir.path().join("notes.xyz"), "not code\n").unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(dir.path().into()),
+            state_dir: Some(state.path().into()),
+            permission_mode: Some(PermissionMode::Default),
+            ..Default::default()
+        })
+        .unwrap();
+        LspSession::install(&session, ServerSet::new(servers, "the test's configuration"));
+        let tools =
+            vec![typed_arc(LspTool), typed_arc(hands_tool_read::ReadTool), typed_arc(hands_tool_edit::EditTool)];
+        let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
+        let engine = Engine::builder(pool, Arc::clone(&session)).build();
+        Project { dir, _state: state, session, engine }
+    }
+
+    fn pylsp() -> Self {
+        Project::new(vec![("pylsp".into(), ServerConfig::new("pylsp", &[], &[(".py", "python")]))])
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    async fn call(&self, tool: &str, input: Value) -> ToolResult {
+        self.engine.run_one(ToolCall::new("toolu_1", tool, input), &Turn::new()).await
+    }
+
+    async fn lsp(&self, operation: &str, file: &str, line: u64, character: u64) -> ToolResult {
+        let input = json!({ "operation": operation, "filePath": file, "line": line, "character": character });
+        self.call("LSP", input).await
+    }
+
+    async fn ok(&self, operation: &str, file: &str, line: u64, character: u64) -> String {
+        let result = self.lsp(operation, file, line, character).await;
+        assert!(!result.is_error, "{operation} {file}:{line}:{character}: {}", result.text());
+        result.text()
+    }
+
+    fn server_pid(&self, file: &str) -> u32 {
+        let state = LspSession::of(&self.session);
+        state.manager().unwrap().running_for(&self.path(file)).expect("a running server").pid()
+    }
+}
+
+fn silent_server(log: &Path, request_timeout_ms: u64) -> (String, ServerConfig) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/silent_server.py");
+    let mut config = ServerConfig::new("python3", &[script, log.to_str().unwrap()], &[(".py", "python")]);
+    config.request_timeout = Some(request_timeout_ms);
+    ("silent".into(), config)
+}
+
+/// Wait (boundedly) until the silent server has logged a message containing `needle`.
+async fn logged(log: &Path, needle: &str) -> String {
+    for _ in 0..2000 {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.contains(needle) {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the server never received {needle}: {}", std::fs::read_to_string(log).unwrap_or_default());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_operation_answers_from_pylsp() {
+    let project = Project::pylsp();
+
+    // helper(3) in main.py, line 5: `    value = helper(3)`, `h` at character 13.
+    let definition = project.ok("goToDefinition", "main.py", 5, 13).await;
+    assert_eq!(definition, "Found 1 definition:\npkg/util.py:1:5: def helper(x):");
+
+    let references = project.ok("findReferences", "main.py", 5, 13).await;
+    assert!(references.starts_with("Found 4 references in 2 files:"), "{references}");
+    for expected in [
+        "main.py:1:22: from pkg.util import helper, Greeter",
+        "main.py:5:13: value = helper(3)",
+        "main.py:7:37: return greeter.greet(\"a\") + str(helper(value))",
+        "pkg/util.py:1:5: def helper(x):",
+    ] {
+        assert!(references.contains(expected), "{expected} missing from:\n{references}");
+    }
+
+    let hover = project.ok("hover", "main.py", 5, 13).await;
+    assert!(hover.contains("helper(x)") && hover.contains("Double the number x."), "{hover}");
+
+    let outline = project.ok("documentSymbol", "pkg/util.py", 1, 1).await;
+    assert!(outline.contains("helper (Function) line 1"), "{outline}");
+    assert!(outline.contains("Greeter (Class) line 6"), "{outline}");
+    assert!(
+        outline.contains("\n  greet (Method) line 7") || outline.contains("\n  greet (Function) line 7"),
+        "{outline}"
+    );
+
+    // Absolute paths work as well as relative ones.
+    let absolute = project.path("main.py").to_string_lossy().into_owned();
+    assert_eq!(project.ok("goToDefinition", &absolute, 5, 13).await, definition);
+
+    // pylsp has no implementation or call-hierarchy provider: the error names the gap.
+    let unsupported = project.lsp("goToImplementation", "main.py", 5, 13).await;
+    assert!(unsupported.is_error);
+    assert!(unsupported.text().contains("`pylsp` does not support goToImplementation"), "{}", unsupported.text());
+
+    // Positions outside the file.
+    let past_end = project.lsp("goToDefinition", "main.py", 99, 1).await;
+    assert!(past_end.is_error);
+    assert_eq!(past_end.text(), "Line 99 is past the end of main.py, which has 7 lines. Lines count from 1.");
+    let past_line = project.lsp("hover", "main.py", 5, 40).await;
+    assert!(past_line.is_error);
+    assert!(past_line.text().contains("Character 40 is past the end of line 5 of main.py, which has 21 characters"));
+
+    // A language without a server, a missing file, a zero line.
+    let no_server = project.lsp("hover", "notes.xyz", 1, 1).await;
+    assert!(no_server.is_error);
+    assert!(no_server.text().contains("No language server handles .xyz files"), "{}", no_server.text());
+    let missing = project.lsp("hover", "nope.py", 1, 1).await;
+    assert!(missing.is_error && missing.text().contains("does not exist"), "{}", missing.text());
+    let zero = project.lsp("hover", "main.py", 0, 1).await;
+    assert!(zero.is_error, "{}", zero.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn definition_follows_an_edit_that_moved_it() {
+    let project = Project::pylsp();
+    // Open pkg/util.py with the server first, so only didChange can tell it about the edit.
+    let outline = project.ok("documentSymbol", "pkg/util.py", 1, 1).await;
+    assert!(outline.contains("helper (Function) line 1"), "{outline}");
+
+    project.session.set_permission_mode(PermissionMode::AcceptEdits);
+    let util = project.path("pkg/util.py").to_string_lossy().into_owned();
+    assert!(!project.call("Read", json!({ "file_path": util })).await.is_error);
+    let edit = json!({
+        "file_path": util,
+        "old_string": "def helper(x):",
+        "new_string": "import os\n\n\ndef helper(x):",
+    });
+    let edited = project.call("Edit", edit).await;
+    assert!(!edited.is_error, "{}", edited.text());
+
+    let definition = project.ok("goToDefinition", "main.py", 5, 13).await;
+    assert_eq!(definition, "Found 1 definition:\npkg/util.py:4:5: def helper(x):");
+    // The server answers about pkg/util.py from the buffer it was sent, so this holds only if
+    // the edit reached it (didChange).
+    let outline = project.ok("documentSymbol", "pkg/util.py", 1, 1).await;
+    assert!(outline.contains("helper (Function) line 4"), "{outline}");
+
+    // A change made behind the tools' back (Bash, git) is seen too.
+    std::fs::write(project.path("pkg/util.py"), format!("\n\n{UTIL}")).unwrap();
+    let definition = project.ok("goToDefinition", "main.py", 5, 13).await;
+    assert_eq!(definition, "Found 1 definition:\npkg/util.py:3:5: def helper(x):");
+    let outline = project.ok("documentSymbol", "pkg/util.py", 1, 1).await;
+    assert!(outline.contains("helper (Function) line 3"), "{outline}");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_server_is_restarted_once_then_reported() {
+    let project = Project::pylsp();
+    let expected = "Found 1 definition:\npkg/util.py:1:5: def helper(x):";
+    assert_eq!(project.ok("goToDefinition", "main.py", 5, 13).await, expected);
+
+    let first = project.server_pid("main.py");
+    let status = std::process::Command::new("kill").args(["-9", &first.to_string()]).status().unwrap();
+    assert!(status.success());
+    assert_eq!(project.ok("goToDefinition", "main.py", 5, 13).await, expected, "answered by a restarted server");
+    let second = project.server_pid("main.py");
+    assert_ne!(first, second);
+
+    let status = std::process::Command::new("kill").args(["-9", &second.to_string()]).status().unwrap();
+    assert!(status.success());
+    let stopped = project.lsp("goToDefinition", "main.py", 5, 13).await;
+    assert!(stopped.is_error);
+    assert!(
+        stopped.text().starts_with("The language server `pylsp` stopped") && stopped.text().contains("restarted once"),
+        "{}",
+        stopped.text()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_server_gives_the_documented_error() {
+    let config = ServerConfig::new("hands-no-such-language-server", &[], &[(".py", "python")]);
+    let project = Project::new(vec![("ghost".into(), config)]);
+    let result = project.lsp("goToDefinition", "main.py", 5, 13).await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "The language server `ghost` could not be started: `hands-no-such-language-server` was not found on PATH. \
+Install it or fix its command in the test's configuration."
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancellation_stops_a_slow_request_and_tells_the_server() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("messages.jsonl");
+    let project = Project::new(vec![silent_server(&log, 60_000)]);
+
+    let turn = Turn::new();
+    let input = json!({ "operation": "goToDefinition", "filePath": "main.py", "line": 5, "character": 13 });
+    let call = project.engine.run_one(ToolCall::new("toolu_1", "LSP", input), &turn);
+    let abort = async {
+        logged(&log, "textDocument/definition").await;
+        turn.abort();
+    };
+    let (result, ()) = tokio::join!(call, abort);
+    assert!(result.is_error, "{}", result.text());
+
+    let messages = logged(&log, "$/cancelRequest").await;
+    let definition_id = messages
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|m| m["method"] == "textDocument/definition")
+        .map(|m| m["id"].clone())
+        .unwrap();
+    assert!(messages.contains(&format!(r#""params": {{"id": {definition_id}}}"#)), "{messages}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_server_is_restarted_once_then_reported() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("messages.jsonl");
+    let project = Project::new(vec![silent_server(&log, 300)]);
+    let result = project.lsp("goToDefinition", "main.py", 5, 13).await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "The language server `silent` did not answer textDocument/definition within 300 ms, even after a restart. \
+It is left stopped for this session; use Grep or Read instead."
+    );
+    let messages = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(messages.matches(r#""method": "initialize""#).count(), 2, "started, then restarted once:\n{messages}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_end_shuts_servers_down() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("messages.jsonl");
+    let project = Project::new(vec![silent_server(&log, 60_000)]);
+    let cancel_soon = Turn::new();
+    let input = json!({ "operation": "goToDefinition", "filePath": "main.py", "line": 5, "character": 13 });
+    let call = project.engine.run_one(ToolCall::new("toolu_1", "LSP", input), &cancel_soon);
+    let abort = async {
+        logged(&log, "textDocument/definition").await;
+        cancel_soon.abort();
+    };
+    tokio::join!(call, abort);
+    project.session.close();
+    let messages = logged(&log, r#""method": "exit""#).await;
+    assert!(messages.contains(r#""method": "shutdown""#), "{messages}");
+}
