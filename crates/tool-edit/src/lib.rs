@@ -166,7 +166,12 @@ impl TypedTool for EditTool {
             "replacements": planned.replacements,
             "created": planned.before.is_none(),
         });
-        Ok(ToolOutput::text(success_message(&input.file_path, input.replace_all)).with_data(data))
+        let mut text = success_message(&input.file_path, input.replace_all);
+        if let Some(note) = planned.note {
+            text.push_str("\n\n");
+            text.push_str(note);
+        }
+        Ok(ToolOutput::text(text).with_data(data))
     }
 
     fn render_use(&self, input: &EditInput) -> Option<String> {

@@ -43,6 +43,8 @@ pub struct PlannedWrite {
     pub actual_old: String,
     /// Occurrences replaced.
     pub replacements: usize,
+    /// What the model should know about the file's read state (not read, or changed since).
+    pub note: Option<&'static str>,
 }
 
 fn not_editable(path: &Path, why: impl std::fmt::Display) -> Refusal {
@@ -86,6 +88,7 @@ pub fn plan(session: &Session, check: PathCheck, input: &EditInput) -> Result<Op
                 bytes: input.new_string.clone().into_bytes(),
                 actual_old: String::new(),
                 replacements: 1,
+                note: None,
             }));
         }
         return Err(Refusal::new(missing_file_message(session, &check), codes::NOT_FOUND));
@@ -112,20 +115,25 @@ pub fn plan(session: &Session, check: PathCheck, input: &EditInput) -> Result<Op
             bytes,
             actual_old: content.into_owned(),
             replacements: 1,
+            note: None,
         }));
     }
     // 6. Notebooks have their own tool.
     if path.extension().is_some_and(|e| e == "ipynb") {
         return Err(Refusal::new(constants::USE_NOTEBOOK_EDIT, codes::NOTEBOOK));
     }
-    // 7, 8. Read in full, and unchanged since (by content).
-    match edit::read_state(session, &check.path, &snapshot) {
-        ReadState::NotRead => return Err(Refusal::new(edit::FILE_NOT_READ, codes::NOT_READ)),
-        ReadState::ModifiedSinceRead => {
+    // 7, 8. Read in full, and unchanged since (by content): required only under the stricter
+    // setting; otherwise the edit goes ahead on the current content and the model is told.
+    let strict = edit::require_read_before_edit(session);
+    let note = match edit::read_state(session, &check.path, &snapshot) {
+        ReadState::NotRead if strict => return Err(Refusal::new(edit::FILE_NOT_READ, codes::NOT_READ)),
+        ReadState::ModifiedSinceRead if strict => {
             return Err(Refusal::new(edit::FILE_MODIFIED_SINCE_READ, codes::MODIFIED));
         }
-        ReadState::Current => {}
-    }
+        ReadState::NotRead => Some(edit::NOTE_NOT_READ),
+        ReadState::ModifiedSinceRead => Some(edit::NOTE_CHANGED_SINCE_READ),
+        ReadState::Current => None,
+    };
     // 9, 10. Find and replace.
     let replacement = match edit::apply_edit(&content, &spec) {
         Ok(r) => r,
@@ -153,5 +161,6 @@ pub fn plan(session: &Session, check: PathCheck, input: &EditInput) -> Result<Op
         bytes,
         actual_old: replacement.actual_old,
         replacements: replacement.count,
+        note,
     }))
 }

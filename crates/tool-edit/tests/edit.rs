@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use common::{Fixture, tool_error};
-use hands_core::edit::{FILE_MODIFIED_SINCE_READ, FILE_NOT_READ, FILE_UNEXPECTEDLY_MODIFIED};
+use hands_core::edit::{
+    FILE_MODIFIED_SINCE_READ, FILE_NOT_READ, FILE_UNEXPECTEDLY_MODIFIED, NOTE_CHANGED_SINCE_READ, NOTE_NOT_READ,
+    REQUIRE_READ_KEY,
+};
 use hands_core::file_state::FileState;
 use hands_core::hooks::{Hooks, PreToolUseOutcome};
 use hands_core::permissions::Behavior;
@@ -88,8 +91,23 @@ async fn notebooks_are_sent_to_notebook_edit() {
 }
 
 #[tokio::test]
-async fn unread_and_partially_read_files_are_refused() {
+async fn unread_files_are_edited_and_the_model_told() {
     let fx = Fixture::new();
+    let path = fx.path("unread.txt");
+    fs::write(&path, "abc").unwrap();
+    let r = fx.edit(&path, "a", "b").await;
+    assert!(!r.is_error, "{}", r.text());
+    assert_eq!(r.text(), format!("The file {} has been updated successfully.\n\n{NOTE_NOT_READ}", path.display()));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "bbc");
+    // The edit counts as a read: the next one carries no note.
+    let r = fx.edit(&path, "c", "d").await;
+    assert_eq!(r.text(), format!("The file {} has been updated successfully.", path.display()));
+}
+
+#[tokio::test]
+async fn under_the_strict_setting_unread_and_partially_read_files_are_refused() {
+    let fx = Fixture::new();
+    fx.session.set_data(REQUIRE_READ_KEY, Some(json!(true)));
     let path = fx.path("unread.txt");
     fs::write(&path, "abc").unwrap();
     assert_eq!(fx.edit(&path, "a", "b").await.text(), tool_error(FILE_NOT_READ));
@@ -112,10 +130,23 @@ async fn a_touch_is_not_a_modification_but_a_content_change_is() {
     let r = fx.edit(&path, "one", "1").await;
     assert!(!r.is_error, "mtime-only change must not block: {}", r.text());
 
+    // Changed on disk since: the edit still applies while old_string matches, and says so.
     fs::write(&path, "1 two three\n").unwrap();
     let r = fx.edit(&path, "two", "2").await;
+    assert_eq!(
+        r.text(),
+        format!("The file {} has been updated successfully.\n\n{NOTE_CHANGED_SINCE_READ}", path.display())
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "1 2 three\n");
+    fs::write(&path, "1 2 four\n").unwrap();
+    let r = fx.edit(&path, "three", "3").await;
+    assert!(r.is_error && r.text().contains("String to replace not found in file."), "{}", r.text());
+
+    // The strict setting refuses any change since the read.
+    fx.session.set_data(REQUIRE_READ_KEY, Some(json!(true)));
+    let r = fx.edit(&path, "four", "4").await;
     assert_eq!(r.text(), tool_error(FILE_MODIFIED_SINCE_READ));
-    assert_eq!(fs::read_to_string(&path).unwrap(), "1 two three\n");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "1 2 four\n");
 }
 
 #[tokio::test]

@@ -17,8 +17,9 @@ pub mod render;
 
 use std::path::{Path, PathBuf};
 
+use hands_core::edit;
 use hands_core::encoding::{self, Encoding, LineEnding};
-use hands_core::file_state::{FileState, Freshness};
+use hands_core::file_state::{FileState, Freshness, hash_bytes, hash_file};
 use hands_core::path_policy::{self, FileKind, PathCheck};
 use hands_core::permissions::RuleSubject;
 use hands_core::{
@@ -56,10 +57,13 @@ pub mod codes {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct WriteTool;
 
-/// Why an existing file may not be replaced, if it may not.
+/// Why an existing file may not be replaced, if it may not. A file never read in full may be
+/// replaced (the model is told so), unless the session asks for the stricter rule
+/// ([`edit::require_read_before_edit`]); a file changed on disk since it was read never may.
 fn read_state_problem(session: &Session, path: &Path) -> Option<ValidationError> {
     let Some(state) = session.file_state().get(path).filter(|s| !s.partial) else {
-        return Some(ValidationError::with_code(prompt::NOT_READ, codes::NOT_READ));
+        return edit::require_read_before_edit(session)
+            .then(|| ValidationError::with_code(prompt::NOT_READ, codes::NOT_READ));
     };
     match state.freshness(path) {
         Ok(Freshness::Unchanged | Freshness::Touched) => None,
@@ -110,14 +114,19 @@ fn write_file(
     if let Some(parent) = real.parent() {
         std::fs::create_dir_all(parent).map_err(|e| io("creating the directory for", e))?;
     }
-    let expected = before.state.clone();
+    // A file replaced without a full read of it: the result says so.
+    let not_read = before.bytes.is_some() && before.state.as_ref().is_none_or(|s| s.partial);
+    let expected = before.state.clone().filter(|s| !s.partial);
+    let old_hash = before.bytes.as_deref().map(hash_bytes);
     let existed = before.bytes.is_some();
     // Right before the rename: the file must still be what was validated (or still absent).
     let race_check = || -> std::io::Result<()> {
         on_prepared();
-        let unchanged = match &expected {
-            Some(state) => matches!(state.freshness(path), Ok(Freshness::Unchanged | Freshness::Touched)),
-            None => std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound),
+        let unchanged = match (&expected, old_hash) {
+            (Some(state), _) => matches!(state.freshness(path), Ok(Freshness::Unchanged | Freshness::Touched)),
+            // Not read: still the bytes this call found.
+            (None, Some(hash)) => hash_file(path).is_ok_and(|h| h == hash),
+            (None, None) => std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound),
         };
         if unchanged { Ok(()) } else { Err(std::io::Error::other(prompt::UNEXPECTEDLY_MODIFIED)) }
     };
@@ -130,7 +139,12 @@ fn write_file(
     }
     let meta = std::fs::metadata(path).map_err(|e| io("reading the metadata of", e))?;
     session.file_state().record(path, FileState::full(&bytes, &meta));
-    let (kind, text) = if existed { ("update", prompt::updated(&shown)) } else { ("create", prompt::created(&shown)) };
+    let (kind, mut text) =
+        if existed { ("update", prompt::updated(&shown)) } else { ("create", prompt::created(&shown)) };
+    if not_read {
+        text.push_str("\n\n");
+        text.push_str(prompt::NOTE_NOT_READ);
+    }
     let original = before.bytes.as_deref().map(|b| encoding::decode(b).text);
     let data = json!({"type": kind, "filePath": shown, "content": content, "originalFile": original});
     Ok(ToolOutput::text(text).with_data(data))

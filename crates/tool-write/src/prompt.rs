@@ -26,7 +26,11 @@ explicitly asks for them.
     " -->"
 );
 
-/// An existing file that was not (fully) read in this session.
+/// Added to the result of replacing an existing file that was not (fully) read in this session.
+pub const NOTE_NOT_READ: &str = "Note: this file had not been read in this session. It now holds exactly the content you sent, so your knowledge of it is current.";
+
+/// Refusal under the stricter setting (`hands_core::edit::require_read_before_edit`): the file
+/// exists and was not read in full.
 pub const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 
 /// An existing file whose content changed since it was read.

@@ -83,8 +83,26 @@ async fn creates_files_and_parent_directories_with_exact_bytes() {
 }
 
 #[tokio::test]
-async fn an_existing_file_must_be_fully_read_first() {
+async fn an_unread_existing_file_is_replaced_and_the_model_told() {
     let fx = Fixture::new(PermissionMode::AcceptEdits);
+    let path = fx.root.join("a.txt");
+    fs::write(&path, "original\n").unwrap();
+    let result = fx.write(&path, "new").await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(
+        result.text(),
+        format!("The file {} has been updated successfully.\n\n{}", path.display(), prompt::NOTE_NOT_READ)
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+    // The write counts as a read: the next one carries no note.
+    let again = fx.write(&path, "newer").await;
+    assert_eq!(again.text(), format!("The file {} has been updated successfully.", path.display()));
+}
+
+#[tokio::test]
+async fn under_the_strict_setting_an_existing_file_must_be_fully_read_first() {
+    let fx = Fixture::new(PermissionMode::AcceptEdits);
+    fx.engine.session().set_data(hands_core::edit::REQUIRE_READ_KEY, Some(json!(true)));
     let path = fx.root.join("a.txt");
     fs::write(&path, "original\n").unwrap();
     assert_eq!(fx.write(&path, "new").await.text(), tool_use_error(prompt::NOT_READ));
@@ -161,14 +179,11 @@ async fn symlinks_inside_write_through_and_outside_ask() {
     let outside = fx.root.parent().unwrap().join("outside.txt");
     fs::write(&outside, "keep").unwrap();
     std::os::unix::fs::symlink(&outside, fx.root.join("escape.txt")).unwrap();
-    // An existing file there has not been read (validation comes before permissions, as in Claude
-    // Code); a new file there reaches the permission check, which asks.
-    for path in ["escape.txt", "../outside.txt"] {
+    // An existing or a new file there reaches the permission check, which asks.
+    for path in ["escape.txt", "../outside.txt", "../new-outside.txt"] {
         let result = fx.write(path, "overwritten").await;
-        assert_eq!(result.text(), tool_use_error(prompt::NOT_READ), "{path}");
+        assert!(result.text().contains("Permission to use Write has been denied"), "{path}: {}", result.text());
     }
-    let result = fx.write("../new-outside.txt", "overwritten").await;
-    assert!(result.text().contains("Permission to use Write has been denied"), "{}", result.text());
     // Even in acceptEdits mode, a read of the escaping link asks too, so it cannot be unlocked.
     let read = fx.engine.run_one(ToolCall::new("r", "Read", json!({"file_path": "escape.txt"})), &Turn::new()).await;
     assert!(read.text().contains("Permission to use Read has been denied"), "{}", read.text());

@@ -17,10 +17,35 @@ pub mod quotes;
 pub mod text_file;
 pub mod transaction;
 
+use crate::session::Session;
 pub use apply::{EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, normalize_edit_input};
 pub use near_match::{NearMatch, closest_match, not_found_hint};
 pub use text_file::{NotText, TextFile};
+
 pub use transaction::{CommitError, FileSnapshot, ReadState, commit, read_state, read_with_snapshot};
+
+/// Session data key (a boolean) that brings back the stricter rule of older Claude Code releases:
+/// Write and Edit refuse a file the model has not read in full, and Edit refuses one that changed
+/// since it was read. Overrides [`REQUIRE_READ_ENV`].
+pub const REQUIRE_READ_KEY: &str = "require_read_before_edit";
+
+/// Environment variable (`1`/`true`) for the same stricter rule, for every session.
+pub const REQUIRE_READ_ENV: &str = "HANDS_REQUIRE_READ_BEFORE_EDIT";
+
+/// Whether Write and Edit refuse files that were not read first (see [`REQUIRE_READ_KEY`]).
+/// Off by default, as in Claude Code 2.1.332.
+pub fn require_read_before_edit(session: &Session) -> bool {
+    if let Some(value) = session.data(REQUIRE_READ_KEY) {
+        return value.as_bool().unwrap_or(false);
+    }
+    std::env::var(REQUIRE_READ_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+}
+
+/// Added to an edit's result when the file had not been read in this session.
+pub const NOTE_NOT_READ: &str = "Note: this file had not been read in this session. The edit was made on its content as it is on disk now, and your knowledge of the file is current up to this edit.";
+
+/// Added to an edit's result when the file had changed on disk since it was read.
+pub const NOTE_CHANGED_SINCE_READ: &str = "Note: the file had changed on disk since you last read it. old_string still matched, so the edit was made on the current content; read the file again if you need to see the other changes.";
 
 /// Editing a file that was never read in full (reference §1.5, §1.6).
 pub const FILE_NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
