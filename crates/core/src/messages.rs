@@ -20,6 +20,16 @@ pub fn no_such_tool(name: &str) -> String {
     tool_use_error(&format!("Error: No such tool available: {name}"))
 }
 
+/// [`no_such_tool`] with the name the model most likely meant (tool names are case-sensitive).
+pub fn no_such_tool_suggesting(name: &str, suggestion: Option<&str>) -> String {
+    match suggestion {
+        Some(right) => tool_use_error(&format!(
+            "Error: No such tool available: {name}. Tool names are case-sensitive: did you mean {right}?"
+        )),
+        None => no_such_tool(name),
+    }
+}
+
 /// `<tool_use_error>InputValidationError: ...</tool_use_error>` around a formatted list of issues.
 pub fn input_validation_error(message: &str) -> String {
     tool_use_error(&format!("InputValidationError: {message}"))

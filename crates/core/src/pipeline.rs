@@ -302,7 +302,10 @@ impl Engine {
         let prepared = self.prepare(call);
         let id = prepared.call.id.clone();
         let Some(tool) = prepared.tool.clone() else {
-            return Err(ToolResult::error(&id, messages::no_such_tool(&prepared.call.name)));
+            return Err(ToolResult::error(
+                &id,
+                messages::no_such_tool_suggesting(&prepared.call.name, self.inner.pool.suggest(&prepared.call.name)),
+            ));
         };
         let input = prepared.input.map_err(|e| ToolResult::error(&id, e))?;
         let turn = Turn::new();
@@ -320,7 +323,10 @@ impl Engine {
         let id = call.id.clone();
         // 1. Lookup.
         let Some(tool) = tool else {
-            return CallOutcome::error(&id, messages::no_such_tool(&call.name));
+            return CallOutcome::error(
+                &id,
+                messages::no_such_tool_suggesting(&call.name, self.inner.pool.suggest(&call.name)),
+            );
         };
         // 2. Abort check.
         if turn.is_aborted() {

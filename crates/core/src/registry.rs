@@ -151,6 +151,18 @@ impl Pool {
         self.entries.iter().find(|e| e.tool.aliases().contains(&name))
     }
 
+    /// The tool a name that was not found most likely meant: the one whose name or alias differs
+    /// only in case (`bash`, `read`, `todowrite`), named by its wire name.
+    pub fn suggest(&self, name: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|e| {
+                e.tool.name().eq_ignore_ascii_case(name)
+                    || e.tool.aliases().iter().any(|a| a.eq_ignore_ascii_case(name))
+            })
+            .map(|e| e.tool.name())
+    }
+
     /// The tools in order.
     pub fn tools(&self) -> impl ExactSizeIterator<Item = &Arc<dyn Tool>> {
         self.entries.iter().map(|e| &e.tool)

@@ -25,6 +25,12 @@ async fn unknown_tool() {
     assert!(r.is_error);
     assert_eq!(r.text(), "<tool_use_error>Error: No such tool available: Nope</tool_use_error>");
     assert_eq!(r.tool_use_id, "toolu_01");
+    // A name that differs only in case gets the right one suggested.
+    let r = engine.run_one(call("echo", json!({})), &Turn::new()).await;
+    assert_eq!(
+        r.text(),
+        "<tool_use_error>Error: No such tool available: echo. Tool names are case-sensitive: did you mean Echo?</tool_use_error>"
+    );
 }
 
 #[tokio::test]
