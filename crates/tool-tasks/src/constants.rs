@@ -7,7 +7,7 @@ pub const TASK_OUTPUT_ALIASES: &[&str] = &["BashOutput", "BashOutputTool", "Agen
 /// Wire name of the tool that stops a task.
 pub const TASK_STOP_NAME: &str = "TaskStop";
 /// Older names of `TaskStop`.
-pub const TASK_STOP_ALIASES: &[&str] = &["KillShell"];
+pub const TASK_STOP_ALIASES: &[&str] = &["KillShell", "KillBash"];
 
 /// How long `TaskOutput` waits by default, in ms.
 pub const DEFAULT_WAIT_MS: u64 = 30_000;

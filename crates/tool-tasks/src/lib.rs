@@ -6,7 +6,7 @@
 //! - `TaskOutput` (aliases `BashOutput`, `BashOutputTool`, `AgentOutputTool`): status, exit code
 //!   and output of a task, optionally waiting for it to end. Legacy inputs are accepted:
 //!   `bash_id` / `agentId` for `task_id`, `wait_up_to` (seconds) for `timeout` (ms).
-//! - `TaskStop` (alias `KillShell`): stops a running task (`task_id`, or the deprecated
+//! - `TaskStop` (aliases `KillShell`, `KillBash`): stops a running task (`task_id`, or the deprecated
 //!   `shell_id`).
 //!
 //! Both read the session's [`TaskRegistry`] (hands-core); starting tasks is the Bash tool's job.
@@ -247,7 +247,10 @@ impl TypedTool for TaskStopTool {
         let task = find_task(ctx.session(), id).map_err(|e| ValidationError::with_code(e.message, 1))?;
         match task.status() {
             TaskStatus::Running => Ok(()),
-            status => Err(ValidationError::with_code(format!("Task {id} is not running (status: {status})"), 3)),
+            status => Err(ValidationError::with_code(
+                format!("No running task with ID {id}: it has already ended (status: {status})"),
+                3,
+            )),
         }
     }
 

@@ -104,7 +104,10 @@ async fn a_finished_task_reports_status_exit_code_and_output() {
     );
     let r = h.call("TaskStop", json!({ "task_id": id })).await;
     assert!(r.is_error);
-    assert_eq!(r.text(), format!("<tool_use_error>Task {id} is not running (status: failed)</tool_use_error>"));
+    assert_eq!(
+        r.text(),
+        format!("<tool_use_error>No running task with ID {id}: it has already ended (status: failed)</tool_use_error>")
+    );
 }
 
 #[tokio::test]
@@ -157,6 +160,12 @@ async fn old_names_and_parameters_still_work() {
     let r = h.call("BashOutputTool", json!({ "task_id": id, "block": "false" })).await;
     assert!(r.text().contains("<status>running</status>"), "{}", r.text());
     let r = h.call("KillShell", json!({ "shell_id": id })).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(eventually(|| !alive(shell)));
+    // KillBash (Claude Code 1.x) reaches TaskStop too.
+    let (id, path) = h.start("echo \"shell:$$\"; exec sleep 1000").await;
+    let shell = printed_pid(&path);
+    let r = h.call("KillBash", json!({ "shell_id": id })).await;
     assert!(!r.is_error, "{r:?}");
     assert!(eventually(|| !alive(shell)));
 }
@@ -222,5 +231,5 @@ fn schemas_match_claude_code() {
     let props: Vec<&String> = stop.input_schema()["properties"].as_object().unwrap().keys().collect();
     assert_eq!(props, ["task_id", "shell_id"]);
     assert_eq!(output.aliases(), ["BashOutput", "BashOutputTool", "AgentOutputTool"]);
-    assert_eq!(stop.aliases(), ["KillShell"]);
+    assert_eq!(stop.aliases(), ["KillShell", "KillBash"]);
 }
