@@ -146,11 +146,8 @@ impl Coercion {
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
-        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-            let names: Vec<String> = values.iter().filter_map(Value::as_str).map(str::to_string).collect();
-            if !names.is_empty() && names.len() == values.len() {
-                return Coercion::Enum(names);
-            }
+        if let Some(names) = enum_values(schema) {
+            return Coercion::Enum(names);
         }
         if types.contains(&"string") {
             return Coercion::None;
@@ -253,6 +250,30 @@ impl Coercion {
             _ => {}
         }
     }
+}
+
+/// The values of a string enum: `"enum": [...]`, or `oneOf`/`anyOf` of `const`s (what schemars
+/// writes for an enum whose variants have doc comments).
+fn enum_values(schema: &Value) -> Option<Vec<String>> {
+    let strings = |values: Vec<Option<&str>>| -> Option<Vec<String>> {
+        let names: Option<Vec<String>> = values.into_iter().map(|v| v.map(str::to_string)).collect();
+        names.filter(|n| !n.is_empty())
+    };
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return strings(values.iter().map(Value::as_str).collect());
+    }
+    let variants = schema.get("oneOf").or_else(|| schema.get("anyOf")).and_then(Value::as_array)?;
+    strings(
+        variants
+            .iter()
+            .map(|v| {
+                v.get("const").and_then(Value::as_str).or_else(|| match v.get("enum").and_then(Value::as_array) {
+                    Some(one) if one.len() == 1 => one[0].as_str(),
+                    _ => None,
+                })
+            })
+            .collect(),
+    )
 }
 
 /// `f` as a JSON integer when it is a whole number that an integer field can hold.
