@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use hands_core::Session;
+use hands_core::permissions::engine::CommandLineSettingsFiles;
 use hands_core::permissions::{AskAnswer, AskRequest, Asker, PermissionResult};
 use hands_sandbox::{AskDomain, Prepared, Sandbox, SandboxPolicy, SandboxSettings, SettingsFiles};
 
@@ -115,9 +116,14 @@ impl Launch {
     }
 }
 
-/// The `sandbox` settings that apply to `session`.
+/// The `sandbox` settings that apply to `session` (the project's and user's files, and the
+/// `--settings` files its permission engine reads).
 pub fn settings_for(session: &Session) -> SandboxSettings {
-    hands_sandbox::settings::load(&SettingsFiles::for_project(session.project_dir()))
+    let mut files = SettingsFiles::for_project(session.project_dir());
+    if let Some(cli) = session.get_extension::<CommandLineSettingsFiles>() {
+        files.extra = cli.0.clone();
+    }
+    hands_sandbox::settings::load(&files)
 }
 
 /// Decide how `input` runs in `session`.

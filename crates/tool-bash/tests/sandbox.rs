@@ -158,3 +158,33 @@ async fn background_tasks_are_confined_too() {
     assert!(log.contains("Read-only file system"), "{log}");
     assert!(!target.exists());
 }
+
+#[tokio::test]
+async fn a_settings_file_given_on_the_command_line_can_turn_the_sandbox_on() {
+    assert!(sandbox_available());
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let extra = project.path().join("ci-settings.json");
+    std::fs::write(&extra, json!({ "sandbox": { "enabled": true } }).to_string()).unwrap();
+    let session = Session::new(SessionConfig {
+        cwd: Some(project.path().into()),
+        state_dir: Some(state.path().into()),
+        permission_mode: Some(PermissionMode::BypassPermissions),
+        ..Default::default()
+    })
+    .unwrap();
+    let mut options = LoadOptions::new(session.project_dir());
+    options.home = None;
+    options.managed_path = None;
+    options.watch = false;
+    options.cli_settings = vec![extra];
+    let permissions = PermissionEngine::load(&options).unwrap();
+    permissions.install(&session);
+    let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+    let engine = Engine::builder(pool, Arc::clone(&session)).policy(permissions.policy()).build();
+    let r = engine
+        .run_one(ToolCall::new("toolu_cli", "Bash", json!({ "command": "echo ${HANDS_SANDBOX:-none}" })), &Turn::new())
+        .await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(r.text(), "1", "the --settings file's sandbox block applies");
+}

@@ -184,6 +184,12 @@ impl Source {
     }
 }
 
+/// The `--settings FILE` files this session's permission engine reads (absolute paths), kept in
+/// the session for code that reads other blocks of the same files (the Bash sandbox's `sandbox`
+/// block).
+#[derive(Debug, Clone, Default)]
+pub struct CommandLineSettingsFiles(pub Vec<PathBuf>);
+
 /// The rules and settings in force.
 #[derive(Debug, Default)]
 pub struct Snapshot {
@@ -229,6 +235,8 @@ impl PathFilter for ReadDenyFilter {
 
 struct Shared {
     cwd: PathBuf,
+    /// The `--settings FILE` files, absolute.
+    cli_settings: Vec<PathBuf>,
     home: Option<PathBuf>,
     sources: Mutex<Vec<Source>>,
     snapshot: Arc<RwLock<Arc<Snapshot>>>,
@@ -352,6 +360,11 @@ impl PermissionEngine {
 
         let snapshot = Arc::new(RwLock::new(Arc::new(Snapshot::default())));
         let shared = Arc::new(Shared {
+            cli_settings: options
+                .cli_settings
+                .iter()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+                .collect(),
             cwd,
             home,
             sources: Mutex::new(sources),
@@ -503,8 +516,10 @@ impl PermissionEngine {
         self.attach(session);
     }
 
-    /// Install the read filter and the additional directories if not done yet.
+    /// Install the read filter, the additional directories and the `--settings` files if not done
+    /// yet.
     fn attach(&self, session: &Session) {
+        session.extension(|| CommandLineSettingsFiles(self.shared.cli_settings.clone()));
         let ours = &self.shared.read_filter;
         let installed = session.read_filter().is_some_and(|f| std::ptr::addr_eq(Arc::as_ptr(&f), Arc::as_ptr(ours)));
         if !installed {
