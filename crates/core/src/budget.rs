@@ -21,6 +21,24 @@ pub const MAX_TOOL_RESULTS_PER_MESSAGE_CHARS: usize = 200_000;
 /// Size of the preview kept inline for a persisted result.
 pub const PREVIEW_SIZE_BYTES: usize = 2_000;
 
+/// A cap on every result of a session, set by whoever delivers the results when its reader keeps
+/// less inline than the tools' own thresholds (an MCP client that stores larger results in a file
+/// of its own: `hands serve --max-result-chars`). Tools with their own threshold are persisted
+/// above the smaller of the two; a tool whose results are never persisted (Read) reads it with
+/// [`delivery_limit`] and stops where its answer would pass it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeliveryLimit(pub usize);
+
+/// Set `session`'s [`DeliveryLimit`] to `chars` (the first setting stays).
+pub fn set_delivery_limit(session: &Session, chars: usize) {
+    session.extension(|| DeliveryLimit(chars));
+}
+
+/// `session`'s [`DeliveryLimit`] in characters, when one was set.
+pub fn delivery_limit(session: &Session) -> Option<usize> {
+    session.get_extension::<DeliveryLimit>().map(|limit| limit.0)
+}
+
 /// The inline threshold for a tool, `None` when its results are never persisted.
 pub fn threshold(limit: ResultLimit) -> Option<usize> {
     match limit {
@@ -129,6 +147,7 @@ pub fn persist_result(session: &Session, result: &mut ToolResult) -> io::Result<
 /// inline (logged): losing output is worse than a large message.
 pub fn cap_result(session: &Session, limit: ResultLimit, result: &mut ToolResult) {
     let Some(max) = threshold(limit) else { return };
+    let max = delivery_limit(session).map_or(max, |delivered| max.min(delivered));
     if result.text_len() > max {
         if let Err(e) = persist_result(session, result) {
             tracing::warn!(error = %e, "could not persist a large tool result; keeping it inline");
@@ -184,6 +203,22 @@ mod tests {
         assert_eq!(threshold(ResultLimit::Chars(20_000)), Some(20_000));
         assert_eq!(threshold(ResultLimit::Chars(100_000)), Some(50_000));
         assert_eq!(threshold(ResultLimit::Unlimited), None);
+    }
+
+    #[test]
+    fn a_delivery_limit_lowers_every_threshold_but_never_persists_unlimited_results() {
+        let (_dir, s) = session();
+        let mut small = ToolResult::new("toolu_d1", vec![ContentBlock::text("y".repeat(9_000))], false);
+        cap_result(&s, ResultLimit::Chars(30_000), &mut small);
+        assert!(!small.text().contains("<persisted-output>"), "no limit set yet");
+        set_delivery_limit(&s, 8_000);
+        assert_eq!(delivery_limit(&s), Some(8_000));
+        cap_result(&s, ResultLimit::Chars(30_000), &mut small);
+        assert!(small.text().starts_with("<persisted-output>"), "{}", small.text());
+        assert!(small.text_len() < 8_000);
+        let mut read = ToolResult::new("toolu_d2", vec![ContentBlock::text("z".repeat(9_000))], false);
+        cap_result(&s, ResultLimit::Unlimited, &mut read);
+        assert_eq!(read.text_len(), 9_000, "a tool that is never persisted cuts its own answer");
     }
 
     #[test]

@@ -278,16 +278,17 @@ fn read_text(
         file_lines = selection.total_lines;
         (selection, 0)
     };
+    let (output, cut_short) = text_output(session, path, &meta, offset, &selection, file_lines, max_tokens);
     let state = FileState {
         content_hash,
         mtime_ms: mtime_ms(&meta),
         size: meta.len(),
         offset: Some(offset),
         limit,
-        partial: !selection.is_whole_file(),
+        partial: !selection.is_whole_file() || cut_short,
     };
     session.file_state().record(path, state);
-    Ok(text_output(session, path, &meta, offset, &selection, file_lines, max_tokens))
+    Ok(output)
 }
 
 /// How much of a file is read first, to tell its encoding and whether it is binary.
@@ -299,6 +300,8 @@ fn count_lines(text: &str) -> u64 {
     newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
+/// The answer for selected lines, and whether the session's delivery limit cut it shorter than
+/// the selection (the lines past the cut were not shown).
 fn text_output(
     session: &Session,
     path: &Path,
@@ -307,10 +310,10 @@ fn text_output(
     sel: &Selection,
     file_lines: Option<u64>,
     max_tokens: usize,
-) -> ToolOutput {
+) -> (ToolOutput, bool) {
     if sel.over_budget {
         let tokens = (sel.range_bytes as usize).div_ceil(CHARS_PER_TOKEN);
-        return ToolOutput::error(prompt::too_many_tokens(tokens, max_tokens));
+        return (ToolOutput::error(prompt::too_many_tokens(tokens, max_tokens)), false);
     }
     let data = |lines: usize| {
         json!({"type": "text", "file": {
@@ -318,27 +321,48 @@ fn text_output(
         }})
     };
     if sel.total_lines == Some(0) {
-        return ToolOutput::text(prompt::EMPTY_FILE).with_data(data(0));
+        return (ToolOutput::text(prompt::EMPTY_FILE).with_data(data(0)), false);
     }
     if sel.lines.is_empty() {
         let total = sel.total_lines.unwrap_or(0);
-        return ToolOutput::text(prompt::offset_past_end(offset, total)).with_data(data(0));
+        return (ToolOutput::text(prompt::offset_past_end(offset, total)).with_data(data(0)), false);
     }
     let format = LineNumberFormat::current(session);
     let mut text = String::with_capacity(sel.lines.text_len() + sel.lines.len() * 8);
+    // The session's delivery limit (an MCP client's), with room for the notice.
+    let fit = hands_core::budget::delivery_limit(session).map(|max| max.saturating_sub(PARTIAL_NOTICE_ROOM).max(1));
+    let (mut shown, mut cut_line, mut cut) = (sel.lines.len(), sel.cut_line, false);
     for (i, line) in sel.lines.iter().enumerate() {
+        let before = text.len();
         if i > 0 {
             text.push('\n');
         }
         format.push_line(&mut text, sel.first_line + i as u64, line);
+        if let Some(fit) = fit.filter(|fit| text.len() > *fit) {
+            // Stop at the last whole line that fits, or show the beginning of a first line
+            // that is too long alone.
+            if i == 0 {
+                let keep = hands_core::text::prefix_bytes(&text, fit).len();
+                text.truncate(keep);
+                (shown, cut_line) = (1, true);
+            } else {
+                text.truncate(before);
+                (shown, cut_line) = (i, false);
+            }
+            cut = true;
+            break;
+        }
     }
-    if sel.stop.is_some() {
-        let last = sel.first_line + sel.lines.len() as u64 - 1;
+    if sel.stop.is_some() || cut {
+        let last = sel.first_line + shown as u64 - 1;
         let size = format_size(meta.len() as usize);
-        text.push_str(&prompt::partial_view(sel.first_line, last, file_lines, &size, sel.cut_line));
+        text.push_str(&prompt::partial_view(sel.first_line, last, file_lines, &size, cut_line));
     }
-    ToolOutput::text(text).with_data(data(sel.lines.len()))
+    (ToolOutput::text(text).with_data(data(shown)), cut)
 }
+
+/// Room kept for the partial-view notice when a delivery limit cuts a read short.
+const PARTIAL_NOTICE_ROOM: usize = 600;
 
 fn read_image(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput, ToolError> {
     let Some((bytes, meta)) = read_whole(path, real, MAX_IMAGE_FILE_BYTES)? else {
@@ -455,6 +479,10 @@ impl TypedTool for ReadTool {
 
     fn name(&self) -> &'static str {
         TOOL_NAME
+    }
+    /// Acts on local files and session state only (MCP's `openWorldHint`).
+    fn is_open_world(&self) -> bool {
+        false
     }
 
     fn search_hint(&self) -> Option<&'static str> {
