@@ -187,6 +187,10 @@ impl TypedTool for BashTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
+    /// A command that is not read-only may delete or overwrite anything (MCP's `destructiveHint`).
+    fn is_destructive(&self, input: &BashInput) -> bool {
+        !self.is_read_only(input)
+    }
 
     fn search_hint(&self) -> Option<&'static str> {
         Some("run shell commands in a terminal: git, build, test")

@@ -92,6 +92,14 @@ impl TypedTool for EditTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
+    /// Overwrites what is there: the earlier content is gone (MCP's `destructiveHint`).
+    fn is_destructive(&self, _input: &EditInput) -> bool {
+        true
+    }
+    /// Acts on local files and session state only (MCP's `openWorldHint`).
+    fn is_open_world(&self) -> bool {
+        false
+    }
 
     fn search_hint(&self) -> Option<&'static str> {
         Some(SEARCH_HINT)

@@ -121,6 +121,10 @@ impl TypedTool for GlobTool {
     fn name(&self) -> &'static str {
         GLOB_TOOL_NAME
     }
+    /// Acts on local files and session state only (MCP's `openWorldHint`).
+    fn is_open_world(&self) -> bool {
+        false
+    }
 
     fn search_hint(&self) -> Option<&'static str> {
         Some(constants::SEARCH_HINT)

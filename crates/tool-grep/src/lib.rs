@@ -69,6 +69,10 @@ impl TypedTool for GrepTool {
     fn name(&self) -> &'static str {
         GREP_TOOL_NAME
     }
+    /// Acts on local files and session state only (MCP's `openWorldHint`).
+    fn is_open_world(&self) -> bool {
+        false
+    }
 
     fn search_hint(&self) -> Option<&'static str> {
         Some(constants::SEARCH_HINT)

@@ -44,6 +44,10 @@ impl TypedTool for LsTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
+    /// Acts on local files and session state only (MCP's `openWorldHint`).
+    fn is_open_world(&self) -> bool {
+        false
+    }
 
     fn search_hint(&self) -> Option<&'static str> {
         Some(SEARCH_HINT)

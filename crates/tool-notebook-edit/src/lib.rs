@@ -144,6 +144,14 @@ impl TypedTool for NotebookEditTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
+    /// Overwrites what is there: the earlier content is gone (MCP's `destructiveHint`).
+    fn is_destructive(&self, _input: &NotebookEditInput) -> bool {
+        true
+    }
+    /// Acts on local files and session state only (MCP's `openWorldHint`).
+    fn is_open_world(&self) -> bool {
+        false
+    }
 
     fn search_hint(&self) -> Option<&'static str> {
         Some(SEARCH_HINT)

@@ -144,6 +144,10 @@ impl TypedTool for ToolSearch {
     fn name(&self) -> &'static str {
         NAME
     }
+    /// Acts on local files and session state only (MCP's `openWorldHint`).
+    fn is_open_world(&self) -> bool {
+        false
+    }
     fn description(&self, _: &Session) -> String {
         prompt::DESCRIPTION.to_string()
     }
