@@ -124,6 +124,27 @@ async def accepting_session(args, c: Checks) -> None:
         bash = tools.get("Bash")
         if bash is not None:
             c.check("Bash is not read-only", bash.annotations is not None and bash.annotations.read_only_hint is False, str(bash.annotations))
+        for name in ("ToolSearch", "TaskOutput"):
+            c.check(f"{name} not listed", name not in tools, f"tools: {sorted(tools)}")
+        try:
+            legacy = await session.call_tool("TaskOutput", {"task_id": "no-such-task"})
+            c.check("TaskOutput still callable", legacy.is_error and "no-such-task" in text_of(legacy), text_of(legacy))
+        except Exception as e:  # an MCP error: the name is unknown
+            c.check("TaskOutput still callable", False, repr(e))
+        # Hints as the tools are: what can destroy, and what reaches beyond the machine.
+        for name, destructive, open_world in (
+            ("Bash", True, True), ("Write", True, False), ("Edit", True, False), ("NotebookEdit", True, False),
+            ("Read", None, False), ("Glob", None, False), ("Grep", None, False), ("TodoWrite", False, False),
+            ("WebFetch", None, True),
+        ):
+            tool = tools.get(name)
+            if tool is None or tool.annotations is None:
+                c.check(f"{name} annotated", False, f"tools: {sorted(tools)}")
+                continue
+            a = tool.annotations
+            if destructive is not None:
+                c.check(f"{name} destructiveHint", a.destructive_hint is destructive, str(a))
+            c.check(f"{name} openWorldHint", a.open_world_hint is open_world, str(a))
 
         # Read -> Edit -> Read, in one session (read-before-edit holds across calls).
         target = project / "notes.txt"
@@ -199,7 +220,10 @@ async def declining_session(args, c: Checks) -> None:
         await session.initialize()
         await session.call_tool("Read", {"file_path": str(target)})
         result = await session.call_tool("Edit", {"file_path": str(target), "old_string": "keep", "new_string": "lose"})
-        c.check("elicitation declined", result.is_error and "rejected" in text_of(result), text_of(result))
+        message = text_of(result)
+        c.check("elicitation declined", result.is_error and "Permission to use Edit has been denied" in message, message)
+        c.check("decline says what would allow it", "allow rule" in message and "`decline`" in message, message)
+        c.check("decline does not ask to wait", "STOP" not in message and "wait for the user" not in message, message)
         c.check("declined edit not written", target.read_text() == "keep\n", target.read_text())
         c.check("declined after asking", len(answers) == 1, str(answers))
 

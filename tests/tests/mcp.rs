@@ -245,3 +245,90 @@ fn docs_config_snippets_parse() {
     }
     assert!(hands_servers >= 3, "every client's snippet runs `hands serve`");
 }
+
+/// How `hands serve` is asked to stop in [`a_stopped_server_leaves_no_background_command_behind`].
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    Signal(&'static str),
+    EndOfInput,
+}
+
+/// Whether any process of group `pgid` is still alive (zombies count as gone).
+#[cfg(target_os = "linux")]
+fn group_alive(pgid: u32) -> bool {
+    std::fs::read_dir("/proc").into_iter().flatten().flatten().any(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid pgrp ...`: the fields after the command name.
+        let fields: Vec<&str> = stat.rsplit_once(") ").map(|(_, rest)| rest.split(' ').collect()).unwrap_or_default();
+        fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z"
+    })
+}
+
+/// Start `hands serve` on stdio, run a background command in it, stop the server `how`, and
+/// check the server exits promptly and the command's process group is gone.
+#[cfg(target_os = "linux")]
+fn stop_with_a_background_command(how: Stop) {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let project = Project::new();
+    let mut child = Command::new(hands_bin())
+        .args(["serve", "--permission-mode", "bypassPermissions", "--cwd"])
+        .arg(project.dir.path())
+        .arg("--state-dir")
+        .arg(project.state.path())
+        .env("RUST_LOG", "error")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("hands serve starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+    let mut exchange = |message: Value| -> Value {
+        writeln!(stdin, "{message}").unwrap();
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "hands serve closed its output");
+        serde_json::from_str(&line).unwrap()
+    };
+    exchange(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    let pid_file = project.dir.path().join("background.pid");
+    let command = format!("echo $$ > {}; sleep 300", pid_file.display());
+    let started = exchange(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "Bash", "arguments": {"command": command, "run_in_background": true}}}));
+    assert_eq!(started["result"]["isError"], false, "{started}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pgid: u32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse().ok()) {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the background command did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(group_alive(pgid));
+
+    match how {
+        Stop::Signal(signal) => {
+            let sent = Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().unwrap();
+            assert!(sent.success());
+        }
+        Stop::EndOfInput => drop(stdin),
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "{how:?}: hands serve did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    while group_alive(pgid) {
+        assert!(Instant::now() < deadline, "{how:?}: the background command outlived the server");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stopped_server_leaves_no_background_command_behind() {
+    for how in [Stop::Signal("INT"), Stop::Signal("TERM"), Stop::EndOfInput] {
+        stop_with_a_background_command(how);
+    }
+}

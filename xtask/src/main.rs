@@ -68,9 +68,6 @@ enum Command {
         /// Measure one server only (`hands` or `reference`), e.g. to profile it; no ratios.
         #[arg(long, value_parser = ["hands", "reference"])]
         only: Option<String>,
-        /// Connect through rmcp's own child-process transport instead of hands-mcp's.
-        #[arg(long)]
-        rmcp_transport: bool,
     },
     /// Time a sandboxed `true` against an unsandboxed one (medians, ratio, added milliseconds).
     BenchSandbox {
@@ -104,9 +101,7 @@ fn main() -> anyhow::Result<()> {
         Command::Fuzz { targets, seconds } => fuzz::run_targets(&targets, seconds),
         Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
         Command::BenchSandbox { runs } => bench_sandbox::run(runs),
-        Command::BenchMcp { calls, rounds, only, rmcp_transport } => {
-            bench_mcp::run(calls, rounds, only.as_deref(), rmcp_transport)
-        }
+        Command::BenchMcp { calls, rounds, only } => bench_mcp::run(calls, rounds, only.as_deref()),
     }
 }
 

@@ -69,10 +69,8 @@ fn init_tracing() {
 
 /// The async runtime a command runs on.
 /// - `hands serve --http`: a thread per core, for many clients at once.
-/// - `hands serve` on stdio: one thread, whose park hook watches stdin for a moment after each
-///   answer ([`hands_mcp::stdio::watch`]), so a request sent right after an answer is read
-///   without waking a sleeping thread. It serves one client, and a lone call costs least on the
-///   thread that read its request. On a runtime with a thread per core every call also woke a
+/// - `hands serve` on stdio: one thread. It serves one client, and a lone call costs least on
+///   the thread that read its request. On a runtime with a thread per core every call also woke a
 ///   second worker: tokio runs at most three tasks in a row through its LIFO slot, and rmcp's
 ///   serve loop makes four hand-offs per request (request read, handler, response queued,
 ///   response written), so the fourth was queued with a wake-up for a parked worker. Calls a
@@ -82,11 +80,6 @@ fn init_tracing() {
 fn runtime_for(command: &Command) -> tokio::runtime::Builder {
     match command {
         Command::Serve(args) if args.http.is_some() => tokio::runtime::Builder::new_multi_thread(),
-        Command::Serve(_) => {
-            let mut builder = tokio::runtime::Builder::new_current_thread();
-            builder.on_thread_park(hands_mcp::stdio::watch::watch_stdin_after_answer);
-            builder
-        }
         _ => tokio::runtime::Builder::new_current_thread(),
     }
 }

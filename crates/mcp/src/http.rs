@@ -5,10 +5,15 @@
 //! - every request needs `Authorization: Bearer <token>` (a token is generated when none is
 //!   given; [`serve_http`] prints it to stderr);
 //! - the `Origin` header, when present, must be a loopback origin or an allowed one, and the
-//!   `Host` header must name the server (DNS rebinding);
+//!   `Host` header must name the server (DNS rebinding); a request with more than one `Host` or
+//!   `Origin` header, or whose target is in absolute form naming another host than its `Host`
+//!   header, is refused before anything else looks at it;
 //! - request bodies are capped;
 //! - a body that is not a JSON-RPC message gets a JSON-RPC error (`-32700` parse error,
-//!   `-32600` invalid request) and the server goes on.
+//!   `-32600` invalid request) and the server goes on;
+//! - `server/discover` (protocol 2026-07-28) is answered "method not found", as a server from
+//!   before it would: sessions here come from the `initialize` handshake, to which a client then
+//!   falls back.
 //!
 //! The MCP session logic itself is rmcp's `StreamableHttpService`, one hands session per MCP
 //! session; this module only guards the door.
@@ -25,7 +30,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -139,7 +144,7 @@ impl HttpServer {
             config = config.disable_allowed_hosts();
         }
         let service = StreamableHttpService::new(
-            move || server.connection().map_err(std::io::Error::from),
+            move || server.connection_with_handshake().map_err(std::io::Error::from),
             Arc::new(LocalSessionManager::default()),
             config,
         );
@@ -233,6 +238,9 @@ impl Gate {
         if request.uri().path() != MCP_PATH {
             return plain(StatusCode::NOT_FOUND, format!("Not Found: the MCP endpoint is {MCP_PATH}"));
         }
+        if let Some(problem) = ambiguous_target(&request) {
+            return plain(StatusCode::BAD_REQUEST, format!("Bad Request: {problem}"));
+        }
         if !self.authorized(request.headers()) {
             let mut response = rpc_error(
                 StatusCode::UNAUTHORIZED,
@@ -274,8 +282,18 @@ impl Gate {
                 return plain(StatusCode::BAD_REQUEST, format!("Bad Request: could not read the body: {e}"));
             }
         };
-        if let Err(response) = check_json_rpc(&bytes) {
-            return *response;
+        let message = match check_json_rpc(&bytes) {
+            Ok(message) => message,
+            Err(response) => return *response,
+        };
+        if let ClientJsonRpcMessage::Request(request) = &message {
+            if matches!(request.request, ClientRequest::DiscoverRequest(_)) {
+                // Over HTTP, sessions come from the `initialize` handshake (see
+                // `McpServer::connection_with_handshake`): answer as a server from before
+                // `server/discover`, so that the client falls back to `initialize`.
+                let id = serde_json::to_value(&request.id).ok();
+                return rpc_error(StatusCode::OK, id, -32601, "Method not found: server/discover");
+            }
         }
         self.service.handle(Request::from_parts(parts, Full::new(bytes))).await
     }
@@ -298,8 +316,27 @@ impl Gate {
     }
 }
 
-/// `Ok` when `bytes` is one JSON-RPC message rmcp can route; otherwise the error response.
-fn check_json_rpc(bytes: &[u8]) -> Result<(), Box<HttpResponse>> {
+/// Why `request` does not say unambiguously which host and origin it comes for: a repeated `Host`
+/// or `Origin` header (the checks would read one and a proxy or browser may have meant another),
+/// or a request target in absolute form (`POST http://host/mcp`) whose host is not the `Host`
+/// header's (HTTP/1.1 says the target's host wins, and the `Host` check reads the header).
+fn ambiguous_target<B>(request: &Request<B>) -> Option<String> {
+    let headers = request.headers();
+    for name in [header::HOST, header::ORIGIN] {
+        if headers.get_all(&name).iter().count() > 1 {
+            return Some(format!("more than one `{name}` header"));
+        }
+    }
+    let authority = request.uri().authority()?;
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    if host.is_some_and(|host| host.eq_ignore_ascii_case(authority.as_str())) {
+        return None;
+    }
+    Some(format!("the request target names the host `{authority}` but the `Host` header does not"))
+}
+
+/// The message, when `bytes` is one JSON-RPC message rmcp can route; otherwise the error response.
+fn check_json_rpc(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Box<HttpResponse>> {
     let value: Value = serde_json::from_slice(bytes)
         .map_err(|e| Box::new(rpc_error(StatusCode::BAD_REQUEST, None, -32700, &format!("Parse error: {e}"))))?;
     if value.is_array() {
@@ -312,7 +349,6 @@ fn check_json_rpc(bytes: &[u8]) -> Result<(), Box<HttpResponse>> {
     }
     let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned();
     serde_json::from_value::<ClientJsonRpcMessage>(value)
-        .map(|_| ())
         .map_err(|e| Box::new(rpc_error(StatusCode::BAD_REQUEST, id, -32600, &format!("Invalid Request: {e}"))))
 }
 

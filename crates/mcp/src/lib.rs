@@ -17,12 +17,14 @@ pub mod http;
 pub mod names;
 pub mod server;
 pub mod stdio;
-pub mod transport;
 
 pub use client::{ClientOptions, McpClients, McpTool, MountFailure};
 pub use config::{McpConfig, ServerConfig, ServerSpec};
 pub use http::{HttpOptions, HttpServer, serve_http};
 /// The MCP SDK hands is built on, for embedders that implement handlers or clients.
 pub use rmcp;
-pub use server::{Connection, EngineFactory, EngineSeed, McpServer, ServerOptions};
+pub use server::{
+    Connection, DEFAULT_MAX_RESULT_CHARS, DEFAULT_UNLISTED_TOOLS, EngineFactory, EngineSeed, MIN_MAX_RESULT_CHARS,
+    McpServer, ServerOptions,
+};
 pub use stdio::{ServeError, serve_stdio, serve_stream};

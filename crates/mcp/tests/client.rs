@@ -66,7 +66,7 @@ async fn mounts_what_starts_and_reports_what_does_not() {
     let clients = McpClients::connect(&config(&remote.url), ClientOptions::default()).await;
     let mut failed: Vec<&str> = clients.failures().iter().map(|f| f.server.as_str()).collect();
     failed.sort_unstable();
-    assert_eq!(failed, ["locked", "missing"]);
+    assert_eq!(failed, ["locked", "missing"], "{:?}", clients.failures());
     assert!(
         clients
             .failures()

@@ -159,3 +159,43 @@ async fn ending_a_session_answers_no_content() {
     let after = s.post(list).bearer_auth(TOKEN).header("mcp-session-id", &session).send().await.unwrap();
     assert_eq!(after.status(), 404, "the session is gone");
 }
+
+/// Send `request` (raw HTTP/1.1, `{addr}` replaced by the server's address) and return the
+/// status code of the answer.
+async fn raw_status(s: &Running, request: &str) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = s.url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let body = initialize().to_string();
+    let request = request.replace("{addr}", &addr).replace("{len}", &body.len().to_string()).replace("\n", "\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).await.unwrap();
+    let status = String::from_utf8_lossy(&head[9..12]).to_string();
+    status.parse().unwrap_or_else(|_| panic!("not a status line: {head:?}"))
+}
+
+const RAW_HEADERS: &str = "Authorization: Bearer test-token-0123456789abcdef\nAccept: application/json, text/event-stream\nContent-Type: application/json\nContent-Length: {len}\nConnection: close\n";
+
+#[tokio::test]
+async fn repeated_host_or_origin_headers_and_foreign_absolute_targets_are_refused() {
+    let s = start(1 << 20).await;
+    let plain = format!("POST /mcp HTTP/1.1\nHost: {{addr}}\n{RAW_HEADERS}\n");
+    assert_eq!(raw_status(&s, &plain).await, 200, "the well-formed request goes through");
+    let same_target = format!("POST http://{{addr}}/mcp HTTP/1.1\nHost: {{addr}}\n{RAW_HEADERS}\n");
+    assert_eq!(raw_status(&s, &same_target).await, 200, "an absolute target naming this server is fine");
+
+    let refused = [
+        format!("POST /mcp HTTP/1.1\nHost: {{addr}}\nHost: evil.example\n{RAW_HEADERS}\n"),
+        format!("POST /mcp HTTP/1.1\nHost: evil.example\nHost: {{addr}}\n{RAW_HEADERS}\n"),
+        format!(
+            "POST /mcp HTTP/1.1\nHost: {{addr}}\nOrigin: http://localhost:1\nOrigin: http://evil.example\n{RAW_HEADERS}\n"
+        ),
+        format!("POST http://evil.example/mcp HTTP/1.1\nHost: {{addr}}\n{RAW_HEADERS}\n"),
+        format!("POST http://evil.example:80/mcp HTTP/1.1\n{RAW_HEADERS}\n"),
+    ];
+    for request in refused {
+        assert_eq!(raw_status(&s, &request).await, 400, "{request}");
+    }
+}

@@ -32,16 +32,27 @@ async fn start(
     roots: Vec<String>,
     roots_set_cwd: bool,
 ) -> Harness {
+    let options = ServerOptions { roots_set_cwd, ..ServerOptions::default() };
+    start_with(mode, options, TestClient::new(elicit, roots)).await
+}
+
+async fn start_with(
+    mode: PermissionMode,
+    options: ServerOptions,
+    (handler, progress, list_changed): (
+        TestClient,
+        mpsc::UnboundedReceiver<ProgressNotificationParam>,
+        mpsc::UnboundedReceiver<()>,
+    ),
+) -> Harness {
     let dirs = Dirs::new();
     let (cancel_tx, cancelled) = mpsc::unbounded_channel();
     let tools = Arc::new(Mutex::new(fixture_tools(cancel_tx)));
-    let options = ServerOptions { roots_set_cwd, ..ServerOptions::default() };
     let server = McpServer::with_options(factory(&dirs, mode, Arc::clone(&tools)), options);
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_io);
     let serving = server.clone();
     tokio::spawn(async move { serve_stream(&serving, server_read, server_write).await });
-    let (handler, progress, list_changed) = TestClient::new(elicit, roots);
     let heard = Arc::clone(&handler.heard);
     let (client_read, client_write) = tokio::io::split(client_io);
     let client = handler.serve((client_read, client_write)).await.expect("handshake");
@@ -142,12 +153,58 @@ async fn an_accepted_elicitation_runs_the_call() {
 }
 
 #[tokio::test]
-async fn a_declined_elicitation_rejects_the_call() {
-    let h = start(PermissionMode::Default, Some(ElicitationAction::Decline), vec![], false).await;
-    let result = call(&h, "Touch", json!({"path": "no.txt"})).await.unwrap();
+async fn an_elicitation_answered_with_decline_or_cancel_says_what_would_allow_the_call() {
+    for (action, word) in [(ElicitationAction::Decline, "decline"), (ElicitationAction::Cancel, "cancel")] {
+        let h = start(PermissionMode::Default, Some(action), vec![], false).await;
+        let result = call(&h, "Touch", json!({"path": "no.txt"})).await.unwrap();
+        assert_eq!(result.is_error, Some(true));
+        let message = text(&result);
+        assert!(message.contains("Permission to use Touch has been denied"), "{message}");
+        assert!(message.contains(&format!("with `{word}`")), "{message}");
+        assert!(message.contains("allow rule such as `Touch`") && message.contains("bypassPermissions"), "{message}");
+        // Nobody may be there to wait for.
+        assert!(!message.contains("STOP") && !message.contains("wait for the user"), "{message}");
+        assert!(!h.dirs.work.path().join("no.txt").exists());
+    }
+}
+
+#[tokio::test]
+async fn unlisted_tools_are_left_out_of_the_list_and_still_answer_calls() {
+    let options = ServerOptions { unlisted_tools: vec!["Where".into(), "Picture".into()], ..ServerOptions::default() };
+    let h = start_with(PermissionMode::Default, options, TestClient::new(None, vec![])).await;
+    let tools = h.client.peer().list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["Echo", "Touch", "Wait"]);
+    let result = call(&h, "Where", json!({})).await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+}
+
+#[tokio::test]
+async fn results_over_the_servers_limit_are_persisted_with_a_preview_and_path() {
+    let options = ServerOptions { max_result_chars: 8_000, ..ServerOptions::default() };
+    let h = start_with(PermissionMode::Default, options, TestClient::new(None, vec![])).await;
+    let small = call(&h, "Echo", json!({"text": "x".repeat(7_000)})).await.unwrap();
+    assert_eq!(text(&small), "x".repeat(7_000));
+    let large = call(&h, "Echo", json!({"text": "y".repeat(9_000)})).await.unwrap();
+    let message = text(&large);
+    assert!(message.len() < 8_000, "{} characters", message.len());
+    assert!(message.starts_with("<persisted-output>"), "{message}");
+    let path = message.split("Full output saved to: ").nth(1).and_then(|rest| rest.lines().next()).unwrap();
+    assert_eq!(std::fs::read_to_string(path).unwrap(), "y".repeat(9_000));
+}
+
+#[tokio::test]
+async fn an_unanswered_elicitation_times_out_as_not_approved() {
+    let (mut client, progress, list_changed) = TestClient::new(Some(ElicitationAction::Accept), vec![]);
+    client.stall_elicitation = true;
+    let options = ServerOptions { ask_timeout: std::time::Duration::from_millis(200), ..ServerOptions::default() };
+    let h = start_with(PermissionMode::Default, options, (client, progress, list_changed)).await;
+    let result = call(&h, "Touch", json!({"path": "late.txt"})).await.unwrap();
     assert_eq!(result.is_error, Some(true));
-    assert_eq!(text(&result), hands_core::messages::REJECT_MESSAGE);
-    assert!(!h.dirs.work.path().join("no.txt").exists());
+    let message = text(&result);
+    assert!(message.contains("gave no answer to the approval request within"), "{message}");
+    assert!(message.contains("allow rule such as `Touch`"), "{message}");
+    assert!(!h.dirs.work.path().join("late.txt").exists());
 }
 
 #[tokio::test]

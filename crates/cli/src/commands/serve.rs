@@ -4,6 +4,9 @@
 //! `mcp__<server>__<tool>`. Permission settings apply as for `hands call` (asks go to the client as
 //! elicitations); a settings reload or a change of the mounted tools is passed on to our clients.
 //!
+//! On SIGINT, SIGTERM, the end of stdin (stdio) and HTTP shutdown, every session ends the same
+//! way: its background commands are stopped and the process exits.
+//!
 //! stdout carries the protocol in stdio mode: everything else goes to stderr.
 
 use std::net::SocketAddr;
@@ -33,6 +36,13 @@ pub struct Args {
     /// Mount the MCP servers of this file (`.mcp.json` format, or the JSON itself); repeatable.
     #[arg(long = "mcp-config", value_name = "FILE")]
     pub mcp_config: Vec<String>,
+    /// Largest result sent inline, in characters (at least 5000): larger results are saved to a
+    /// file and answered with a preview and its path; Read stops at the last line that fits.
+    #[arg(long, value_name = "CHARS", default_value_t = hands_mcp::DEFAULT_MAX_RESULT_CHARS)]
+    pub max_result_chars: usize,
+    /// List ToolSearch too (left out by default: over MCP every listed tool is loaded already).
+    #[arg(long)]
+    pub list_tool_search: bool,
     #[command(flatten)]
     pub options: RunOptions,
 }
@@ -42,6 +52,12 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.options.session.is_some() {
         anyhow::bail!("--session does not apply to `hands serve`: every MCP client session gets its own hands session");
     }
+    if args.max_result_chars < hands_mcp::MIN_MAX_RESULT_CHARS {
+        anyhow::bail!(
+            "--max-result-chars must be at least {}: a larger result's preview and path need that much",
+            hands_mcp::MIN_MAX_RESULT_CHARS
+        );
+    }
     let project = match &args.options.cwd {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
@@ -50,21 +66,66 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let clients = mount(&args.mcp_config).await?;
     let factory = engine_factory(args.options.clone(), permissions.clone(), clients.clone());
     // Without --cwd, the client's first root becomes the working directory.
-    let options = ServerOptions { roots_set_cwd: args.options.cwd.is_none(), ..ServerOptions::default() };
+    let mut options = ServerOptions {
+        roots_set_cwd: args.options.cwd.is_none(),
+        max_result_chars: args.max_result_chars,
+        ..ServerOptions::default()
+    };
+    if args.list_tool_search {
+        options.unlisted_tools.retain(|name| name != "ToolSearch");
+    }
     let server = McpServer::with_options(factory, options);
     announce_pool_changes(&server, &permissions, clients.as_deref());
-    let served = match args.http {
-        None => hands_mcp::serve_stdio(&server).await.map_err(anyhow::Error::from),
-        Some(addr) => {
-            let options = HttpOptions { token: args.token, allow_remote: args.allow_remote, ..HttpOptions::default() };
-            hands_mcp::serve_http(addr, server, options).await.map_err(anyhow::Error::from)
+    let serving = async {
+        match args.http {
+            None => hands_mcp::serve_stdio(&server).await.map_err(anyhow::Error::from),
+            Some(addr) => {
+                let options =
+                    HttpOptions { token: args.token, allow_remote: args.allow_remote, ..HttpOptions::default() };
+                hands_mcp::serve_http(addr, server.clone(), options).await.map_err(anyhow::Error::from)
+            }
         }
     };
+    // However serving ends (the client closed stdin, a signal), every session ends the same way.
+    let served = tokio::select! {
+        served = serving => served,
+        signal = stop_signal() => {
+            tracing::info!("{signal}: ending every session");
+            Ok(())
+        }
+    };
+    server.end_sessions();
     if let Some(clients) = clients {
         clients.shutdown().await;
     }
     served?;
     Ok(Outcome::Success)
+}
+
+/// The signal that asks the server to stop: SIGINT (Claude Code stops its servers so) or SIGTERM
+/// (Codex, service managers); Ctrl-C where there are no Unix signals.
+async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+            (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
+                _ = interrupt.recv() => "SIGINT",
+                _ = terminate.recv() => "SIGTERM",
+            },
+            _ => {
+                tracing::warn!("cannot listen for SIGINT and SIGTERM; they will end the process at once");
+                std::future::pending().await
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        "Ctrl-C"
+    }
 }
 
 /// Start the servers of every `--mcp-config`; failures are reported on stderr and skipped.

@@ -11,12 +11,13 @@ use std::time::Duration;
 use hands_core::{ToolContext, ToolError, ToolOutput};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation, JsonObject,
+    ProtocolVersion,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::TokioChildProcess;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceError, ServiceExt};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceError};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
 
@@ -92,6 +93,16 @@ impl ToolTable {
 
     fn find(&self, name: &str) -> bool {
         self.tools.read().unwrap_or_else(|e| e.into_inner()).iter().any(|t| t.name == name)
+    }
+}
+
+/// How hands connects to a server: it offers the newest protocol revision first
+/// (`server/discover`) and, when the server does not speak it, falls back to the `initialize`
+/// handshake of the newest revision that has one, on the same connection (as Claude Code does).
+fn newest_revision_first() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::LATEST],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
     }
 }
 
@@ -197,11 +208,17 @@ impl ServerConnection {
                     self.drain_stderr(stderr);
                 }
                 *self.pid.lock().unwrap_or_else(|e| e.into_inner()) = transport.id();
-                handler.serve(transport).await.map_err(|e| format!("handshake failed: {e}{}", self.stderr_hint()))?
+                handler
+                    .serve_with_lifecycle(transport, newest_revision_first())
+                    .await
+                    .map_err(|e| format!("handshake failed: {e}{}", self.stderr_hint()))?
             }
             ServerSpec::Http { url, headers } => {
                 let transport = http_transport(url, headers)?;
-                handler.serve(transport).await.map_err(|e| format!("handshake with {url} failed: {e}"))?
+                handler
+                    .serve_with_lifecycle(transport, newest_revision_first())
+                    .await
+                    .map_err(|e| format!("handshake with {url} failed: {e}"))?
             }
         };
         let tools = live.peer().list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;

@@ -4,7 +4,7 @@
 //! as they do within one Claude Code session.
 //!
 //! A connection lists the pool (full schemas, prompts as descriptions, annotations from the
-//! tools' flags), runs `tools/call` through the whole pipeline, forwards progress when the client
+//! tools' flags; tools with no use over MCP left out, see [`DEFAULT_UNLISTED_TOOLS`]), runs `tools/call` through the whole pipeline, forwards progress when the client
 //! sent a progress token, aborts a call on `notifications/cancelled`, asks permission through
 //! elicitation, and adopts the client's roots as working directories.
 //!
@@ -62,7 +62,31 @@ pub struct ServerOptions {
     pub roots_set_cwd: bool,
     /// How long to wait for the client's `roots/list` answer before calls go ahead without it.
     pub roots_timeout: Duration,
+    /// How long a permission question sent as an elicitation waits for its answer; no answer in
+    /// time means the call was not approved.
+    pub ask_timeout: Duration,
+    /// Largest result text sent inline, in characters: larger results are persisted with a
+    /// preview and path (Read stops at the last line that fits and says how to read on), so that
+    /// a client never stores a result in a file of its own ([`DEFAULT_MAX_RESULT_CHARS`]).
+    pub max_result_chars: usize,
+    /// Tools of the pool left out of `tools/list` (still callable by name):
+    /// [`DEFAULT_UNLISTED_TOOLS`] by default.
+    pub unlisted_tools: Vec<String>,
 }
+
+/// Default [`ServerOptions::max_result_chars`]: Claude Code keeps MCP results up to about 50 000
+/// characters inline and stores larger ones in a file, and the JSON encoding around a result's
+/// text (escaped newlines, tabs and quotes) makes it longer than the text itself.
+pub const DEFAULT_MAX_RESULT_CHARS: usize = 40_000;
+
+/// The smallest [`ServerOptions::max_result_chars`] that still leaves room for a preview.
+pub const MIN_MAX_RESULT_CHARS: usize = 5_000;
+
+/// Tools `tools/list` leaves out by default. ToolSearch loads deferred tools into a model's
+/// context, which has no meaning over MCP (every listed tool is loaded already, and clients bring
+/// their own search); TaskOutput is gone from current Claude Code (a background task's output file
+/// is read with Read), so it stays callable only for models that still name it.
+pub const DEFAULT_UNLISTED_TOOLS: [&str; 2] = ["ToolSearch", "TaskOutput"];
 
 impl Default for ServerOptions {
     fn default() -> Self {
@@ -71,6 +95,9 @@ impl Default for ServerOptions {
             version: env!("CARGO_PKG_VERSION").into(),
             roots_set_cwd: false,
             roots_timeout: Duration::from_secs(5),
+            ask_timeout: Duration::from_secs(600),
+            max_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            unlisted_tools: DEFAULT_UNLISTED_TOOLS.iter().map(|name| name.to_string()).collect(),
         }
     }
 }
@@ -119,16 +146,31 @@ impl McpServer {
         Self { inner: Arc::new(ServerShared { factory, options, connections: Mutex::new(Vec::new()) }) }
     }
 
-    /// A new connection with a fresh hands session.
+    /// A new connection with a fresh hands session, serving every protocol revision rmcp knows:
+    /// the ones with an `initialize` handshake, and 2026-07-28, whose requests carry their own
+    /// revision and capabilities (the connection is then the session).
     pub fn connection(&self) -> Result<Connection, ConnectionError> {
+        self.connection_serving(ProtocolVersion::LATEST)
+    }
+
+    /// A new connection serving only the revisions with an `initialize` handshake (streamable
+    /// HTTP: rmcp's session manager ties a session to that handshake, and a request of 2026-07-28
+    /// carries no session).
+    pub(crate) fn connection_with_handshake(&self) -> Result<Connection, ConnectionError> {
+        self.connection_serving(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    fn connection_serving(&self, newest: ProtocolVersion) -> Result<Connection, ConnectionError> {
         let peer = Arc::new(OnceLock::new());
         let progress = ProgressRouter::new();
         let seed = EngineSeed {
             session: None,
-            asker: Arc::new(ElicitationAsker::new(Arc::clone(&peer))),
+            asker: Arc::new(ElicitationAsker::new(Arc::clone(&peer), self.inner.options.ask_timeout)),
             progress: Arc::clone(&progress) as Arc<dyn ProgressSink>,
         };
         let engine = (self.inner.factory)(seed).map_err(ConnectionError)?;
+        let max_result_chars = self.inner.options.max_result_chars.max(MIN_MAX_RESULT_CHARS);
+        hands_core::budget::set_delivery_limit(engine.session(), max_result_chars);
         let (roots_ready, _) = watch::channel(true);
         let state = Arc::new(ConnectionState {
             engine: RwLock::new(engine),
@@ -138,11 +180,25 @@ impl McpServer {
             roots_ready,
             next_call: AtomicU64::new(1),
             options: self.inner.options.clone(),
+            newest,
         });
         let mut live = self.inner.connections.lock().unwrap_or_else(|e| e.into_inner());
         live.retain(|w| w.strong_count() > 0);
         live.push(Arc::downgrade(&state));
         Ok(Connection { state })
+    }
+
+    /// End the hands session of every live connection: background commands stopped, the
+    /// session's close hooks run (`hands serve` does this on SIGINT, SIGTERM, the end of its input
+    /// and HTTP shutdown). A call still running finds its session ended.
+    pub fn end_sessions(&self) {
+        let live: Vec<Arc<ConnectionState>> = {
+            let list = self.inner.connections.lock().unwrap_or_else(|e| e.into_inner());
+            list.iter().filter_map(Weak::upgrade).collect()
+        };
+        for state in live {
+            state.end();
+        }
     }
 
     /// Number of connections still open.
@@ -162,7 +218,7 @@ impl McpServer {
         for state in live {
             let seed = EngineSeed {
                 session: Some(Arc::clone(state.engine().session())),
-                asker: Arc::new(ElicitationAsker::new(Arc::clone(&state.peer))),
+                asker: Arc::new(ElicitationAsker::new(Arc::clone(&state.peer), state.options.ask_timeout)),
                 progress: Arc::clone(&state.progress) as Arc<dyn ProgressSink>,
             };
             match (self.inner.factory)(seed) {
@@ -191,6 +247,8 @@ struct ConnectionState {
     roots_ready: watch::Sender<bool>,
     next_call: AtomicU64,
     options: ServerOptions,
+    /// The newest protocol revision served.
+    newest: ProtocolVersion,
 }
 
 impl ConnectionState {
@@ -199,10 +257,17 @@ impl ConnectionState {
     }
 }
 
+impl ConnectionState {
+    /// Stop what the session started (background shells, watchers). Idempotent.
+    fn end(&self) {
+        self.engine.read().unwrap_or_else(|e| e.into_inner()).session().close();
+    }
+}
+
 impl Drop for ConnectionState {
     fn drop(&mut self) {
-        // The client is gone: stop what its session started (background shells, watchers).
-        self.engine.read().unwrap_or_else(|e| e.into_inner()).session().close();
+        // The client is gone.
+        self.end();
     }
 }
 
@@ -222,6 +287,12 @@ impl Connection {
     /// The engine this connection runs calls with.
     pub fn engine(&self) -> Engine {
         self.state.engine()
+    }
+
+    /// End this connection's hands session now (as when the client goes away), even while
+    /// calls of it still hold the connection.
+    pub fn end(&self) {
+        self.state.end();
     }
 
     /// Wait until the client's roots are applied. Bounded: a client that declared roots but never
@@ -251,8 +322,7 @@ impl ServerHandler for Connection {
     }
 
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
-        // Sessions (one hands session per client) need the `initialize` handshake.
-        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&self.state.newest))
     }
 
     async fn initialize(
@@ -288,7 +358,13 @@ impl ServerHandler for Connection {
     ) -> Result<ListToolsResult, McpError> {
         let engine = self.state.engine();
         let session = engine.session();
-        let tools = engine.pool().tools().map(|t| mcp_tool(t.as_ref(), session)).collect();
+        let unlisted = &self.state.options.unlisted_tools;
+        let tools = engine
+            .pool()
+            .tools()
+            .filter(|t| !unlisted.iter().any(|name| name == t.name()))
+            .map(|t| mcp_tool(t.as_ref(), session))
+            .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 

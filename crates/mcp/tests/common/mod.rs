@@ -242,6 +242,8 @@ pub struct Heard {
 #[derive(Clone)]
 pub struct TestClient {
     pub elicit: Option<ElicitationAction>,
+    /// Never answer an elicitation (a person who walked away).
+    pub stall_elicitation: bool,
     pub roots: Vec<String>,
     pub heard: Arc<Heard>,
     pub progress: mpsc::UnboundedSender<ProgressNotificationParam>,
@@ -256,7 +258,11 @@ impl TestClient {
     ) -> (Self, mpsc::UnboundedReceiver<ProgressNotificationParam>, mpsc::UnboundedReceiver<()>) {
         let (progress, progress_rx) = mpsc::unbounded_channel();
         let (list_changed, list_rx) = mpsc::unbounded_channel();
-        (Self { elicit, roots, heard: Arc::default(), progress, list_changed }, progress_rx, list_rx)
+        (
+            Self { elicit, stall_elicitation: false, roots, heard: Arc::default(), progress, list_changed },
+            progress_rx,
+            list_rx,
+        )
     }
 }
 
@@ -279,6 +285,9 @@ impl ClientHandler for TestClient {
     ) -> Result<ElicitResult, McpError> {
         if let ElicitRequestParams::FormElicitationParams { message, .. } = request {
             self.heard.elicitations.lock().unwrap().push(message);
+        }
+        if self.stall_elicitation {
+            std::future::pending::<()>().await;
         }
         Ok(ElicitResult::new(self.elicit.clone().unwrap_or(ElicitationAction::Decline)))
     }
