@@ -1,7 +1,7 @@
 //! What the `hands-tools` facade declares, read from its sources so that every xtask agrees with
 //! the build: the cargo features of `crates/tools/Cargo.toml` (tool features and groups), the
 //! tool names each feature promises in the `ENABLED` table of `crates/tools/src/lib.rs`, and the
-//! tool crates present under `crates/tool-*` with their prompt markers.
+//! tool crates present under `crates/tool-*` with their build markers.
 //!
 //! Only the small, regular subset of TOML that these files use is understood (a `[features]`
 //! table of string arrays). Building, checking binaries and editing files are elsewhere.
@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-/// The prefix of every tool crate's prompt marker; the crate's short name follows.
+/// The prefix of every tool crate's build marker (its `BUILD_MARKER`, kept in the binary by its
+/// `link()` and never part of a text the model reads); the crate's short name follows.
 pub const MARKER_PREFIX: &str = "hands-tool-marker:";
 
 /// The facade's features and promises.
@@ -103,7 +104,7 @@ pub struct ToolCrate {
     pub short_name: String,
     /// Its directory.
     pub dir: PathBuf,
-    /// The name after [`MARKER_PREFIX`] in its sources (`web-fetch` or `WebFetch`), if any.
+    /// The name after [`MARKER_PREFIX`] in its sources (`web-fetch`), if any.
     pub marker: Option<String>,
 }
 
@@ -123,7 +124,7 @@ pub fn tool_crates(root: &Path) -> anyhow::Result<Vec<ToolCrate>> {
         collect_markers(&entry.path().join("src"), &mut markers)?;
         if markers.len() > 1 {
             let list: Vec<String> = markers.into_iter().collect();
-            bail!("crates/{name} carries several prompt markers ({}): keep one", list.join(", "));
+            bail!("crates/{name} carries several build markers ({}): keep one", list.join(", "));
         }
         crates.push(ToolCrate { short_name: short_name.to_string(), dir: entry.path(), marker: markers.pop_first() });
     }
@@ -133,7 +134,7 @@ pub fn tool_crates(root: &Path) -> anyhow::Result<Vec<ToolCrate>> {
         if let Some(marker) = &krate.marker
             && let Some(other) = seen.insert(marker.clone(), krate.short_name.clone())
         {
-            bail!("crates/tool-{other} and crates/tool-{} share the prompt marker `{marker}`", krate.short_name);
+            bail!("crates/tool-{other} and crates/tool-{} share the build marker `{marker}`", krate.short_name);
         }
     }
     Ok(crates)

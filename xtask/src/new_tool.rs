@@ -1,7 +1,7 @@
 //! `cargo xtask new-tool NAME [--tool-name WireName]`: a new tool crate in minutes.
 //!
-//! Creates `crates/tool-NAME` in the standard layout (`src/lib.rs` with the tool and its
-//! registration, `src/prompt.rs` with the prompt and its marker, `src/constants.rs`,
+//! Creates `crates/tool-NAME` in the standard layout (`src/lib.rs` with the tool, its
+//! registration and its build marker, `src/prompt.rs` with the prompt, `src/constants.rs`,
 //! `src/render.rs`, `tests/NAME.rs` driving it through the real pipeline) and hooks it into the
 //! build: the root `[workspace.dependencies]`, a `NAME` feature of `hands-tools` added to
 //! `default` with its optional dependency, the `ENABLED` entry and `link()` line after the
@@ -373,35 +373,26 @@ impl TypedTool for {{wire}}Tool {
 
 hands_core::register_tool!({{wire}}Tool);
 
-/// Referenced by `hands-tools` so the linker keeps this crate's registration.
-pub fn link() {}
+/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
+/// into a binary. [`link`] keeps them; no text the model reads contains them.
+pub const BUILD_MARKER: &str = "hands-tool-marker:{{short}}";
+
+/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
+/// [`BUILD_MARKER`].
+pub fn link() {
+    std::hint::black_box(BUILD_MARKER);
+}
 "#;
 
 const PROMPT_RS: &str = r#"//! The model-facing texts of {{wire}}: its prompt and one-line description. Nothing here runs.
-
-/// Unique marker proving this crate's prompt is (or is not) in a binary (`cargo xtask
-/// feature-matrix`). Keep it in the prompt.
-pub const PROMPT_MARKER: &str = "hands-tool-marker:{{short}}";
 
 /// One-line description for listings.
 pub const DESCRIPTION: &str = "Send the given text back";
 
 /// The full prompt sent as the tool's description: when to use the tool, when not, and what the
 /// result looks like.
-pub const PROMPT: &str = concat!(
-    "Sends the given text back unchanged. Replace this prompt with when to use {{wire}}, when not to, and what it returns.
-<!-- ",
-    "hands-tool-marker:{{short}}",
-    " -->"
-);
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn prompt_carries_the_marker() {
-        assert!(super::PROMPT.contains(super::PROMPT_MARKER));
-    }
-}
+pub const PROMPT: &str =
+    "Sends the given text back unchanged. Replace this prompt with when to use {{wire}}, when not to, and what it returns.";
 "#;
 
 const CONSTANTS_RS: &str = r#"//! {{wire}}'s name and limits. No behaviour here.
@@ -516,8 +507,9 @@ mod tests {
         }
         let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();
         assert!(lib.contains("pub struct WordCountTool;") && !lib.contains("{{"), "{lib}");
+        assert!(lib.contains("pub const BUILD_MARKER: &str = \"hands-tool-marker:word-count\";"), "{lib}");
         let prompt = std::fs::read_to_string(krate.join("src/prompt.rs")).unwrap();
-        assert!(prompt.contains("\"hands-tool-marker:word-count\","));
+        assert!(!prompt.contains("hands-tool-marker"), "{prompt}");
 
         let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
         assert!(workspace.contains("hands-tool-bash = { path = \"crates/tool-bash\", version = \"0.1.0\" }\nhands-tool-word-count = { path = \"crates/tool-word-count\", version = \"0.1.0\" }\nserde"), "{workspace}");

@@ -50,18 +50,18 @@ pub const MAINTAIN_PROJECT_DIR_ENV: &str = "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING
 /// The input of a `Bash` call.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct BashInput {
-    /// The command to execute
+    /// The shell command to run
     pub command: String,
-    /// Optional timeout in milliseconds (max 600000)
+    /// Time limit in milliseconds, at most 600000
     #[serde(default)]
     pub timeout: Option<f64>,
-    /// Clear, concise description of what this command does in active voice, in 5-10 words (for example: "List files in current directory", "Install package dependencies").
+    /// What the command does, in five to ten words, e.g. "Run the unit tests" or "Show changed files"
     #[serde(default)]
     pub description: Option<String>,
-    /// Set to true to run this command in the background. Read its output file later (or use TaskOutput) to see what it printed.
+    /// true starts the command as a background task and answers at once with its id and output file
     #[serde(default)]
     pub run_in_background: Option<bool>,
-    /// Set this to true to dangerously override sandbox mode and run commands without sandboxing.
+    /// true runs the command outside the sandbox, when one is in use; only for commands the sandbox breaks
     #[serde(default, rename = "dangerouslyDisableSandbox")]
     pub dangerously_disable_sandbox: Option<bool>,
 }
@@ -370,5 +370,12 @@ impl BashTool {
 
 hands_core::register_tool!(BashTool);
 
-/// Reference this crate so the linker keeps its tool registration.
-pub fn link() {}
+/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
+/// into a binary. [`link`] keeps them; no text the model reads contains them.
+pub const BUILD_MARKER: &str = "hands-tool-marker:bash";
+
+/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
+/// [`BUILD_MARKER`].
+pub fn link() {
+    std::hint::black_box(BUILD_MARKER);
+}

@@ -1,28 +1,47 @@
-//! The text the model reads about Edit: Claude Code's description, with the Read line-number
-//! prefix named as the session's Read tool prints it.
+//! The text the model reads about Edit: its one-line description and its prompt, written for
+//! hands (field descriptions are the doc comments of `EditInput`). The prompt names the
+//! line-number prefix the session's Read prints. Error and result texts live in `constants.rs`
+//! and `hands_core::edit`.
 
 use hands_core::Session;
 use hands_core::line_format::LineNumberFormat;
 
-/// Marker proving this crate is in a binary (see the build check in xtask).
-pub const PROMPT_MARKER: &str = "<!-- hands-tool-marker:edit -->";
-
 /// The one-line description.
-pub const DESCRIPTION: &str = "A tool for editing files";
+pub const DESCRIPTION: &str = "Replace exact text in a file";
 
 /// The full prompt for `session`.
 pub fn prompt(session: &Session) -> String {
-    let prefix = LineNumberFormat::current(session).describe_prefix();
+    let prefix = match LineNumberFormat::current(session) {
+        LineNumberFormat::Compact => "its number and a tab",
+        LineNumberFormat::Legacy => "padding, its number and an arrow (→)",
+    };
     format!(
-        "Performs exact string replacements in files.
+        "Changes a file by swapping one exact piece of text for another.
 
-Usage:
-- You must use your `Read` tool at least once in the conversation before editing. This tool will error if you attempt an edit without reading the file. 
-- When editing text from Read tool output, ensure you preserve the exact indentation (tabs/spaces) as it appears AFTER the line number prefix. The line number prefix format is: {prefix}. Everything after that is the actual file content to match. Never include any part of the line number prefix in the old_string or new_string.
-- ALWAYS prefer editing existing files in the codebase. NEVER write new files unless explicitly required.
-- Only use emojis if the user explicitly requests it. Avoid adding emojis to files unless asked.
-- The edit will FAIL if `old_string` is not unique in the file. Either provide a larger string with more surrounding context to make it unique or use `replace_all` to change every instance of `old_string`.
-- Use `replace_all` for replacing and renaming strings across the file. This parameter is useful if you want to rename a variable for instance.
-{PROMPT_MARKER}"
+- Look at the file with Read first: old_string is compared byte for byte, indentation included. \
+Read puts {prefix} before each line; that prefix is not in the file, so leave it out of \
+old_string and new_string.
+- old_string has to occur exactly once. If it occurs more often the call is refused: quote more \
+of the surrounding lines, or set replace_all to change every occurrence (the way to rename \
+something across a file).
+- new_string has to differ from old_string. An empty old_string makes a new file, if none exists \
+or it is empty.
+- Changing an existing file is better than writing a new one. Add emojis only when asked.
+- Notebooks (.ipynb) are changed with NotebookEdit."
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hands_core::SessionConfig;
+
+    #[test]
+    fn prompt_names_the_read_prefix_and_the_uniqueness_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = Session::new(SessionConfig { cwd: Some(dir.path().into()), ..Default::default() }).unwrap();
+        let text = prompt(&session);
+        assert!(text.contains("number and a tab") || text.contains("an arrow"), "{text}");
+        assert!(text.contains("exactly once") && text.contains("replace_all"), "{text}");
+    }
 }

@@ -402,10 +402,10 @@ async fn a_change_after_validation_is_refused_as_unexpected() {
 async fn the_prompt_names_the_read_line_format() {
     let fx = Fixture::new();
     let tool = hands_core::Typed::new(EditTool);
-    assert!(tool.prompt(&fx.session).contains("The line number prefix format is: line number + tab."));
+    assert!(tool.prompt(&fx.session).contains("Read puts its number and a tab before each line"));
     fx.session.set_data(hands_core::line_format::LINE_FORMAT_KEY, Some(json!("legacy")));
-    assert!(tool.prompt(&fx.session).contains("The line number prefix format is: spaces + line number + arrow."));
-    assert!(tool.prompt(&fx.session).contains("hands-tool-marker:edit"));
+    assert!(tool.prompt(&fx.session).contains("Read puts padding, its number and an arrow (→) before each line"));
+    assert!(!tool.prompt(&fx.session).contains("hands-tool-marker"));
 }
 
 #[tokio::test]

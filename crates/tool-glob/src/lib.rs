@@ -34,7 +34,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 pub use constants::{GLOB_TOOL_NAME, MAX_RESULT_SIZE_CHARS, MAX_RESULTS, TRUNCATED_NOTICE};
-pub use prompt::{DESCRIPTION, PROMPT_MARKER};
+pub use prompt::DESCRIPTION;
 
 use crate::pattern::split_pattern;
 use crate::search::{GlobSearch, Visibility};
@@ -43,9 +43,9 @@ use crate::search::{GlobSearch, Visibility};
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GlobInput {
-    /// The glob pattern to match files against
+    /// Glob pattern the file paths have to match
     pub pattern: String,
-    /// The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.
+    /// Folder to search in, which must exist. Leave the field out to search the working directory; do not send the words "null" or "undefined".
     #[serde(default)]
     pub path: Option<String>,
 }
@@ -201,7 +201,7 @@ impl TypedTool for GlobTool {
         let waited = describe_duration(timeout);
         if timed_out && files.is_empty() {
             return Err(ToolError::msg(format!(
-                "Search timed out after {waited}. The search may have matched files but did not complete in time. Try searching a more specific path or pattern."
+                "Glob gave up after {waited} without finding a match. Search a narrower folder or a more precise pattern."
             )));
         }
         let truncated = files.len() > MAX_RESULTS;
@@ -209,7 +209,7 @@ impl TypedTool for GlobTool {
         let mut text = format_files(&names, truncated);
         if timed_out {
             text.push_str(&format!(
-                "\n(Search timed out after {waited}; these results are partial. Try searching a more specific path or pattern.)"
+                "\n(Glob stopped after {waited}, so this list may be incomplete. A narrower folder or pattern finishes sooner.)"
             ));
         }
         let data = json!({
@@ -232,8 +232,15 @@ impl TypedTool for GlobTool {
 
 hands_core::register_tool!(GlobTool::default());
 
-/// Referenced by `hands-tools` so the linker keeps this crate and its registration.
-pub fn link() {}
+/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
+/// into a binary. [`link`] keeps them; no text the model reads contains them.
+pub const BUILD_MARKER: &str = "hands-tool-marker:glob";
+
+/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
+/// [`BUILD_MARKER`].
+pub fn link() {
+    std::hint::black_box(BUILD_MARKER);
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,24 +1,20 @@
-//! The text the model reads about Glob: Claude Code's description, minus the line that points to
-//! the Agent tool (hands does not have one). Field descriptions are the doc comments of
-//! `GlobInput` in `lib.rs`.
-
-/// A unique marker proving this tool's text is in a binary (see the build check).
-pub const PROMPT_MARKER: &str = "<!-- hands-tool-marker:Glob -->";
+//! The text the model reads about Glob: its description, written for hands. Field descriptions
+//! are the doc comments of `GlobInput` in `lib.rs`; result lines are in `lib.rs` and
+//! `constants.rs`.
 
 /// The tool description sent to the model.
-pub const DESCRIPTION: &str = r#"- Fast file pattern matching tool that works with any codebase size
-- Supports glob patterns like "**/*.js" or "src/**/*.ts"
-- Returns matching file paths sorted by modification time
-- Use this tool when you need to find files by name patterns
-
-<!-- hands-tool-marker:Glob -->"#;
+pub const DESCRIPTION: &str = r#"Finds files by name with a glob pattern such as "**/*.rs" or "src/**/*.{ts,tsx}"; quick in projects of any size.
+- Answers with the matching paths, one per line, relative to the working directory and ordered by modification time. At most 100 are listed; a last line says when more matched. Nothing found: "No files found".
+- Hidden files are included and .gitignore is not applied, unless the user's settings say otherwise.
+- To look inside files, use Grep instead."#;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn description_carries_the_marker() {
-        assert!(DESCRIPTION.ends_with(PROMPT_MARKER));
+    fn description_states_the_cap_and_the_empty_answer() {
+        assert!(DESCRIPTION.contains("At most 100"));
+        assert!(DESCRIPTION.contains("\"No files found\""));
     }
 }

@@ -251,10 +251,8 @@ async fn a_timeout_with_nothing_found_is_a_clear_error() {
     // With no time at all the search never starts, so nothing was found: a clear error, not
     // an empty list the model would read as "no matches".
     assert!(result.is_error);
-    assert_eq!(
-        result.text(),
-        "<tool_use_error>Error calling tool (Glob): Search timed out after 0 seconds. The search may have matched files but did not complete in time. Try searching a more specific path or pattern.</tool_use_error>"
-    );
+    let text = result.text();
+    assert!(text.starts_with("<tool_use_error>Error calling tool (Glob): Glob gave up after 0 seconds"), "{text}");
 }
 
 #[test]
@@ -265,12 +263,12 @@ fn schema_flags_and_render() {
     assert_eq!(schema["additionalProperties"], json!(false));
     let names: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(names, ["pattern", "path"]);
-    assert_eq!(schema["properties"]["pattern"]["description"], "The glob pattern to match files against");
+    assert_eq!(schema["properties"]["pattern"]["description"], "Glob pattern the file paths have to match");
     let input = hands_core::ToolInput::new(json!({"pattern": "**/*.rs", "path": "src"}));
     assert!(tool.is_read_only(&input) && tool.is_concurrency_safe(&input));
     assert_eq!(tool.render_use(&input), "Glob(\"**/*.rs\", src)");
     let session = Session::new(SessionConfig::default()).unwrap();
-    assert!(tool.prompt(&session).contains("hands-tool-marker:Glob"));
+    assert!(!tool.prompt(&session).contains("hands-tool-marker"));
     assert_eq!(tool.max_result_size_chars(), hands_core::ResultLimit::Chars(100_000));
 }
 

@@ -26,45 +26,45 @@ pub enum OutputMode {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrepInput {
-    /// The regular expression pattern to search for in file contents
+    /// Regular expression to look for in the contents of files
     pub pattern: String,
-    /// File or directory to search in (rg PATH). Defaults to current working directory.
+    /// File or folder to search (default: the working directory)
     #[serde(default)]
     pub path: Option<String>,
-    /// Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob
+    /// Search only files whose names match this glob, e.g. "*.py" or "*.{ts,tsx}" (rg --glob)
     #[serde(default)]
     pub glob: Option<String>,
-    /// Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".
+    /// What to return: "files_with_matches" (default) the paths of files that match, "content" the matching lines (with -A/-B/-C and -n), "count" the number of matches per file. head_limit and offset apply to all three.
     #[serde(default)]
     pub output_mode: Option<OutputMode>,
-    /// Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.
+    /// Lines of context before each match (rg -B); content mode only
     #[serde(default, rename = "-B")]
     pub before: Option<f64>,
-    /// Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.
+    /// Lines of context after each match (rg -A); content mode only
     #[serde(default, rename = "-A")]
     pub after: Option<f64>,
-    /// Alias for context.
+    /// Same as context.
     #[serde(default, rename = "-C")]
     pub context_alias: Option<f64>,
-    /// Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.
+    /// Lines of context on both sides of each match (rg -C); content mode only
     #[serde(default)]
     pub context: Option<f64>,
-    /// Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.
+    /// Prefix lines with their line numbers (rg -n); content mode only, on unless set to false
     #[serde(default, rename = "-n")]
     pub line_numbers: Option<bool>,
-    /// Case insensitive search (rg -i)
+    /// Ignore upper and lower case (rg -i)
     #[serde(default, rename = "-i")]
     pub case_insensitive: Option<bool>,
-    /// File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types.
+    /// Search only one kind of file, by ripgrep type name such as py, js, rust or go (rg --type); quicker than a glob for common languages
     #[serde(default, rename = "type")]
     pub file_type: Option<String>,
-    /// Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes: content (limits output lines), files_with_matches (limits file paths), count (limits count entries). Defaults to 250 when unspecified. Pass 0 for unlimited (use sparingly — large result sets waste context).
+    /// Return at most this many lines, paths or counts (like piping into head). Left out: 250. 0 removes the cap, which can flood your context.
     #[serde(default)]
     pub head_limit: Option<f64>,
-    /// Skip first N lines/entries before applying head_limit, equivalent to "| tail -n +N | head -N". Works across all output modes. Defaults to 0.
+    /// Leave out this many lines, paths or counts first, then apply head_limit; used to page through a long result (default 0)
     #[serde(default)]
     pub offset: Option<f64>,
-    /// Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false.
+    /// Let a match cross line ends, with . also matching a newline (rg -U --multiline-dotall); default false
     #[serde(default)]
     pub multiline: Option<bool>,
 }

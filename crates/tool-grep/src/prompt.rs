@@ -1,29 +1,24 @@
-//! The text the model reads about Grep: its description (Claude Code's, minus the line that
-//! points to the Agent tool, which hands does not have). Field descriptions are the doc comments
-//! of `GrepInput` in `input.rs`.
-
-/// A unique marker proving this tool's text is in a binary (see the build check).
-pub const PROMPT_MARKER: &str = "<!-- hands-tool-marker:Grep -->";
+//! The text the model reads about Grep: its description, written for hands. Field descriptions
+//! are the doc comments of `GrepInput` in `input.rs`; result lines are built in `format.rs`.
 
 /// The tool description sent to the model.
-pub const DESCRIPTION: &str = r#"A powerful search tool built on ripgrep
+pub const DESCRIPTION: &str = r#"Searches the contents of files for a regular expression, with ripgrep's engine and syntax.
 
-  Usage:
-  - ALWAYS use Grep for search tasks. NEVER invoke `grep` or `rg` as a Bash command. The Grep tool has been optimized for correct permissions and access.
-  - Supports full regex syntax (e.g., "log.*Error", "function\s+\w+")
-  - Filter files with glob parameter (e.g., "*.js", "**/*.tsx") or type parameter (e.g., "js", "py", "rust")
-  - Output modes: "content" shows matching lines, "files_with_matches" shows only file paths (default), "count" shows match counts
-  - Pattern syntax: Uses ripgrep (not grep) - literal braces need escaping (use `interface\{\}` to find `interface{}` in Go code)
-  - Multiline matching: By default patterns match within single lines only. For cross-line patterns like `struct \{[\s\S]*?field`, use `multiline: true`
-
-<!-- hands-tool-marker:Grep -->"#;
+- Search with this tool, not with grep or rg through Bash: it applies the session's read permissions and formats results for you.
+- Regex syntax is ripgrep's (Rust regex), e.g. "fn\s+\w+" or "TODO|FIXME". Escape literal braces: `map\{\}` finds `map{}`.
+- Narrow the files with glob ("*.ts", "src/**/*.rs") or type ("py", "go", "rust").
+- output_mode picks the answer: "files_with_matches" (default) lists matching files; "content" shows the matching lines; "count" gives matches per file.
+- A match stays within one line unless multiline is true; use it for patterns such as `impl \{[\s\S]*?fn` that span lines.
+- .gitignore is respected and hidden files are searched. Long results are cut at head_limit (250 by default); page on with offset."#;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn description_carries_the_marker() {
-        assert!(DESCRIPTION.ends_with(PROMPT_MARKER));
+    fn description_names_the_modes_and_the_default_limit() {
+        for mode in ["\"files_with_matches\"", "\"content\"", "\"count\"", "multiline", "head_limit"] {
+            assert!(DESCRIPTION.contains(mode), "{mode}");
+        }
     }
 }

@@ -373,10 +373,8 @@ async fn a_timeout_with_nothing_found_is_a_clear_error() {
     // With no time at all the search never starts, so nothing was found: a clear error, not
     // an empty list the model would read as "no matches".
     assert!(result.is_error);
-    assert_eq!(
-        result.text(),
-        "<tool_use_error>Error calling tool (Grep): Search timed out after 0 seconds. The search may have matched files but did not complete in time. Try searching a more specific path or pattern.</tool_use_error>"
-    );
+    let text = result.text();
+    assert!(text.starts_with("<tool_use_error>Error calling tool (Grep): Grep gave up after 0 seconds"), "{text}");
 }
 
 #[tokio::test]
@@ -424,9 +422,9 @@ fn schema_matches_claude_code() {
         assert_eq!(props[boolean]["type"], "boolean", "{boolean}");
     }
     assert_eq!(props["output_mode"]["enum"], json!(["content", "files_with_matches", "count"]));
-    assert_eq!(props["-C"]["description"], "Alias for context.");
+    assert_eq!(props["-C"]["description"], "Same as context.");
     let session = hands_core::Session::new(hands_core::SessionConfig::default()).unwrap();
-    assert!(tool.prompt(&session).contains("hands-tool-marker:Grep"));
+    assert!(!tool.prompt(&session).contains("hands-tool-marker"));
     assert!(tool.is_read_only(&hands_core::ToolInput::new(json!({"pattern": "x"}))));
     assert!(tool.is_concurrency_safe(&hands_core::ToolInput::new(json!({"pattern": "x"}))));
     assert_eq!(

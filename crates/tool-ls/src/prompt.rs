@@ -1,35 +1,28 @@
-//! The model-facing texts of LS: the prompt (our own words after Claude Code v1's LS) and the
+//! The model-facing texts of LS (Claude Code v1's tool, written for hands): the prompt and the
 //! notice placed above a listing cut at the entry cap. Nothing here walks a directory.
 
-/// Unique marker proving this crate's prompt text is (or is not) in a binary.
-pub const PROMPT_MARKER: &str = "hands-tool-marker:ls";
-
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "List the files and directories under a path as a tree";
+pub const DESCRIPTION: &str = "Show the files and folders under a path as an indented tree";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = concat!(
-    "Lists files and directories under a given path, as an indented tree. The path should be an absolute path; \
-a relative one is taken from the current working directory. You can pass `ignore`, a list of glob patterns, to \
-leave out matching files and directories. Hidden entries (names starting with a dot), `node_modules` and \
-`__pycache__` are not listed. At most 1000 entries are shown. If you already know which files you are looking \
-for, the Glob and Grep tools are usually better.
-<!-- ",
-    "hands-tool-marker:ls",
-    " -->"
-);
+pub const PROMPT: &str = "Shows what a folder holds, as an indented tree of files and subfolders. \
+Give path as an absolute path (a relative one is taken from the working directory); ignore takes \
+glob patterns of entries to leave out. Names starting with a dot, node_modules and __pycache__ \
+are skipped, and at most 1000 entries are listed. When you know what you are looking for, Glob \
+(by name) and Grep (by content) get there faster.";
 
 /// The notice above a listing that was cut at `max` entries.
 pub fn truncated_notice(max: usize) -> String {
     format!(
-        "There are more than {max} files in the repository. Use the LS tool (passing a specific path), Bash tool, and other tools to explore nested directories. The first {max} files and directories are included below:\n\n"
+        "This folder holds more than {max} entries; the first {max} are listed below. List a subfolder with LS, or find files with Glob or Bash, to see the rest.\n\n"
     )
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn prompt_carries_the_marker() {
-        assert!(super::PROMPT.contains(super::PROMPT_MARKER));
+    fn prompt_states_the_cap_and_the_notice_the_count() {
+        assert!(super::PROMPT.contains("at most 1000 entries"));
+        assert!(super::truncated_notice(1000).contains("more than 1000 entries; the first 1000"));
     }
 }

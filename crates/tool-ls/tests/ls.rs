@@ -94,7 +94,12 @@ async fn a_large_tree_is_cut_at_1000_entries_with_the_notice() {
     }
     let result = ls(&h, json!({ "path": h.root })).await;
     let text = result.text();
-    assert!(text.starts_with("There are more than 1000 files in the repository. Use the LS tool (passing a specific path), Bash tool, and other tools to explore nested directories. The first 1000 files and directories are included below:\n\n- "), "{}", &text[..200]);
+    assert!(
+        text.starts_with("This folder holds more than 1000 entries; the first 1000 are listed below."),
+        "{}",
+        &text[..200]
+    );
+    assert!(text.contains(" to see the rest.\n\n- "), "{}", &text[..200]);
     assert_eq!(text.lines().filter(|l| l.starts_with("  - ")).count(), 1000);
     assert!(text.contains("  - f0999\n") && !text.contains("f1000"));
 }

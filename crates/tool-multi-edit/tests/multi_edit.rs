@@ -180,11 +180,11 @@ async fn unread_files_are_refused_and_crlf_is_kept() {
 }
 
 #[tokio::test]
-async fn schema_and_marker() {
+async fn schema_and_prompt() {
     let fx = Fixture::new();
     let tool = hands_core::Typed::new(MultiEditTool);
     let schema = tool.input_schema();
     assert_eq!(schema["properties"]["edits"]["minItems"], json!(1));
     assert_eq!(schema["properties"]["edits"]["items"]["required"], json!(["old_string", "new_string"]));
-    assert!(tool.prompt(&fx.session).contains("hands-tool-marker:multi-edit"));
+    assert!(!tool.prompt(&fx.session).contains("hands-tool-marker"));
 }

@@ -11,7 +11,7 @@ pub const SEARCH_HINT: &str = "edit Jupyter notebook cells (.ipynb)";
 
 /// A path that does not end in `.ipynb` (code 2).
 pub const NOT_A_NOTEBOOK: &str =
-    "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.";
+    "NotebookEdit changes Jupyter notebooks (.ipynb files) only. Use Edit for any other file.";
 
 /// The notebook is missing (code 1).
 pub const NOTEBOOK_MISSING: &str = "Notebook file does not exist.";

@@ -1,15 +1,30 @@
-//! The text the model reads about NotebookEdit (Claude Code's, including its mention of a
-//! `cell_number` parameter the schema no longer has, reference §1.11).
-
-/// Marker proving this crate is in a binary (see the build check in xtask).
-pub const PROMPT_MARKER: &str = "<!-- hands-tool-marker:notebook-edit -->";
+//! The text the model reads about NotebookEdit: its description and prompt, written for hands.
+//! Field descriptions are the doc comments of `NotebookEditInput`; messages are in
+//! `constants.rs` and `notebook.rs`.
 
 /// The one-line description.
-pub const DESCRIPTION: &str = "Replace the contents of a specific cell in a Jupyter notebook.";
+pub const DESCRIPTION: &str = "Replace, insert or delete one cell of a Jupyter notebook";
 
 /// The full prompt.
 pub fn prompt() -> String {
-    format!(
-        "Completely replaces the contents of a specific cell in a Jupyter notebook (.ipynb file) with new source. Jupyter notebooks are interactive documents that combine code, text, and visualizations, commonly used for data analysis and scientific computing. The notebook_path parameter must be an absolute path, not a relative path. The cell_number is 0-indexed. Use edit_mode=insert to add a new cell at the index specified by cell_number. Use edit_mode=delete to delete the cell at the index specified by cell_number.\n{PROMPT_MARKER}"
-    )
+    "Changes one cell of a Jupyter notebook (.ipynb) at a time; notebook_path is absolute. \
+Name the cell with cell_id: the id Read shows for it, or \"cell-N\" for the N-th cell counting from 0. \
+edit_mode replace (the default) swaps the cell's source for new_source; insert adds a new cell \
+after cell_id (at the top when cell_id is left out) and needs cell_type; delete removes the cell. \
+Read the notebook first. Use Edit for files that are not notebooks."
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_names_the_modes_and_the_cell_addressing() {
+        let text = prompt();
+        for part in ["cell_id", "\"cell-N\"", "replace", "insert", "delete", "cell_type"] {
+            assert!(text.contains(part), "{part}");
+        }
+        assert!(!text.contains("cell_number"), "the schema has no cell_number field");
+    }
 }

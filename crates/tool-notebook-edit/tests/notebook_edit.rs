@@ -156,7 +156,7 @@ async fn validation_messages_in_claude_codes_order() {
     let cases = [
         (
             json!({"notebook_path": txt, "cell_id": "intro", "new_source": "x"}),
-            "File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.",
+            hands_tool_notebook_edit::constants::NOT_A_NOTEBOOK,
         ),
         (
             json!({"notebook_path": path, "new_source": "x", "edit_mode": "insert"}),
@@ -222,11 +222,11 @@ async fn crlf_and_two_space_notebooks_stay_as_they_were() {
 }
 
 #[tokio::test]
-async fn deferred_and_marked() {
+async fn deferred_with_its_schema() {
     let fx = Fixture::new();
     let tool = hands_core::Typed::new(NotebookEditTool);
     assert!(tool.should_defer());
-    assert!(tool.prompt(&fx.session).contains("hands-tool-marker:notebook-edit"));
+    assert!(!tool.prompt(&fx.session).contains("hands-tool-marker"));
     let schema = tool.input_schema();
     assert_eq!(schema["properties"]["edit_mode"]["enum"], json!(["replace", "insert", "delete"]));
     assert_eq!(schema["properties"]["cell_type"]["enum"], json!(["code", "markdown"]));

@@ -142,10 +142,7 @@ mod tests {
             blocks[0].as_text().unwrap(),
             "<cell id=\"cell-0\"><language>julia</language>x</cell id=\"cell-0\">"
         );
-        assert_eq!(
-            blocks[1].as_text().unwrap(),
-            "Outputs are too large to include. Use Bash with: cat /n.ipynb | jq '.cells[0].outputs'"
-        );
+        assert_eq!(blocks[1].as_text().unwrap(), crate::prompt::notebook_outputs_too_large("/n.ipynb", 0));
         assert!(notebook_blocks(b"{", "/n").is_err());
     }
 }

@@ -6,7 +6,7 @@
 //! Sleep is the worked example of both kinds of gate:
 //! - **compile time**: the crate is only linked with the `sleep` feature of `hands-tools`, which is
 //!   in the `proactive` group and not in `default`. A build without it contains none of this code
-//!   or text (`cargo xtask feature-matrix` checks the binary for [`prompt::PROMPT_MARKER`]).
+//!   or text (`cargo xtask feature-matrix` checks the binary for [`BUILD_MARKER`]).
 //! - **run time**: even when compiled in, the tool is hidden from every pool unless
 //!   `HANDS_ENABLE_SLEEP=1` ([`constants::ENABLE_ENV`]) is set, through `is_enabled`. This is the
 //!   counterpart of Claude Code's `USER_TYPE` checks, which keep a shipped tool invisible to
@@ -31,7 +31,7 @@ use crate::constants::{ENABLE_ENV, MAX_DURATION_SECONDS, MAX_RESULT_SIZE_CHARS, 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SleepInput {
-    /// How long to wait, in seconds (at most 3600)
+    /// Seconds to wait, at most 3600
     #[schemars(range(min = 0, max = 3600))]
     pub duration_seconds: f64,
 }
@@ -140,8 +140,15 @@ impl TypedTool for SleepTool {
 
 hands_core::register_tool!(SleepTool::default());
 
-/// Referenced by `hands-tools` so the linker keeps this crate's registration.
-pub fn link() {}
+/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
+/// into a binary. [`link`] keeps them; no text the model reads contains them.
+pub const BUILD_MARKER: &str = "hands-tool-marker:sleep";
+
+/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
+/// [`BUILD_MARKER`].
+pub fn link() {
+    std::hint::black_box(BUILD_MARKER);
+}
 
 #[cfg(test)]
 mod tests {

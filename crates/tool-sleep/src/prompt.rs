@@ -1,25 +1,16 @@
-//! The model-facing texts of Sleep: the prompt (our own words, after Claude Code's proactive-mode
-//! Sleep tool), the description and the result text. Nothing here waits.
-
-/// Unique marker proving this crate's prompt text is (or is not) in a binary.
-pub const PROMPT_MARKER: &str = "hands-tool-marker:sleep";
+//! The model-facing texts of Sleep: the prompt (written for hands; the tool mirrors Claude
+//! Code's proactive-mode Sleep), the description and the result text. Nothing here waits.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Wait for a given number of seconds; the user can wake you early";
+pub const DESCRIPTION: &str = "Pause for some seconds; the user can cut the pause short";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = concat!(
-    "Wait for the given number of seconds. The user can interrupt the wait at any time.
+pub const PROMPT: &str = "Pauses for the given number of seconds, at most 3600 (one hour). \
+The user can end the pause at any moment.
 
-Use it when the user asks you to pause or wait, when you are waiting for something external to finish, or when \
-there is nothing useful to do right now. Look for useful work before sleeping.
-
-It does not interfere with other tools and may run alongside them. Prefer it over `Bash(sleep ...)`: it holds no \
-shell process. A call may wait at most one hour (3600 seconds).
-<!-- ",
-    "hands-tool-marker:sleep",
-    " -->"
-);
+Pause when the user asks you to wait, while something outside your control finishes, or when there \
+is truly nothing useful to do; check for useful work first. A pause blocks no other tool and can \
+run beside them, and unlike `sleep` in Bash it keeps no shell busy.";
 
 /// The result after a full wait.
 pub fn slept(seconds: f64) -> String {
@@ -31,8 +22,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prompt_carries_the_marker_and_results_read_well() {
-        assert!(PROMPT.contains(PROMPT_MARKER));
+    fn prompt_states_the_cap_and_results_read_well() {
+        assert!(PROMPT.contains("at most 3600"));
         assert_eq!(slept(1.0), "Slept for 1 second.");
         assert_eq!(slept(2.5), "Slept for 2.5 seconds.");
     }

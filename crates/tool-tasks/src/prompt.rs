@@ -1,40 +1,37 @@
-//! The model-facing texts of `TaskOutput` and `TaskStop`. The wording is ours; the behaviour
-//! follows reference §1.3.
-
-/// Marker proving this crate's prompts are in a binary (see the build check in xtask).
-pub const PROMPT_MARKER: &str = "hands-tool-marker:tasks";
+//! The model-facing texts of `TaskOutput` and `TaskStop`, written for hands; the behaviour follows
+//! reference §1.3.
 
 /// One-line description of `TaskOutput`.
-pub const TASK_OUTPUT_DESCRIPTION: &str = "Retrieves output from a running or completed background task";
+pub const TASK_OUTPUT_DESCRIPTION: &str = "Show the status and output of a background task";
 
 /// One-line description of `TaskStop`.
-pub const TASK_STOP_DESCRIPTION: &str = "Stops a running background task by its ID";
+pub const TASK_STOP_DESCRIPTION: &str = "End a background task";
 
 /// The full prompt of `TaskOutput`.
 pub fn task_output_prompt() -> String {
-    format!(
-        "{TASK_OUTPUT_DESCRIPTION}.
-
-- Takes the task_id that Bash returned when it started a command with run_in_background.
-- Returns the task's status, its exit code once it ended, and its output so far.
-- With block=true (the default) it waits until the task ends or the timeout (ms, default 30000, \
-at most 600000) passes; with block=false it answers at once.
-- The output is also in the file named when the task started; reading that file with Read \
-works as well and shows all of it.
-
-<!-- {PROMPT_MARKER} -->"
-    )
+    "Shows how a background task is doing: its status, its exit code once it has ended, and what \
+it has printed so far. task_id is the id Bash answered with when it started a command with \
+run_in_background. By default (block: true) the answer waits until the task ends or timeout \
+milliseconds pass (30000 unless set, 600000 at most); block: false answers right away. The task's \
+output file, named when it started, can also be read whole with Read."
+        .to_string()
 }
 
 /// The full prompt of `TaskStop`.
 pub fn task_stop_prompt() -> String {
-    format!(
-        "{TASK_STOP_DESCRIPTION}.
+    "Ends a background task started by Bash with run_in_background, and every process it \
+started; its output file is kept. task_id is the id Bash gave. Stop servers, watchers and other \
+tasks you no longer need or that run too long."
+        .to_string()
+}
 
-- Takes the task_id that Bash returned when it started a command with run_in_background.
-- Stops the task and every process it started; its output file stays.
-- Use it for servers, watchers and other commands you no longer need, or that run too long.
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-<!-- {PROMPT_MARKER} -->"
-    )
+    #[test]
+    fn prompts_name_the_id_and_the_wait() {
+        assert!(task_output_prompt().contains("30000 unless set, 600000 at most"));
+        assert!(task_stop_prompt().contains("output file is kept"));
+    }
 }

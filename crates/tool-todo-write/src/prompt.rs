@@ -1,54 +1,39 @@
-//! The model-facing texts of TodoWrite: the prompt, the one-line description and the result text
-//! (the latter quoted exactly from Claude Code, reference §1.14). The prompt is written in our own
-//! words. Nothing here validates or stores a list.
-
-/// Unique marker proving this crate's prompt text is (or is not) in a binary (`cargo xtask
-/// feature-matrix`).
-pub const PROMPT_MARKER: &str = "hands-tool-marker:todo-write";
+//! The model-facing texts of TodoWrite, written for hands: the prompt, the one-line description
+//! and the result text (which keeps Claude Code's first sentence, reference §1.14, for clients
+//! that look for it). Nothing here validates or stores a list.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Create and update the structured task list of the current session";
+pub const DESCRIPTION: &str = "Keep the session's task list: what is pending, under way and done";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = concat!(
-    "Use this tool to create and manage a structured task list for the current session. It helps you track progress, \
-organise multi-step work and show the user what is happening.
+pub const PROMPT: &str = "Keeps a task list for this session, so that you can plan work in steps, \
+keep track of it, and let the user see where things stand.
 
-## When to use it
-- A task needs three or more distinct steps, or careful planning.
-- The user gives several tasks at once (a numbered or comma-separated list).
-- The user asks for a todo list explicitly.
-- New instructions arrive: capture them as todos.
-- You start a task: mark it in_progress before beginning. Keep exactly one task in_progress at a time.
-- You finish a task: mark it completed right away and add any follow-up tasks you discovered.
+Keep a list when the work takes three or more real steps or needs planning, when the user hands \
+you several tasks at once or asks for a list, and whenever new instructions arrive (add them as \
+tasks). Skip it for a single small task and for questions that only need an answer.
 
-## When not to use it
-- A single, simple task, or one that takes fewer than three trivial steps.
-- Purely conversational or informational requests.
+Each call sends the whole list, which replaces the previous one. Every item has content (the task \
+as an instruction: \"Run the tests\"), activeForm (the same as an ongoing action: \"Running the \
+tests\") and status: pending, in_progress or completed.
 
-## The list
-Each call replaces the whole list. Every item has:
-- content: what needs to be done, in the imperative (\"Run the tests\").
-- activeForm: the same task in the present continuous, shown while it runs (\"Running the tests\").
-- status: pending, in_progress or completed.
+- Set a task to in_progress when you start on it; only one task is in_progress at any time.
+- Set it to completed as soon as it is really finished, not before: tests pass, nothing is left \
+half done, nothing blocks it. When stuck, leave it in_progress and add a task for what is in the way.
+- Add follow-up tasks as you discover them, and drop tasks that no longer matter.";
 
-Only mark a task completed when it is fully done: tests pass, the implementation is complete, nothing is \
-blocked. If you hit an error or a blocker, keep the task in_progress and add a task describing what must be \
-resolved. Remove tasks that are no longer relevant instead of leaving them pending.
-<!-- ",
-    "hands-tool-marker:todo-write",
-    " -->"
-);
-
-/// The result the model sees after every successful call (Claude Code's exact text).
-pub const RESULT_TEXT: &str = "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable";
+/// The result the model sees after every successful call.
+pub const RESULT_TEXT: &str =
+    "Todos have been modified successfully. Keep the list current as you go, and carry on with the task in progress.";
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn prompt_carries_the_marker() {
-        assert!(PROMPT.contains(PROMPT_MARKER));
+    fn prompt_names_the_fields_and_the_statuses() {
+        for part in ["content", "activeForm", "pending, in_progress or completed"] {
+            assert!(PROMPT.contains(part), "{part}");
+        }
     }
 }

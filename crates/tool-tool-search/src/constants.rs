@@ -22,7 +22,7 @@ pub const NO_MATCHES: &str = "No matching deferred tools found";
 /// `NO_MATCHES` followed by this when MCP servers are still connecting.
 pub fn servers_still_connecting(servers: &[String]) -> String {
     format!(
-        ". Some MCP servers are still connecting: {}. Their tools will become available shortly — try searching again.",
+        ". These MCP servers have not finished connecting: {}. Their tools appear once they have; search again in a moment.",
         servers.join(", ")
     )
 }

@@ -1,29 +1,21 @@
-//! The text the model reads: ToolSearch's description and prompt, and the input field
-//! descriptions (on the input struct in `lib.rs`). Worded as Claude Code's v2.1.88 prompt with
-//! the `<system-reminder>` announcement (reference §5), which is how hands announces deferred
-//! tools (`hands_spec::announcement`).
-
-/// Marker proving the tool is compiled into a binary (see the build checks).
-pub const PROMPT_MARKER: &str = "hands-tool-marker:tool-search";
+//! The text the model reads about ToolSearch: its description and prompt, written for hands.
+//! Field descriptions are on the input struct in `lib.rs`. Deferred tools are announced by name
+//! in a `<system-reminder>` (`hands_spec::announcement`); the prompt says how to load them.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Fetches full schema definitions for deferred tools so they can be called.";
+pub const DESCRIPTION: &str = "Load the schemas of deferred tools so that they can be called";
 
 /// The full prompt sent as the tool's description.
 pub const PROMPT: &str = concat!(
-    "Fetches full schema definitions for deferred tools so they can be called.\n\n",
-    "Deferred tools appear by name in <system-reminder> messages.",
-    " Until fetched, only the name is known — there is no parameter schema, so the tool cannot be invoked.",
-    " This tool takes a query, matches it against the deferred tool list, and returns the matched tools' complete",
-    " JSONSchema definitions inside a <functions> block. Once a tool's schema appears in that result, it is callable",
-    " exactly like any tool defined at the top of the prompt.\n\n",
-    "Result format: each matched tool appears as one <function>{\"description\": \"...\", \"name\": \"...\", \"parameters\": {...}}</function>",
-    " line inside the <functions> block — the same encoding as the tool list at the top of this prompt.\n\n",
-    "Query forms:\n",
-    "- \"select:Read,Edit,Grep\" — fetch these exact tools by name\n",
-    "- \"notebook jupyter\" — keyword search, up to max_results best matches\n",
-    "- \"+slack send\" — require \"slack\" in the name, rank by remaining terms",
-    "\n<!-- hands-tool-marker:tool-search -->"
+    "Loads the input schemas of deferred tools. A deferred tool is listed by name only, in a ",
+    "<system-reminder>; without its schema you cannot call it. Search for it here first: the answer ",
+    "holds a <functions> block with one <function>{\"description\": ..., \"name\": ..., \"parameters\": ...}",
+    "</function> line per tool found, the same shape as your other tool definitions, and from then on ",
+    "the tool is called like any other.\n\n",
+    "How to write query:\n",
+    "- \"select:Read,Edit,Grep\": exactly the tools named, in that order\n",
+    "- \"notebook jupyter\": free words, best max_results matches first\n",
+    "- \"+slack send\": a word with + must occur in the tool's name; the others rank the matches"
 );
 
 #[cfg(test)]
@@ -31,9 +23,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prompt_carries_the_marker_and_the_query_forms() {
-        assert!(PROMPT.contains(PROMPT_MARKER));
-        assert!(PROMPT.starts_with(DESCRIPTION));
-        assert!(PROMPT.contains("- \"select:Read,Edit,Grep\" — fetch these exact tools by name\n"));
+    fn prompt_shows_the_three_query_forms_and_the_result_block() {
+        for part in ["\"select:Read,Edit,Grep\"", "\"notebook jupyter\"", "\"+slack send\"", "<functions>"] {
+            assert!(PROMPT.contains(part), "{part}");
+        }
     }
 }

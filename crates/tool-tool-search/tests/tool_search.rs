@@ -192,10 +192,9 @@ async fn nothing_found_says_so_and_records_nothing() {
 
     fx.session.set_data(hands_core::deferral::PENDING_MCP_SERVERS_KEY, Some(json!(["linear", "sentry"])));
     let r = fx.search(json!({"query": "select:mcp__linear__list_issues"})).await;
-    assert_eq!(
-        r.text(),
-        "No matching deferred tools found. Some MCP servers are still connecting: linear, sentry. Their tools will become available shortly — try searching again."
-    );
+    let text = r.text();
+    assert!(text.starts_with("No matching deferred tools found. "), "{text}");
+    assert!(text.contains(": linear, sentry."), "{text}");
 }
 
 #[tokio::test]
@@ -282,5 +281,5 @@ async fn tool_search_is_read_only_and_concurrency_safe() {
     let input = ToolInput::new(json!({"query": "x"}));
     assert!(tool.is_read_only(&input) && tool.is_concurrency_safe(&input));
     assert!(!hands_core::deferral::is_deferrable(tool.as_ref()));
-    assert!(tool.prompt(&fixture().session).contains("hands-tool-marker:tool-search"));
+    assert!(!tool.prompt(&fixture().session).contains("hands-tool-marker"));
 }

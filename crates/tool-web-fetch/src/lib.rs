@@ -40,10 +40,10 @@ use crate::fetch::Fetched;
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebFetchInput {
-    /// The URL to fetch content from
+    /// Full URL of the page to get
     #[schemars(url)]
     pub url: String,
-    /// The prompt to run on the fetched content
+    /// What you want to learn from the page; it heads the content returned
     pub prompt: String,
 }
 
@@ -173,5 +173,12 @@ impl TypedTool for WebFetchTool {
 
 hands_core::register_tool!(WebFetchTool);
 
-/// Referenced by `hands-tools` so the linker keeps this crate's registration.
-pub fn link() {}
+/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
+/// into a binary. [`link`] keeps them; no text the model reads contains them.
+pub const BUILD_MARKER: &str = "hands-tool-marker:web-fetch";
+
+/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
+/// [`BUILD_MARKER`].
+pub fn link() {
+    std::hint::black_box(BUILD_MARKER);
+}

@@ -1,36 +1,26 @@
-//! The model-facing texts of WebFetch: the prompt (our own words: hands runs no secondary model,
-//! so the content itself is returned under the caller's prompt), the header of a result, the
-//! truncation notice and the cross-host redirect answer (both quoted from Claude Code, reference
-//! §1.12). Nothing here fetches.
-
-/// Unique marker proving this crate's prompt text is (or is not) in a binary.
-pub const PROMPT_MARKER: &str = "hands-tool-marker:web-fetch";
+//! The model-facing texts of WebFetch, written for hands (which runs no secondary model, so the
+//! content itself is returned under the caller's prompt): the prompt, the header of a result, the
+//! truncation notice (Claude Code's short fixed line, reference §1.12) and the cross-host redirect
+//! answer (its `REDIRECT DETECTED` head and fields kept). Nothing here fetches.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Fetch a URL and return its content as Markdown, headed by your prompt";
+pub const DESCRIPTION: &str = "Get a web page as Markdown, headed by what you want from it";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = concat!(
-    "- Fetches content from a URL and returns it as Markdown (HTML is converted)
-- Takes a URL and a prompt as input; the prompt says what you want from the page and is returned as a header \
-above the content, so answer it from the content that follows
-- Use this tool when you need to retrieve and analyse web content
+pub const PROMPT: &str = "Gets a web page and gives you its content as Markdown (HTML is converted). \
+Your prompt, saying what you want from the page, is put above the content: answer it from what \
+follows. Nothing on disk changes.
 
-Usage notes:
-  - IMPORTANT: If an MCP-provided web fetch tool is available, prefer it: it may have fewer restrictions. MCP \
-tools' names start with \"mcp__\".
-  - The URL must be a fully-formed valid URL, at most 2000 characters, without a user name or password
-  - HTTP URLs are upgraded to HTTPS, except for local hosts (localhost, 127.0.0.0/8, ::1)
-  - Only use URLs the user gave you or that you found in local files; do not guess URLs
-  - This tool is read-only and does not modify any files
-  - Content longer than 100000 characters is truncated
-  - Responses are cached for 15 minutes, so repeated fetches of the same URL are fast
-  - When a URL redirects to a different host, the tool says so and gives the redirect URL instead of following \
-it. Make a new WebFetch request with that URL to fetch the content.
-<!-- ",
-    "hands-tool-marker:web-fetch",
-    " -->"
-);
+- If an MCP tool for fetching web pages is available (its name starts with \"mcp__\"), prefer it: \
+it may be allowed more.
+- url: a complete URL of at most 2000 characters, without user name or password. http becomes \
+https, except for local hosts (localhost, 127.0.0.0/8, ::1).
+- Fetch only URLs the user gave you or that you found in files or earlier results; do not make \
+URLs up.
+- Content beyond 100000 characters is cut off. A URL fetched in the last 15 minutes is answered \
+from a cache.
+- A redirect to another host is not followed: the answer names the new URL, and you fetch it with \
+a new call.";
 
 /// Appended to Markdown cut at the length limit (Claude Code's text).
 pub const TRUNCATED_NOTICE: &str = "\n\n[Content truncated due to length...]";
@@ -58,7 +48,7 @@ Original URL: {original_url}
 Redirect URL: {redirect_url}
 Status: {status} {status_text}
 
-To complete your request, I need to fetch content from the redirected URL. Please use WebFetch again with these parameters:
+The redirect was not followed. To get the page, call WebFetch again with:
 - url: \"{redirect_url}\"
 - prompt: \"{prompt}\""
     )
@@ -69,8 +59,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prompt_carries_the_marker() {
-        assert!(PROMPT.contains(PROMPT_MARKER));
+    fn prompt_states_the_limits() {
+        assert!(PROMPT.contains("2000 characters") && PROMPT.contains("100000 characters"));
     }
 
     #[test]

@@ -148,7 +148,7 @@ async fn same_site_redirects_are_followed_and_other_hosts_are_reported() {
     assert_eq!(
         away.text(),
         format!(
-            "REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: {}\nRedirect URL: {target}\nStatus: 302 Found\n\nTo complete your request, I need to fetch content from the redirected URL. Please use WebFetch again with these parameters:\n- url: \"{target}\"\n- prompt: \"Find the answer\"",
+            "REDIRECT DETECTED: The URL redirects to a different host.\n\nOriginal URL: {}\nRedirect URL: {target}\nStatus: 302 Found\n\nThe redirect was not followed. To get the page, call WebFetch again with:\n- url: \"{target}\"\n- prompt: \"Find the answer\"",
             server.url("/away")
         )
     );

@@ -35,9 +35,9 @@ use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteInput {
-    /// The absolute path to the file to write (must be absolute, not relative)
+    /// Absolute path of the file to write
     pub file_path: String,
-    /// The content to write to the file
+    /// The file's entire new content
     pub content: String,
 }
 
@@ -230,8 +230,15 @@ impl TypedTool for WriteTool {
 
 hands_core::register_tool!(WriteTool);
 
-/// Referenced by `hands-tools` so the linker keeps this crate's registration.
-pub fn link() {}
+/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
+/// into a binary. [`link`] keeps them; no text the model reads contains them.
+pub const BUILD_MARKER: &str = "hands-tool-marker:write";
+
+/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
+/// [`BUILD_MARKER`].
+pub fn link() {
+    std::hint::black_box(BUILD_MARKER);
+}
 
 /// The path a Write of `file_path` would create or replace, as the file state keys it.
 pub fn target_path(session: &Session, file_path: &str) -> PathBuf {

@@ -48,14 +48,13 @@ pub const NOTE_NOT_READ: &str = "Note: this file had not been read in this sessi
 pub const NOTE_CHANGED_SINCE_READ: &str = "Note: the file had changed on disk since you last read it. old_string still matched, so the edit was made on the current content; read the file again if you need to see the other changes.";
 
 /// Editing a file that was never read in full (reference §1.5, §1.6).
-pub const FILE_NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
+pub const FILE_NOT_READ: &str = "File has not been read yet. Read the whole file with Read, then try again.";
 
 /// Editing a file whose content changed since it was read.
-pub const FILE_MODIFIED_SINCE_READ: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+pub const FILE_MODIFIED_SINCE_READ: &str = "File has been modified since read: it changed on disk after your last Read (the user, a formatter or another program). Read it again, then try again.";
 
 /// The file changed between validation and the write (checked right before the rename).
-pub const FILE_UNEXPECTEDLY_MODIFIED: &str =
-    "File has been unexpectedly modified. Read it again before attempting to write it.";
+pub const FILE_UNEXPECTEDLY_MODIFIED: &str = "File has been unexpectedly modified: it changed on disk while this change was being saved. Read it again, then try again.";
 
 /// The largest file the edit tools load (Claude Code's `MAX_EDIT_FILE_SIZE`, 1 GiB).
 pub const MAX_EDIT_FILE_SIZE: u64 = 1024 * 1024 * 1024;
