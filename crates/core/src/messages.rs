@@ -1,11 +1,14 @@
-//! The exact model-visible texts of the pipeline (reference §2.1, §2.3, §5), in one place so that
-//! tests, tools and front ends quote the same bytes. Tool-specific texts live in each tool crate.
+//! The model-visible texts of the pipeline (reference §2.1, §2.3, §5), in one place so that tests,
+//! tools and front ends quote the same bytes. The wording is ours; the tags and short heads models
+//! and clients key on (`<tool_use_error>`, `InputValidationError:`, `Error calling tool (...)`,
+//! `No such tool available`, `Interrupted by user`) are Claude Code's. Tool-specific texts live in
+//! each tool crate.
 
 /// Sent for calls that were not started because the turn was aborted.
-pub const CANCEL_MESSAGE: &str = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.";
+pub const CANCEL_MESSAGE: &str = "The user stopped this before it ran; nothing was done. Do not go on with the task: wait until the user says what to do next.";
 
 /// Sent when the user rejects a permission prompt.
-pub const REJECT_MESSAGE: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+pub const REJECT_MESSAGE: &str = "The user said no to this tool call, so it did not run and changed nothing (a proposed edit, for example, was not written). Do not go on with the task: wait until the user says what to do next.";
 
 /// Filled in for a running call that was interrupted and produced nothing.
 pub const INTERRUPTED_MESSAGE: &str = "Interrupted by user";
@@ -48,7 +51,7 @@ pub fn completed_with_no_output(tool: &str) -> String {
 /// The hint appended to a validation error of a deferred tool whose schema was not sent (§5).
 pub fn schema_not_sent_hint(tool: &str) -> String {
     format!(
-        "\n\nThis tool's schema was not sent to the API — it was not in the discovered-tool set derived from message history. Without the schema in your prompt, typed parameters (arrays, numbers, booleans) get emitted as strings and the client-side parser rejects them. Load the tool first: call ToolSearch with query \"select:{tool}\", then retry this call."
+        "\n\n{tool} is a deferred tool whose schema you have not loaded yet, so its typed fields (numbers, booleans, arrays) were probably sent as text. Call ToolSearch with the query \"select:{tool}\" to load it, then repeat this call."
     )
 }
 

@@ -517,7 +517,7 @@ impl Engine {
             AskAnswer::Deny { feedback } => {
                 let mut message = messages::REJECT_MESSAGE.to_string();
                 if let Some(f) = feedback.filter(|f| !f.trim().is_empty()) {
-                    message.push_str("\n\nTo tell you how to proceed, the user said:\n");
+                    message.push_str("\n\nThe user added what to do instead:\n");
                     message.push_str(&f);
                 }
                 Decision::deny(DecisionSource::User, "the user rejected this call", message)

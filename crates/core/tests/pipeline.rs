@@ -179,7 +179,7 @@ async fn asks_go_to_the_asker() {
     assert!(outcome.result.is_error);
     assert_eq!(
         outcome.result.text(),
-        format!("{}\n\nTo tell you how to proceed, the user said:\nuse the staging dir", messages::REJECT_MESSAGE)
+        format!("{}\n\nThe user added what to do instead:\nuse the staging dir", messages::REJECT_MESSAGE)
     );
     let decision = outcome.decision.unwrap();
     assert_eq!(decision.behavior, Behavior::Deny);
@@ -259,7 +259,7 @@ async fn undiscovered_deferred_tool_gets_the_schema_hint_only_while_tool_search_
     fx.session.set_data(hands_core::deferral::TOOL_SEARCH_KEY, Some(json!("true")));
     let r = engine.run_one(call("Deferred", json!({"count": [1]})), &Turn::new()).await;
     assert!(r.is_error);
-    assert!(r.text().contains("call ToolSearch with query \"select:Deferred\""), "{}", r.text());
+    assert!(r.text().contains("Call ToolSearch with the query \"select:Deferred\""), "{}", r.text());
     // A caller that knows every schema (a person typing `hands call`) never gets the hint.
     let pool = Arc::clone(engine.pool());
     let knowing = hands_core::Engine::builder(pool, Arc::clone(&fx.session))

@@ -100,7 +100,7 @@ impl<'a> Plan<'a> {
 }
 
 /// The first line of the deferred-tools announcement (reference §5).
-pub const ANNOUNCEMENT_HEAD: &str = "The following deferred tools are now available via ToolSearch. Their schemas are NOT loaded — calling them directly will fail with InputValidationError. Use ToolSearch with query \"select:<name>[,<name>...]\" to load tool schemas before calling them:";
+pub const ANNOUNCEMENT_HEAD: &str = "Deferred tools you can load with ToolSearch. Only their names are known to you: a call made before loading a tool's schema is refused with InputValidationError. Load them with the query \"select:<name>[,<name>...]\":";
 
 /// The `<system-reminder>` that announces deferred tools by name, one per line, sorted; `None`
 /// when there is nothing to announce. Front ends put it in a user message of the request.

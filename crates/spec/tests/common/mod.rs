@@ -54,9 +54,9 @@ impl Fixture {
 /// A core-like tool: full schema always.
 #[derive(Deserialize, JsonSchema)]
 pub struct EditLikeInput {
-    /// The absolute path to the file to modify
+    /// Absolute path of the file to change
     pub file_path: String,
-    /// The text to replace
+    /// Text to find
     pub old_string: String,
     /// Replace all occurrences (default false)
     pub replace_all: Option<bool>,
@@ -93,7 +93,7 @@ impl TypedTool for EditLike {
         "Edits files.".into()
     }
     fn prompt(&self, session: &Session) -> String {
-        format!("Performs exact string replacements in files under {}.", session.cwd().display())
+        format!("Changes text in the files under {}.", session.cwd().display())
     }
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)

@@ -1,0 +1,184 @@
+//! Every text the model reads is ours, and carries nothing meant for the build.
+//!
+//! Renders every tool hands can be built with (the default set plus the legacy and proactive
+//! crates, linked here), under both Read line-number formats: the description, the full prompt
+//! and every `description` in the input schema, with the deferred-tool announcement and the
+//! pipeline's fixed messages. Two checks:
+//!
+//! - no build marker (`hands-tool-marker:`) and no HTML comment reaches the model: the feature
+//!   matrix proves a tool's presence with a constant the model never sees;
+//! - none of the distinctive phrases removed when the copied prompts were rewritten comes back.
+//!   The list holds short phrases (under 40 characters each), not prose: enough to catch a copy
+//!   pasted back in, without keeping the foreign text itself in the repository.
+
+mod common;
+
+use common::Fixture;
+use hands_core::line_format::LINE_FORMAT_KEY;
+use hands_core::{Session, Tool, messages};
+use serde_json::{Value, json};
+
+/// Phrases of the prompts and messages that were copied from Claude Code and rewritten. Compared
+/// case-insensitively.
+const REMOVED_PHRASES: &[&str] = &[
+    // Grep
+    "a powerful search tool built on ripgrep",
+    "never invoke `grep` or `rg`",
+    "optimized for correct permissions",
+    "supports full regex syntax",
+    "literal braces need escaping",
+    "more efficient than include for",
+    "equivalent to \"| head -n\"",
+    "large result sets waste context",
+    "requires output_mode: \"content\"",
+    // Glob
+    "fast file pattern matching tool",
+    "works with any codebase size",
+    "omit this field to use the default",
+    "do not enter \"undefined\" or \"null\"",
+    "did not complete in time",
+    // Edit, MultiEdit, Write
+    "performs exact string replacements",
+    "a tool for editing files",
+    "must use your `read` tool at least",
+    "after the line number prefix",
+    "never include any part of the line",
+    "always prefer editing existing files",
+    "never write new files unless",
+    "only use emojis if the user",
+    "the edit will fail if",
+    "if you want to rename a variable",
+    "for making multiple edits to a single",
+    "built on top of the edit tool",
+    "plan your edits carefully",
+    "ensure all edits result in idiomatic",
+    "do not leave the code in a broken state",
+    "never proactively create documentation",
+    // NotebookEdit
+    "completely replaces the contents",
+    "interactive documents that combine",
+    "the cell_number is 0-indexed",
+    "use the fileedit tool",
+    // ToolSearch and the deferred-tool announcement
+    "fetches full schema definitions",
+    "until fetched, only the name is known",
+    "callable exactly like any tool",
+    "their schemas are not loaded",
+    "now available via toolsearch",
+    "will become available shortly",
+    // Pipeline messages
+    "stop what you are doing",
+    "the new_string was not written",
+    "discovered-tool set derived",
+    "the client-side parser rejects them",
+    "to tell you how to proceed",
+    // Bash, Read, Write, LS, WebFetch, TodoWrite
+    "clear, concise description of what",
+    "dangerously override sandbox mode",
+    "please use appropriate tools for binary",
+    "exceeds maximum allowed tokens",
+    "either by the user or by a linter",
+    "use the ls tool (passing a specific",
+    "i need to fetch content from the",
+    "continue to use the todo list to",
+    "please proceed with the current tasks",
+];
+
+/// The phrases of [`REMOVED_PHRASES`] that occur in `text`.
+fn removed_phrases_in(text: &str) -> Vec<&'static str> {
+    let lower = text.to_lowercase();
+    REMOVED_PHRASES.iter().copied().filter(|phrase| lower.contains(phrase)).collect()
+}
+
+/// Every `description` string anywhere in `schema`.
+fn schema_descriptions(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("description", Value::String(text)) => out.push(text.clone()),
+                    _ => schema_descriptions(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| schema_descriptions(item, out)),
+        _ => {}
+    }
+}
+
+/// Every tool of every crate, whatever the default features.
+fn all_tools() -> &'static [std::sync::Arc<dyn Tool>] {
+    hands_tools::link();
+    hands_tool_ls::link();
+    hands_tool_multi_edit::link();
+    hands_tool_sleep::link();
+    hands_tool_tool_search::link();
+    hands_core::registry::registered_tools()
+}
+
+/// (where, text) for every text a model can read about the tools, in `session`.
+fn model_texts(session: &Session) -> Vec<(String, String)> {
+    let mut texts = Vec::new();
+    for tool in all_tools() {
+        let name = tool.name();
+        texts.push((format!("{name} description"), tool.description(session)));
+        texts.push((format!("{name} prompt"), tool.prompt(session)));
+        let mut fields = Vec::new();
+        schema_descriptions(tool.input_schema(), &mut fields);
+        texts.extend(fields.into_iter().map(|text| (format!("{name} schema"), text)));
+    }
+    let names: Vec<&str> = all_tools().iter().map(|t| t.name()).collect();
+    texts.push(("announcement".into(), hands_spec::plan::announcement_text(names).unwrap_or_default()));
+    for (label, text) in [
+        ("cancel message", messages::CANCEL_MESSAGE.to_string()),
+        ("reject message", messages::REJECT_MESSAGE.to_string()),
+        ("schema-not-sent hint", messages::schema_not_sent_hint("NotebookEdit")),
+        ("TodoWrite result", hands_tool_todo_write::prompt::RESULT_TEXT.to_string()),
+        ("not read", hands_core::edit::FILE_NOT_READ.to_string()),
+        ("modified since read", hands_core::edit::FILE_MODIFIED_SINCE_READ.to_string()),
+        ("unexpectedly modified", hands_core::edit::FILE_UNEXPECTEDLY_MODIFIED.to_string()),
+    ] {
+        texts.push((label.into(), text));
+    }
+    texts
+}
+
+#[test]
+fn every_tool_of_every_crate_is_checked() {
+    let names: Vec<&str> = all_tools().iter().map(|t| t.name()).collect();
+    for wanted in ["Bash", "Edit", "Glob", "Grep", "LS", "MultiEdit", "NotebookEdit", "Read", "Sleep", "ToolSearch"] {
+        assert!(names.contains(&wanted), "{wanted} is not registered in this test: {names:?}");
+    }
+}
+
+#[test]
+fn no_build_marker_or_comment_reaches_the_model() {
+    let fx = Fixture::new("false");
+    for format in ["compact", "legacy"] {
+        fx.session.set_data(LINE_FORMAT_KEY, Some(json!(format)));
+        for (place, text) in model_texts(&fx.session) {
+            assert!(!text.contains("hands-tool-marker"), "{place} carries a build marker:\n{text}");
+            assert!(!text.contains("<!--"), "{place} carries an HTML comment:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn no_removed_phrase_comes_back() {
+    let fx = Fixture::new("false");
+    for format in ["compact", "legacy"] {
+        fx.session.set_data(LINE_FORMAT_KEY, Some(json!(format)));
+        for (place, text) in model_texts(&fx.session) {
+            let found = removed_phrases_in(&text);
+            assert!(found.is_empty(), "{place} contains phrases of a foreign prompt {found:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn the_phrase_check_catches_a_pasted_copy() {
+    assert!(REMOVED_PHRASES.iter().all(|p| p.chars().count() < 40 && *p == p.to_lowercase()));
+    let pasted = "- Fast file pattern matching tool that works with any codebase size";
+    assert_eq!(removed_phrases_in(pasted), ["fast file pattern matching tool", "works with any codebase size"]);
+    assert!(removed_phrases_in("Finds files by name with a glob pattern.").is_empty());
+}
