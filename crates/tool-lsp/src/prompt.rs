@@ -1,17 +1,12 @@
 //! The model-facing texts of LSP: its prompt, one-line description and the fixed messages of
 //! its results and refusals. Nothing here runs.
 
-/// Unique marker proving this crate's prompt is (or is not) in a binary (`cargo xtask
-/// feature-matrix`). Keep it in the prompt.
-pub const PROMPT_MARKER: &str = "hands-tool-marker:lsp";
-
 /// One-line description for listings.
 pub const DESCRIPTION: &str =
     "Ask a language server about code: definitions, references, hover, symbols, call hierarchy";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = concat!(
-    "Answers questions about code from the language server that understands the file's language \
+pub const PROMPT: &str = "Answers questions about code from the language server that understands the file's language \
 (pyright or pylsp for Python, rust-analyzer, gopls, clangd, typescript-language-server, or one the user configured). \
 Unlike Grep, it knows what a name refers to: a definition in another module, every real use of a function \
 and not just matching text, the type of an expression.
@@ -34,11 +29,7 @@ count from 1, as Read shows them: put the position on the symbol's name, not on 
 Locations come back as `path:line:character` (relative to the working directory when inside it) \
 followed by the text of that line. The server starts on the first call for a language, which can \
 take a few seconds; later calls are fast. If no server handles the file's language, the error says \
-how to configure one: fall back to Grep and Read then.
-<!-- ",
-    "hands-tool-marker:lsp",
-    " -->"
-);
+how to configure one: fall back to Grep and Read then.";
 
 /// The position's line is past the end of the file.
 pub fn line_past_end(path: &str, line: u64, lines: usize) -> String {
