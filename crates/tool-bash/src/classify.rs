@@ -192,6 +192,9 @@ fn classify_nested(command: &str, scope: Option<Scope<'_>>, nesting: usize) -> C
     if root.has_error() {
         walker.unreadable("the command does not parse as bash");
     }
+    if joins_words_across_lines(command) {
+        walker.unreadable("a backslash-newline inside a word, which bash joins into one word");
+    }
     walker.hidden_substitutions(root, 0);
     walker.statement(root, 0);
     if walker.subs.is_empty() {
@@ -962,6 +965,18 @@ impl Effects {
     }
 }
 
+/// Whether a backslash-newline sits between two non-blank characters (`r\\<newline>m`). Bash
+/// removes the pair before it splits words, so it reads `rm`; tree-sitter-bash ends the word at
+/// the backslash. The usual continuation, after a blank (`ls \\<newline>  -l`), is not this.
+/// Found by the `bash_hidden_effects` fuzz target.
+fn joins_words_across_lines(command: &str) -> bool {
+    command
+        .as_bytes()
+        .windows(4)
+        .any(|w| w[1] == b'\\' && w[2] == b'\n' && !w[0].is_ascii_whitespace() && !w[3].is_ascii_whitespace())
+        || command.starts_with("\\\n")
+}
+
 /// Redirect targets that are not files anyone keeps.
 fn is_harmless_sink(target: &str) -> bool {
     matches!(target, "/dev/null" | "/dev/stdout" | "/dev/stderr")
@@ -1030,6 +1045,18 @@ fn unescape_double_quoted(inner: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_backslash_newline_inside_a_word_is_opaque() {
+        // Bash runs `dd canary` for each of these; the parser sees a command named `d`.
+        for command in ["d\\\nd canary", "r\\\nm -rf x", "ls && r\\\nm x", "\\\nrm x"] {
+            let c = classify(command);
+            assert!(c.opaque && !c.read_only, "{command:?}");
+        }
+        // The usual continuation between words stays readable.
+        let c = classify("ls \\\n  -l");
+        assert!(c.read_only && !c.opaque, "{:?}", c.reason);
+    }
 
     #[test]
     fn characters_past_latin1_after_a_brace_do_not_crash_the_parser() {

@@ -58,6 +58,9 @@ fn cases() -> Vec<Case> {
         removes("ionice -c3 rm canary"),
         // The command name spelled otherwise.
         removes("r\\m canary"),
+        // A backslash-newline inside the name: bash joins it, the parser does not (fuzz finding).
+        removes("r\\\nm canary"),
+        removes("ls && r\\\nm canary"),
         removes("\"rm\" canary"),
         removes("'r'm canary"),
         removes("r''m canary"),
