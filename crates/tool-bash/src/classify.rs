@@ -195,6 +195,9 @@ fn classify_nested(command: &str, scope: Option<Scope<'_>>, nesting: usize) -> C
     if joins_words_across_lines(command) {
         walker.unreadable("a backslash-newline inside a word, which bash joins into one word");
     }
+    if command.contains("\n\\") {
+        walker.unreadable("a line that starts with a backslash, where bash starts a new command");
+    }
     walker.hidden_substitutions(root, 0);
     walker.statement(root, 0);
     if walker.subs.is_empty() {
@@ -1050,6 +1053,12 @@ mod tests {
     fn a_backslash_newline_inside_a_word_is_opaque() {
         // Bash runs `dd canary` for each of these; the parser sees a command named `d`.
         for command in ["d\\\nd canary", "r\\\nm -rf x", "ls && r\\\nm x", "\\\nrm x"] {
+            let c = classify(command);
+            assert!(c.opaque && !c.read_only, "{command:?}");
+        }
+        // A line starting with a backslash: bash runs `rm x` as its own command, the parser
+        // read `ls \rm x` (fuzz finding).
+        for command in ["ls\n\\rm x", "head -5 f\nhead -5 f\n\\dd canary"] {
             let c = classify(command);
             assert!(c.opaque && !c.read_only, "{command:?}");
         }

@@ -61,6 +61,9 @@ fn cases() -> Vec<Case> {
         // A backslash-newline inside the name: bash joins it, the parser does not (fuzz finding).
         removes("r\\\nm canary"),
         removes("ls && r\\\nm canary"),
+        // A line that starts with a backslash: the parser joins it to the line before (fuzz).
+        removes("ls\n\\rm canary"),
+        removes("head -5 canary\n\\rm canary"),
         removes("\"rm\" canary"),
         removes("'r'm canary"),
         removes("r''m canary"),
