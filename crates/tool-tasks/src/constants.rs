@@ -17,5 +17,8 @@ pub const MAX_WAIT_MS: u64 = 600_000;
 /// Output beyond this many bytes is shown as its tail, with a pointer to the file.
 pub const MAX_SHOWN_OUTPUT_BYTES: u64 = 30_000;
 
+/// With a `filter`, a line longer than this many bytes is matched and shown by its start only.
+pub const MAX_FILTERED_LINE_BYTES: usize = 64 * 1024;
+
 /// The `<task_type>` of tasks started by Bash.
 pub const LOCAL_BASH_TASK_TYPE: &str = "local_bash";

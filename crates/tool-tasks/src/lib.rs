@@ -50,6 +50,33 @@ pub struct TaskOutputInput {
     #[serde(default = "default_wait")]
     #[schemars(range(min = 0, max = 600000))]
     pub timeout: f64,
+    /// Regular expression; when given, only output lines it matches are returned (the output file keeps every line)
+    #[serde(default)]
+    pub filter: Option<String>,
+}
+
+impl TaskOutputInput {
+    /// The compiled `filter`, or an error the model can act on.
+    fn filter_regex(&self) -> Result<Option<regex::Regex>, ValidationError> {
+        let Some(pattern) = self.filter.as_deref().filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        regex::RegexBuilder::new(pattern).size_limit(1 << 20).build().map(Some).map_err(|e| {
+            let reason = match &e {
+                regex::Error::Syntax(detail) => {
+                    let last = detail.lines().last().unwrap_or(detail).trim();
+                    last.strip_prefix("error: ").unwrap_or(last).to_string()
+                }
+                other => other.to_string(),
+            };
+            ValidationError::plain(
+                format!(
+                    "Invalid filter regular expression {pattern:?}: {reason}. Send a valid regular expression (Rust regex syntax; escape characters such as ( [ . * with a backslash to match them literally), or leave filter out to see every line."
+                ),
+                2,
+            )
+        })
+    }
 }
 
 /// The input of a `TaskStop` call.
@@ -148,8 +175,8 @@ impl TypedTool for TaskOutputTool {
         true
     }
 
-    /// `bash_id` / `agentId` / `shell_id` become `task_id`, `wait_up_to` seconds become `timeout`
-    /// ms, and BashOutput's `filter` is dropped.
+    /// `bash_id` / `agentId` / `shell_id` become `task_id`, and `wait_up_to` seconds become
+    /// `timeout` ms.
     fn normalize_input(&self, input: &mut Value) {
         let Some(obj) = input.as_object_mut() else {
             return;
@@ -169,10 +196,10 @@ impl TypedTool for TaskOutputTool {
                 obj.entry("timeout").or_insert(json!(ms));
             }
         }
-        obj.remove("filter");
     }
 
     async fn validate_input(&self, input: &TaskOutputInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        input.filter_regex()?;
         find_task(ctx.session(), &input.task_id).map(|_| ())
     }
 
@@ -187,8 +214,12 @@ impl TypedTool for TaskOutputTool {
         } else {
             task.state()
         };
-        let text = output::read_tail(task.output_path())
-            .map_err(|e| ToolError::io(format!("reading {}", task.output_path().display()), e))?;
+        let filter = input.filter_regex().map_err(|e| ToolError::msg(e.message))?;
+        let text = match &filter {
+            Some(regex) => output::read_matching(task.output_path(), regex),
+            None => output::read_tail(task.output_path()),
+        }
+        .map_err(|e| ToolError::io(format!("reading {}", task.output_path().display()), e))?;
         let retrieval = retrieval_status(input.block, state);
         let data = json!({
             "retrieval_status": retrieval,

@@ -155,7 +155,7 @@ async fn old_names_and_parameters_still_work() {
     let h = Harness::new();
     let (id, path) = h.start("echo \"shell:$$\"; exec sleep 1000").await;
     let shell = printed_pid(&path);
-    let r = h.call("BashOutput", json!({ "bash_id": id, "wait_up_to": 0, "filter": "x" })).await;
+    let r = h.call("BashOutput", json!({ "bash_id": id, "wait_up_to": 0 })).await;
     assert!(r.text().starts_with("<retrieval_status>timeout</retrieval_status>"), "{}", r.text());
     let r = h.call("BashOutputTool", json!({ "task_id": id, "block": "false" })).await;
     assert!(r.text().contains("<status>running</status>"), "{}", r.text());
@@ -168,6 +168,31 @@ async fn old_names_and_parameters_still_work() {
     let r = h.call("KillBash", json!({ "shell_id": id })).await;
     assert!(!r.is_error, "{r:?}");
     assert!(eventually(|| !alive(shell)));
+}
+
+#[tokio::test]
+async fn a_filter_returns_only_the_matching_lines() {
+    let h = Harness::new();
+    let (id, path) = h.start("printf 'build a\\nwarning: x\\nbuild b\\nerror: y\\n'").await;
+    let r = h.call("BashOutput", json!({ "bash_id": id, "filter": "^(warning|error):" })).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(r.text().ends_with("<output>\nwarning: x\nerror: y\n</output>"), "{}", r.text());
+    // The file keeps every line: a later read without a filter sees them all.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "build a\nwarning: x\nbuild b\nerror: y\n");
+    let r = h.call("TaskOutput", json!({ "task_id": id })).await;
+    assert!(r.text().contains("<output>\nbuild a\nwarning: x\nbuild b\nerror: y\n</output>"), "{}", r.text());
+    // Nothing matches: no output part at all, as for a task that printed nothing.
+    let r = h.call("TaskOutput", json!({ "task_id": id, "filter": "nothing like this" })).await;
+    assert!(!r.text().contains("<output>"), "{}", r.text());
+    // An invalid expression is refused before anything is read, saying what to send instead.
+    let r = h.call("BashOutput", json!({ "bash_id": id, "filter": "error: (unclosed" })).await;
+    assert!(r.is_error);
+    assert!(
+        r.text().starts_with("Invalid filter regular expression \"error: (unclosed\": unclosed group."),
+        "{}",
+        r.text()
+    );
+    assert!(r.text().contains("leave filter out"));
 }
 
 #[tokio::test]
@@ -224,7 +249,8 @@ fn schemas_match_claude_code() {
     let output = hands_core::tool::typed_arc(TaskOutputTool);
     let schema = output.input_schema();
     let props: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
-    assert_eq!(props, ["task_id", "block", "timeout"]);
+    // `filter` is BashOutput's (Claude Code 2.0); today's TaskOutput has the first three.
+    assert_eq!(props, ["task_id", "block", "timeout", "filter"]);
     assert_eq!(schema["required"], json!(["task_id"]));
     assert_eq!(schema["properties"]["timeout"]["maximum"], json!(600000));
     let stop = hands_core::tool::typed_arc(TaskStopTool);
