@@ -69,7 +69,12 @@ impl FileKind {
 /// control and editor/agent configuration, shell start-up files, MCP server lists, and the
 /// folders and files where credentials live (SSH and GnuPG keys, cloud and cluster logins,
 /// registry tokens; [`CREDENTIAL_NAMES`]). Writes there always ask (reference §3.4, step 1g).
-pub const PROTECTED_NAMES: &[&str] = &[
+pub const PROTECTED_NAMES: &[&str] =
+    &joined_names::<{ CONFIGURATION_NAMES.len() + CREDENTIAL_NAMES.len() }>(CONFIGURATION_NAMES, CREDENTIAL_NAMES);
+
+/// The protected names that are not credential locations: configuration that runs code or
+/// changes what tools do.
+const CONFIGURATION_NAMES: &[&str] = &[
     ".git",
     ".gitconfig",
     ".gitmodules",
@@ -94,22 +99,6 @@ pub const PROTECTED_NAMES: &[&str] = &[
     ".tcshrc",
     ".kshrc",
     ".inputrc",
-    // Credential locations (also listed alone in `CREDENTIAL_NAMES`).
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".git-credentials",
-    ".pgpass",
-    ".password-store",
-    "gcloud",
-    ".terraform.d",
-    ".cargo-credentials",
 ];
 
 /// The credential locations among [`PROTECTED_NAMES`]: keys, tokens and logins that a command
@@ -132,6 +121,22 @@ pub const CREDENTIAL_NAMES: &[&str] = &[
     ".terraform.d",
     ".cargo-credentials",
 ];
+
+/// `first` followed by `second`, as one array of `N` names (`N` is the sum of their lengths).
+const fn joined_names<const N: usize>(first: &[&'static str], second: &[&'static str]) -> [&'static str; N] {
+    let mut joined = [""; N];
+    let mut i = 0;
+    while i < first.len() {
+        joined[i] = first[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < second.len() {
+        joined[i + j] = second[j];
+        j += 1;
+    }
+    joined
+}
 
 /// The credential location (from [`CREDENTIAL_NAMES`]) some component of `path` matches, if any.
 pub fn credential_component(path: &Path) -> Option<&'static str> {
