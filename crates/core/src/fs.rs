@@ -16,6 +16,9 @@
 //! systems and on kernels without `openat2`). A symlink swapped in after the check makes the open
 //! fail instead of leading elsewhere; reads and writes then go through the opened descriptors,
 //! and an atomic write makes its temp file and renames it inside the one directory descriptor.
+//! [`atomic_write_resolved_making_folders`] also creates missing folders that way, one at a time
+//! inside the folder before; [`open_beneath_for_read`] opens a file a walk found relative to the
+//! descriptor of the walk's root, never leaving it.
 //!
 //! Temp files carry the writer's process id; a write into a folder first removes (once per folder
 //! and process) temp files left there by processes that no longer exist ([`sweep_stale_temps`]).
@@ -25,7 +28,7 @@
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -238,43 +241,121 @@ fn open_no_symlinks(real: &Path, flags: rustix::fs::OFlags, mode: rustix::fs::Mo
             Err(e) => return Err(e.into()),
         }
     }
-    open_walking(real, flags, mode)
+    open_walking(real, flags, mode, false)
 }
 
 /// [`open_no_symlinks`] one component at a time: each directory opened with `O_NOFOLLOW`
-/// relative to the one before, the last component too.
+/// relative to the one before, the last component too; with `make_folders`, missing folders are
+/// created on the way ([`walk_below`]).
 #[cfg(unix)]
-fn open_walking(real: &Path, flags: rustix::fs::OFlags, mode: rustix::fs::Mode) -> io::Result<File> {
-    use rustix::fs::OFlags;
-    use std::path::Component;
+fn open_walking(
+    real: &Path,
+    flags: rustix::fs::OFlags,
+    mode: rustix::fs::Mode,
+    make_folders: bool,
+) -> io::Result<File> {
     if !real.is_absolute() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not absolute", real.display())));
     }
-    let names: Vec<&OsStr> = real
-        .components()
+    let names = plain_names(real)?;
+    let root = rustix::fs::open("/", walk_dir_flags(), rustix::fs::Mode::empty())?;
+    walk_below(root.as_fd(), &names, real, flags, mode, make_folders)
+}
+
+/// The names of `path`'s components after its root: an error for `.`, `..` or a prefix (a path
+/// the walks take must already be resolved).
+#[cfg(unix)]
+fn plain_names(path: &Path) -> io::Result<Vec<&OsStr>> {
+    use std::path::Component;
+    path.components()
         .filter_map(|c| match c {
             Component::Normal(name) => Some(Ok(name)),
             Component::RootDir => None,
             _ => Some(Err(())),
         })
         .collect::<Result<_, _>>()
-        .map_err(|()| io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not resolved", real.display())))?;
+        .map_err(|()| io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not resolved", path.display())))
+}
+
+/// How the walks open the directories on the way: a path handle where there is one, never
+/// following a symlink.
+#[cfg(unix)]
+fn walk_dir_flags() -> rustix::fs::OFlags {
+    use rustix::fs::OFlags;
     #[cfg(target_os = "linux")]
-    let dir_flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     #[cfg(not(target_os = "linux"))]
-    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let no_follow = |e: rustix::io::Errno| match e {
-        rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => changed_since_check(real),
-        e => e.into(),
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    flags
+}
+
+/// Open `names` one after the other below `start`, each with `O_NOFOLLOW`: directories with
+/// [`walk_dir_flags`], the last name with `flags`. With `make_folders`, a name that is missing
+/// is first created as a folder (`0o777` minus the umask, as `create_dir_all` does), so the last
+/// name must then be a folder too. A symlink anywhere fails the walk ([`changed_since_check`],
+/// naming `shown`).
+#[cfg(unix)]
+fn walk_below(
+    start: std::os::fd::BorrowedFd<'_>,
+    names: &[&OsStr],
+    shown: &Path,
+    flags: rustix::fs::OFlags,
+    mode: rustix::fs::Mode,
+    make_folders: bool,
+) -> io::Result<File> {
+    use rustix::fs::OFlags;
+    use rustix::io::Errno;
+    use std::os::fd::{AsFd, OwnedFd};
+    let open_one = |at: std::os::fd::BorrowedFd<'_>, name: &OsStr, flags: OFlags, mode| -> io::Result<OwnedFd> {
+        let opened = match rustix::fs::openat(at, name, flags, mode) {
+            Err(Errno::NOENT) if make_folders => match rustix::fs::mkdirat(at, name, rustix::fs::Mode::from(0o777)) {
+                Ok(()) | Err(Errno::EXIST) => rustix::fs::openat(at, name, flags, mode),
+                Err(e) => Err(e),
+            },
+            other => other,
+        };
+        opened.map_err(|e| match e {
+            Errno::LOOP | Errno::NOTDIR => changed_since_check(shown),
+            e => e.into(),
+        })
     };
     let Some((last, dirs)) = names.split_last() else {
-        return Ok(File::from(rustix::fs::open("/", flags, mode)?));
+        return Ok(File::from(rustix::fs::openat(start, ".", flags, mode)?));
     };
-    let mut dir = rustix::fs::open("/", dir_flags, rustix::fs::Mode::empty())?;
+    let mut held: Option<OwnedFd> = None;
     for name in dirs {
-        dir = rustix::fs::openat(&dir, *name, dir_flags, rustix::fs::Mode::empty()).map_err(no_follow)?;
+        let next =
+            open_one(held.as_ref().map_or(start, |fd| fd.as_fd()), name, walk_dir_flags(), rustix::fs::Mode::empty())?;
+        held = Some(next);
     }
-    rustix::fs::openat(&dir, *last, flags | OFlags::NOFOLLOW, mode).map(File::from).map_err(no_follow)
+    open_one(held.as_ref().map_or(start, |fd| fd.as_fd()), last, flags | OFlags::NOFOLLOW, mode).map(File::from)
+}
+
+/// Open `below` (a relative path without `..`) for reading inside the folder `dir` is open on,
+/// with the kernel refusing to leave that folder or follow any symlink on the way: `openat2` with
+/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS` on Linux, a component walk
+/// with `O_NOFOLLOW` elsewhere and on kernels without `openat2`. For files a walk found under a
+/// checked root (Grep): a folder swapped for a symlink since the walk saw it makes the open fail
+/// instead of reading outside. Opened with `O_NONBLOCK` (a FIFO swapped in is not waited on).
+#[cfg(unix)]
+pub fn open_beneath_for_read(dir: std::os::fd::BorrowedFd<'_>, below: &Path) -> io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    if below.is_absolute() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not relative", below.display())));
+    }
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::ResolveFlags;
+        let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(dir, below, flags, Mode::empty(), resolve) {
+            Ok(fd) => return Ok(File::from(fd)),
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) => return Err(changed_since_check(below)),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    walk_below(dir, &plain_names(below)?, below, flags, Mode::empty(), false)
 }
 
 /// Open `real` for reading without following any symlink (see the module documentation) and
@@ -318,16 +399,50 @@ pub fn atomic_write_resolved(
     bytes: &[u8],
     before_rename: impl FnOnce() -> io::Result<()>,
 ) -> io::Result<()> {
+    write_resolved(real, bytes, false, before_rename)
+}
+
+/// [`atomic_write_resolved`] that first creates the folders missing on the way to `real`, one at
+/// a time, each made (`mkdirat`) and opened inside the one before without following symlinks; the
+/// file is then written through the last folder's descriptor. A folder swapped for a symlink
+/// after the check fails the call instead of creating folders (or the file) elsewhere.
+pub fn atomic_write_resolved_making_folders(
+    real: &Path,
+    bytes: &[u8],
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    write_resolved(real, bytes, true, before_rename)
+}
+
+/// [`atomic_write_resolved`] and [`atomic_write_resolved_making_folders`].
+fn write_resolved(
+    real: &Path,
+    bytes: &[u8],
+    make_folders: bool,
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
     let (Some(dir_path), Some(name)) = (real.parent(), real.file_name()) else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", real.display())));
     };
     #[cfg(unix)]
     let dir = {
         use rustix::fs::{Mode, OFlags};
-        open_no_symlinks(dir_path, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())?
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY;
+        match open_no_symlinks(dir_path, flags, Mode::empty()) {
+            Err(e) if make_folders && e.kind() == io::ErrorKind::NotFound => {
+                open_walking(dir_path, flags | OFlags::CLOEXEC | OFlags::NOCTTY, Mode::empty(), true)?
+            }
+            opened => opened?,
+        }
     };
     #[cfg(not(unix))]
-    let dir = File::open(dir_path)?;
+    let dir = {
+        // Fallback: no descriptor-relative walk without a Unix kernel; folders made by path.
+        if make_folders {
+            fs::create_dir_all(dir_path)?;
+        }
+        File::open(dir_path)?
+    };
     write_in_dir(&dir, dir_path, name, bytes, true, before_rename)
 }
 
@@ -651,7 +766,10 @@ mod tests {
             assert!(error.to_string().contains("changed after it was checked"), "{through}: {error}");
             let mut walk_flags = rustix::fs::OFlags::RDONLY;
             walk_flags |= rustix::fs::OFlags::NONBLOCK;
-            assert!(open_walking(&root.join(through), walk_flags, rustix::fs::Mode::empty()).is_err(), "{through}");
+            assert!(
+                open_walking(&root.join(through), walk_flags, rustix::fs::Mode::empty(), false).is_err(),
+                "{through}"
+            );
         }
         assert!(atomic_write_resolved(&root.join("link/g"), b"x", || Ok(())).is_err());
         assert!(!root.join("real/g").exists());
@@ -662,10 +780,77 @@ mod tests {
         assert!(!fs::symlink_metadata(root.join("flink")).unwrap().file_type().is_symlink());
         // The walk (other Unix systems, old kernels) reads what openat2 reads.
         let mut file =
-            open_walking(&root.join("real/f"), rustix::fs::OFlags::RDONLY, rustix::fs::Mode::empty()).unwrap();
+            open_walking(&root.join("real/f"), rustix::fs::OFlags::RDONLY, rustix::fs::Mode::empty(), false).unwrap();
         let mut text = String::new();
         file.read_to_string(&mut text).unwrap();
         assert_eq!(text, "inside");
+    }
+
+    #[test]
+    fn beneath_opens_stay_below_the_folder_and_refuse_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let root = base.join("root");
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/b/f"), "inside").unwrap();
+        fs::create_dir(base.join("outside")).unwrap();
+        fs::write(base.join("outside/f"), "OUTSIDE").unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), root.join("a/link")).unwrap();
+        std::os::unix::fs::symlink(base.join("outside/f"), root.join("a/flink")).unwrap();
+        let root_fd = File::open(&root).unwrap();
+        let read = |below: &str| -> io::Result<String> {
+            let mut text = String::new();
+            open_beneath_for_read(root_fd.as_fd(), Path::new(below))?.read_to_string(&mut text)?;
+            Ok(text)
+        };
+        assert_eq!(read("a/b/f").unwrap(), "inside");
+        for refused in ["a/link/f", "a/flink", "../outside/f", "a/../../outside/f"] {
+            assert!(read(refused).is_err(), "{refused} was opened");
+        }
+        assert!(read(base.join("outside/f").to_str().unwrap()).is_err());
+        // The walk (other Unix systems, old kernels) agrees.
+        let walk = |below: &str| {
+            let names = plain_names(Path::new(below))?;
+            walk_below(
+                root_fd.as_fd(),
+                &names,
+                Path::new(below),
+                rustix::fs::OFlags::RDONLY,
+                rustix::fs::Mode::empty(),
+                false,
+            )
+        };
+        let mut text = String::new();
+        walk("a/b/f").unwrap().read_to_string(&mut text).unwrap();
+        assert_eq!(text, "inside");
+        for refused in ["a/link/f", "a/flink", "../outside/f"] {
+            assert!(walk(refused).is_err(), "the walk opened {refused}");
+        }
+    }
+
+    #[test]
+    fn folders_are_made_one_at_a_time_without_following_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let root = base.join("root");
+        let outside = base.join("outside");
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        atomic_write_resolved_making_folders(&root.join("a/b/c/f.txt"), b"deep", || Ok(())).unwrap();
+        assert_eq!(fs::read(root.join("a/b/c/f.txt")).unwrap(), b"deep");
+        // Existing folders are taken as they are.
+        atomic_write_resolved_making_folders(&root.join("a/b/g.txt"), b"g", || Ok(())).unwrap();
+        assert_eq!(fs::read(root.join("a/b/g.txt")).unwrap(), b"g");
+        // A symlink on the way, found by openat2 or by the walk, makes nothing outside.
+        std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+        let error = atomic_write_resolved_making_folders(&root.join("link/x/y/f.txt"), b"no", || Ok(())).unwrap_err();
+        assert!(error.to_string().contains("changed after it was checked"), "{error}");
+        let flags = rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY;
+        assert!(open_walking(&root.join("link/x/y"), flags, rustix::fs::Mode::empty(), true).is_err());
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0, "a folder was made outside");
+        // Without making folders, a missing folder is an error.
+        let missing = atomic_write_resolved(&root.join("none/f.txt"), b"no", || Ok(())).unwrap_err();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 
     #[test]

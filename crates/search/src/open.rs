@@ -2,8 +2,12 @@
 //! The walk yields absolute paths (`/home/me/project/src/a/b.rs`); opened as they are, the kernel
 //! looks up every component again for every file. Opened as `src/a/b.rs` against a descriptor of
 //! `/home/me/project`, it looks up only what is below the root (ripgrep, run in the project,
-//! opens relative paths and gets the same saving). Which files to open and what to do with them
-//! belongs to the tools.
+//! opens relative paths and gets the same saving). The kernel is told to stay below the root and
+//! follow no symlink on the way (`hands_core::fs::open_beneath_for_read`: `openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, or an `O_NOFOLLOW` walk): the walk never follows
+//! links, so nothing it found is lost, and a folder swapped for a symlink to elsewhere after the
+//! walk listed it makes the open fail instead of reading outside. Which files to open and what to
+//! do with them belongs to the tools.
 
 use std::fs::File;
 use std::io;
@@ -42,14 +46,13 @@ impl RootOpener {
         }
     }
 
-    /// Open `path` for reading: relative to the root's descriptor when `path` is below the root.
+    /// Open `path` for reading: when `path` is below the root, relative to the root's descriptor
+    /// and refusing any symlink or `..` on the way.
     pub fn open(&self, path: &Path) -> io::Result<File> {
         #[cfg(target_os = "linux")]
         if let (Some(dir), Some(below)) = (&self.dir, self.below_root(path)) {
-            use rustix::fs::{Mode, OFlags};
-            return rustix::fs::openat(dir, below, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
-                .map(File::from)
-                .map_err(io::Error::from);
+            use std::os::fd::AsFd;
+            return hands_core::fs::open_beneath_for_read(dir.as_fd(), below);
         }
         File::open(path)
     }
@@ -98,6 +101,12 @@ mod tests {
         assert_eq!(read(&dir.path().join("outside.txt")), "outside");
         assert_eq!(read(&root.join("a/../a/b/c.txt")), "below");
         assert!(opener.open(&root.join("a/missing")).is_err());
+        // A folder below the root that leads elsewhere is not followed.
+        #[cfg(target_os = "linux")]
+        {
+            std::os::unix::fs::symlink(dir.path(), root.join("a/up")).unwrap();
+            assert!(opener.open(&root.join("a/up/outside.txt")).is_err());
+        }
         for file in [root.join("a/b/c.txt"), dir.path().join("outside.txt")] {
             let expected = std::fs::symlink_metadata(&file).unwrap().modified().unwrap();
             assert_eq!(opener.modified(&file), Some(expected));

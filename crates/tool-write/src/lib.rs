@@ -111,9 +111,6 @@ fn write_file(
         Encoding::Utf16Le | Encoding::Utf16Be => encoding::encode(content, encoding, LineEnding::Lf),
         Encoding::Utf8 | Encoding::Utf8Bom => content.as_bytes().to_vec(),
     };
-    if let Some(parent) = real.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| io("creating the directory for", e))?;
-    }
     // A file replaced without a full read of it: the result says so.
     let not_read = before.bytes.is_some() && before.state.as_ref().is_none_or(|s| s.partial);
     let expected = before.state.clone().filter(|s| !s.partial);
@@ -130,7 +127,8 @@ fn write_file(
         };
         if unchanged { Ok(()) } else { Err(std::io::Error::other(prompt::UNEXPECTEDLY_MODIFIED)) }
     };
-    match hands_core::fs::atomic_write_resolved(real, &bytes, race_check) {
+    // Missing folders are made one at a time inside the one before, never through a symlink.
+    match hands_core::fs::atomic_write_resolved_making_folders(real, &bytes, race_check) {
         Ok(()) => {}
         Err(e) if e.to_string() == prompt::UNEXPECTEDLY_MODIFIED => {
             return Ok(ToolOutput::error(prompt::UNEXPECTEDLY_MODIFIED));

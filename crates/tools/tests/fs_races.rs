@@ -5,7 +5,12 @@
 //! by opening the path their check resolved with the kernel refusing any symlink on the way
 //! (`hands_core::fs::open_resolved_for_read`, `atomic_write_resolved`); with the tools opening
 //! the path as written instead, each loop below finds hits within its time.
-#![cfg(all(unix, feature = "read", feature = "write", feature = "edit"))]
+//!
+//! Grep opens the files its walk found relative to the root's descriptor, refusing symlinks
+//! (`hands_core::fs::open_beneath_for_read`); Write makes missing folders one at a time without
+//! following symlinks (`atomic_write_resolved_making_folders`). Their loops below swap a folder
+//! for a symlink to outside while the tool runs.
+#![cfg(all(unix, feature = "read", feature = "write", feature = "edit", feature = "grep"))]
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -199,5 +204,107 @@ async fn edit_never_changes_an_outside_file() {
     drop(swapper);
     eprintln!("Edit race: {tally:?}, {swaps} swaps");
     assert_eq!(tally.hits, 0, "Edit changed the outside file: {tally:?}");
+    assert!(tally.done > 0 && tally.refused > 0, "the race never ran both ways: {tally:?}");
+}
+
+/// Grep over a folder that is swapped for a symlink to an outside folder holding a file of the
+/// same name: the walk may list the folder while it is real and open its file after the swap (or
+/// list the outside folder through the link). No outside line may ever be printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grep_never_prints_an_outside_line() {
+    let race = Race::new(PermissionMode::Default);
+    let sub = race.project.join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(sub.join("notes.txt"), "INSIDE-SECRET here\n").unwrap();
+    fs::write(race.outside.join("notes.txt"), SECRET).unwrap();
+    // The swap: the real folder is parked beside the project and a symlink takes its place, and back.
+    let parked_dir = race.project.with_file_name("parked-dir");
+    let parked_link = race.project.with_file_name("parked-link");
+    std::os::unix::fs::symlink(&race.outside, &parked_link).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, sub) = (Arc::clone(&stop), sub.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                fs::rename(&sub, &parked_dir).unwrap();
+                fs::rename(&parked_link, &sub).unwrap();
+                fs::rename(&sub, &parked_link).unwrap();
+                fs::rename(&parked_dir, &sub).unwrap();
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let mut tally = Tally::default();
+    let started = Instant::now();
+    while started.elapsed() < race_time() {
+        let input = json!({"pattern": "SECRET", "output_mode": "content"});
+        let result = race.engine.run_one(ToolCall::new("t", "Grep", input), &Turn::new()).await;
+        let text = result.text();
+        if text.contains("OUTSIDE-SECRET") {
+            tally.hits += 1;
+        } else if text.contains("INSIDE-SECRET") {
+            tally.done += 1;
+        } else {
+            // The file was not seen or its open was refused.
+            tally.refused += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    eprintln!("Grep race: {tally:?}, {swaps} swaps");
+    assert_eq!(tally.hits, 0, "Grep printed an outside line: {tally:?}");
+    assert!(tally.done > 0, "the race never let Grep see the inside file: {tally:?}");
+}
+
+/// Write to `a/b/new.txt` while `a` is missing when the path is checked, and a symlink to an
+/// outside folder keeps appearing at `a` and disappearing: the folders Write makes must never
+/// be made through that link.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn write_never_makes_a_folder_outside() {
+    let race = Race::new(PermissionMode::AcceptEdits);
+    let a = race.project.join("a");
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, a, outside) = (Arc::clone(&stop), a.clone(), race.outside.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                // Fails while Write's own folder is there; removes only the link.
+                if std::os::unix::fs::symlink(&outside, &a).is_ok() {
+                    swaps += 1;
+                }
+                if fs::symlink_metadata(&a).is_ok_and(|m| m.file_type().is_symlink()) {
+                    let _ = fs::remove_file(&a);
+                }
+            }
+            swaps
+        })
+    };
+    let mut tally = Tally::default();
+    let started = Instant::now();
+    let escaped = race.outside.join("b");
+    let target = a.join("b/new.txt");
+    while started.elapsed() < race_time() {
+        let input = json!({"file_path": target, "content": "written by the race\n"});
+        let result = race.engine.run_one(ToolCall::new("t", "Write", input), &Turn::new()).await;
+        if escaped.exists() {
+            tally.hits += 1;
+            let _ = fs::remove_dir_all(&escaped);
+        } else if result.is_error {
+            tally.refused += 1;
+        } else {
+            tally.done += 1;
+        }
+        if fs::symlink_metadata(&a).is_ok_and(|m| m.is_dir()) {
+            let _ = fs::remove_dir_all(&a);
+        }
+        race.session().file_state().forget(&target);
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    eprintln!("Write folder race: {tally:?}, {swaps} swaps");
+    assert_eq!(tally.hits, 0, "Write made a folder outside: {tally:?}");
     assert!(tally.done > 0 && tally.refused > 0, "the race never ran both ways: {tally:?}");
 }

@@ -145,13 +145,8 @@ pub fn commit(
     bytes: &[u8],
 ) -> Result<(), CommitError> {
     let path = check.path.as_path();
-    if before.is_none() {
-        if let Some(parent) = check.real.parent() {
-            fs::create_dir_all(parent)?;
-        }
-    }
     let changed = Cell::new(false);
-    let result = crate::fs::atomic_write_resolved(&check.real, bytes, || {
+    let race_check = || {
         let current = match before {
             Some(snapshot) => snapshot.still_current(path)?,
             None => fs::metadata(path).is_err(),
@@ -162,7 +157,12 @@ pub fn commit(
             changed.set(true);
             Err(io::Error::other(FILE_UNEXPECTEDLY_MODIFIED))
         }
-    });
+    };
+    // A new file's missing folders are made one at a time, never through a symlink.
+    let result = match before {
+        Some(_) => crate::fs::atomic_write_resolved(&check.real, bytes, race_check),
+        None => crate::fs::atomic_write_resolved_making_folders(&check.real, bytes, race_check),
+    };
     match result {
         Err(_) if changed.get() => return Err(CommitError::Modified),
         Err(e) => return Err(CommitError::Io(e)),
