@@ -56,6 +56,11 @@ fn tool_data(root: &Path) -> anyhow::Result<Vec<Value>> {
     Ok(tools)
 }
 
+/// The facade feature that builds a tool in: the one that pulls in its registering package.
+fn feature_of(tool: &Value, facade: &Facade) -> String {
+    tool["package"].as_str().and_then(|package| facade.feature_of_package(package)).unwrap_or_else(|| "-".into())
+}
+
 /// A code fence longer than any run of backticks in `text`.
 fn fence_for(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
@@ -87,8 +92,8 @@ tools such as Bash decide them per call.\n\n",
     out.push_str("| Tool | Feature | Groups | Read-only | Concurrency-safe | Destructive | Deferred | Result cap |\n");
     out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for tool in tools {
-        let feature = tool["feature"].as_str().unwrap_or("-");
-        let groups = facade.groups_of(feature).join(", ");
+        let feature = feature_of(tool, facade);
+        let groups = facade.groups_of(&feature).join(", ");
         let name = tool["name"].as_str().unwrap_or("?");
         let _ = writeln!(
             out,
@@ -110,11 +115,11 @@ tools such as Bash decide them per call.\n\n",
 
 fn render_tool(out: &mut String, tool: &Value, facade: &Facade) {
     let name = tool["name"].as_str().unwrap_or("?");
-    let feature = tool["feature"].as_str().unwrap_or("-");
+    let feature = feature_of(tool, facade);
     let _ = writeln!(out, "\n## {name}\n");
     let _ = writeln!(out, "{}\n", tool["description"].as_str().unwrap_or(""));
     let aliases: Vec<&str> = tool["aliases"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    let groups = facade.groups_of(feature);
+    let groups = facade.groups_of(&feature);
     let _ = writeln!(
         out,
         "- Feature: `{feature}`{}",
@@ -176,10 +181,9 @@ mod tests {
                 ("demo".to_string(), vec!["dep:hands-tool-demo".to_string()]),
             ]
             .into(),
-            promised: [("demo".to_string(), vec!["Demo".to_string()])].into(),
         };
         let tool = json!({
-            "name": "Demo", "feature": "demo", "aliases": ["Old"], "search_hint": "demo things",
+            "name": "Demo", "package": "hands-tool-demo", "aliases": ["Old"], "search_hint": "demo things",
             "description": "Does demos", "prompt": "Use ``` fences freely", "input_schema": {"type": "object"},
             "max_result_size_chars": 100000, "enabled_by_default": true, "should_defer": true, "always_load": false,
             "interrupt_behavior": "block", "read_only": true, "concurrency_safe": true, "destructive": false,

@@ -1,7 +1,8 @@
 //! What the `hands-tools` facade declares, read from its sources so that every xtask agrees with
-//! the build: the cargo features of `crates/tools/Cargo.toml` (tool features and groups), the
-//! tool names each feature promises in the `ENABLED` table of `crates/tools/src/lib.rs`, and the
-//! tool crates present under `crates/tool-*` with their build markers.
+//! the build: the cargo features of `crates/tools/Cargo.toml` (tool features and groups), and the
+//! tool crates present under `crates/tool-*`, each with the build marker its registrations carry.
+//! Which tools a crate registers is not written down anywhere: it is read from a built binary
+//! (`hands tools --format names --packages`).
 //!
 //! Only the small, regular subset of TOML that these files use is understood (a `[features]`
 //! table of string arrays). Building, checking binaries and editing files are elsewhere.
@@ -11,25 +12,30 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-/// The prefix of every tool crate's build marker (its `BUILD_MARKER`, kept in the binary by its
-/// `link()` and never part of a text the model reads); the crate's short name follows.
+/// The prefix of every registration's build marker (`hands_core::registry::BUILD_MARKER_PREFIX`,
+/// which `register_tool!` follows with the registering package, e.g.
+/// `hands-tool-marker:hands-tool-read`). It is in a binary exactly when the registration is, and
+/// never part of a text the model reads.
 pub const MARKER_PREFIX: &str = "hands-tool-marker:";
 
-/// The facade's features and promises.
+/// The facade's features.
 #[derive(Debug, Clone, Default)]
 pub struct Facade {
     /// Every feature of `hands-tools` with its items (`dep:hands-tool-x` or other features).
     pub features: BTreeMap<String, Vec<String>>,
-    /// Tool feature -> tool names registered when it is on (the `ENABLED` table).
-    pub promised: BTreeMap<String, Vec<String>>,
 }
 
 impl Facade {
     /// Read the facade of the workspace at `root`.
     pub fn load(root: &Path) -> anyhow::Result<Facade> {
         let manifest = read(&root.join("crates/tools/Cargo.toml"))?;
-        let lib = read(&root.join("crates/tools/src/lib.rs"))?;
-        Ok(Facade { features: parse_features(&manifest)?, promised: parse_enabled(&lib) })
+        Ok(Facade { features: parse_features(&manifest)? })
+    }
+
+    /// The tool feature that pulls in `package` (`hands-tool-web-fetch` -> `web-fetch`).
+    pub fn feature_of_package(&self, package: &str) -> Option<String> {
+        let short = package.strip_prefix("hands-tool-")?;
+        self.tool_features().into_iter().find(|f| self.crate_of(f) == Some(short))
     }
 
     /// The tool crate (short name, e.g. `web-fetch`) a feature pulls in directly, if any.
@@ -71,30 +77,6 @@ impl Facade {
             .cloned()
             .collect()
     }
-
-    /// Tool names promised by a set of tool features, sorted.
-    pub fn names_for(&self, tool_features: &BTreeSet<String>) -> Vec<String> {
-        let names: BTreeSet<String> =
-            tool_features.iter().flat_map(|f| self.promised.get(f).into_iter().flatten().cloned()).collect();
-        names.into_iter().collect()
-    }
-
-    /// Check that every tool feature has an `ENABLED` entry and the reverse.
-    pub fn check_consistency(&self) -> anyhow::Result<()> {
-        for feature in self.tool_features() {
-            if !self.promised.contains_key(&feature) {
-                bail!(
-                    "hands-tools feature `{feature}` pulls in a tool crate but has no `ENABLED` entry in crates/tools/src/lib.rs"
-                );
-            }
-        }
-        for feature in self.promised.keys() {
-            if self.crate_of(feature).is_none() {
-                bail!("crates/tools/src/lib.rs lists `{feature}` in ENABLED but Cargo.toml has no such tool feature");
-            }
-        }
-        Ok(())
-    }
 }
 
 /// A tool crate under `crates/tool-*`.
@@ -104,12 +86,20 @@ pub struct ToolCrate {
     pub short_name: String,
     /// Its directory.
     pub dir: PathBuf,
-    /// The name after [`MARKER_PREFIX`] in its sources (`web-fetch`), if any.
-    pub marker: Option<String>,
+    /// Whether its sources register a tool (`register_tool!` or `register_dyn_tool!`): only then
+    /// does a binary that links it carry its build marker.
+    pub registers: bool,
+}
+
+impl ToolCrate {
+    /// The Cargo package (`hands-tool-web-fetch`), which its build marker names.
+    pub fn package(&self) -> String {
+        format!("hands-tool-{}", self.short_name)
+    }
 }
 
 /// Every tool crate of the workspace, by short name. A crate without a manifest yet (being
-/// written) is skipped; a crate whose sources carry two different markers is an error.
+/// written) is skipped.
 pub fn tool_crates(root: &Path) -> anyhow::Result<Vec<ToolCrate>> {
     let mut crates = Vec::new();
     let dir = root.join("crates");
@@ -120,56 +110,31 @@ pub fn tool_crates(root: &Path) -> anyhow::Result<Vec<ToolCrate>> {
         if !entry.path().join("Cargo.toml").is_file() {
             continue;
         }
-        let mut markers = BTreeSet::new();
-        collect_markers(&entry.path().join("src"), &mut markers)?;
-        if markers.len() > 1 {
-            let list: Vec<String> = markers.into_iter().collect();
-            bail!("crates/{name} carries several build markers ({}): keep one", list.join(", "));
-        }
-        crates.push(ToolCrate { short_name: short_name.to_string(), dir: entry.path(), marker: markers.pop_first() });
+        let registers = sources_register(&entry.path().join("src"))?;
+        crates.push(ToolCrate { short_name: short_name.to_string(), dir: entry.path(), registers });
     }
     crates.sort_by(|a, b| a.short_name.cmp(&b.short_name));
-    let mut seen = BTreeMap::new();
-    for krate in &crates {
-        if let Some(marker) = &krate.marker
-            && let Some(other) = seen.insert(marker.clone(), krate.short_name.clone())
-        {
-            bail!("crates/tool-{other} and crates/tool-{} share the build marker `{marker}`", krate.short_name);
-        }
-    }
     Ok(crates)
 }
 
-/// The marker names (what follows [`MARKER_PREFIX`]: letters, digits, `-`, `_`) in `text`.
-pub fn marker_names(text: &[u8]) -> BTreeSet<String> {
-    let prefix = MARKER_PREFIX.as_bytes();
-    let mut found = BTreeSet::new();
-    let mut at = 0;
-    while let Some(offset) = text[at..].windows(prefix.len()).position(|w| w == prefix) {
-        let start = at + offset + prefix.len();
-        let end = text[start..]
-            .iter()
-            .position(|b| !(b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_'))
-            .map_or(text.len(), |n| start + n);
-        if end > start {
-            found.insert(String::from_utf8_lossy(&text[start..end]).into_owned());
-        }
-        at = end;
-    }
-    found
-}
-
-fn collect_markers(dir: &Path, found: &mut BTreeSet<String>) -> anyhow::Result<()> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+/// Whether any `.rs` file under `dir` invokes a registration macro.
+fn sources_register(dir: &Path) -> anyhow::Result<bool> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(false) };
     for entry in entries {
         let path = entry?.path();
-        if path.is_dir() {
-            collect_markers(&path, found)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.extend(marker_names(read(&path)?.as_bytes()));
+        let found = if path.is_dir() {
+            sources_register(&path)?
+        } else {
+            path.extension().is_some_and(|e| e == "rs") && {
+                let text = read(&path)?;
+                text.contains("register_tool!(") || text.contains("register_dyn_tool!(")
+            }
+        };
+        if found {
+            return Ok(true);
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 fn read(path: &Path) -> anyhow::Result<String> {
@@ -209,33 +174,6 @@ pub fn parse_features(manifest: &str) -> anyhow::Result<BTreeMap<String, Vec<Str
     Ok(features)
 }
 
-/// The `ENABLED` entries of the facade: every `("feature", &["Tool", ...])` tuple of the table,
-/// whatever the line breaks (`#[cfg]` attributes are ignored: the table lists every feature).
-pub fn parse_enabled(lib: &str) -> BTreeMap<String, Vec<String>> {
-    let mut promised = BTreeMap::new();
-    let Some(table_start) = lib.find("pub const ENABLED") else { return promised };
-    let table = &lib[table_start..];
-    let table = &table[..table.find("];").unwrap_or(table.len())];
-    // Skip the type annotation `&[(&str, &[&str])] = &[`.
-    let mut rest = table.split_once("= &[").map_or("", |(_, body)| body);
-    while let Some(open) = rest.find("(\"") {
-        let after = &rest[open + 2..];
-        let Some(name_end) = after.find('"') else { break };
-        let feature = &after[..name_end];
-        let Some(list_start) = after.find("&[") else { break };
-        let list = &after[list_start + 2..];
-        let Some(list_end) = list.find(']') else { break };
-        let names = list[..list_end]
-            .split(',')
-            .map(|n| n.trim().trim_matches('"').to_string())
-            .filter(|n| !n.is_empty())
-            .collect();
-        promised.insert(feature.to_string(), names);
-        rest = &list[list_end..];
-    }
-    promised
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,42 +198,37 @@ web-fetch = ["dep:hands-tool-web-fetch"]
 hands-core.workspace = true
 "#;
 
-    const LIB: &str = r#"
-pub const ENABLED: &[(&str, &[&str])] = &[
-    // new-tool: enabled
-    #[cfg(feature = "bash")] ("bash", &["Bash"]),
-    #[cfg(feature = "read")] ("read", &["Read"]),
-    #[cfg(feature = "ls")] ("ls", &["LS"]),
-    #[cfg(feature = "web-fetch")]
-    ("web-fetch", &["WebFetch", "Other"]),
-];
-pub fn link() {
-    // new-tool: link
-    #[cfg(feature = "bash")] hands_tool_bash::link();
-}
-"#;
-
     fn facade() -> Facade {
-        Facade { features: parse_features(MANIFEST).unwrap(), promised: parse_enabled(LIB) }
+        Facade { features: parse_features(MANIFEST).unwrap() }
     }
 
     #[test]
-    fn reads_features_groups_and_promises() {
+    fn reads_features_and_groups() {
         let f = facade();
         assert_eq!(f.features["core"], ["bash", "read"]);
         assert_eq!(f.tool_features(), ["bash", "ls", "read", "web-fetch"]);
         assert_eq!(f.crate_of("web-fetch"), Some("web-fetch"));
+        assert_eq!(f.feature_of_package("hands-tool-web-fetch").as_deref(), Some("web-fetch"));
+        assert_eq!(f.feature_of_package("hands-tool-nope"), None);
         assert_eq!(f.expand("default").into_iter().collect::<Vec<_>>(), ["bash", "read", "web-fetch"]);
-        assert_eq!(f.names_for(&f.expand("default")), ["Bash", "Other", "Read", "WebFetch"]);
         assert_eq!(f.groups_of("bash"), ["core", "default"]);
-        assert_eq!(f.promised["web-fetch"], ["WebFetch", "Other"]);
-        f.check_consistency().unwrap();
     }
 
     #[test]
-    fn inconsistencies_are_reported() {
-        let mut f = facade();
-        f.promised.remove("ls");
-        assert!(f.check_consistency().unwrap_err().to_string().contains("`ls`"));
+    fn tool_crates_are_found_with_whether_they_register() {
+        let root = tempfile::tempdir().unwrap();
+        for (dir, lib) in [
+            ("tool-echo", "hands_core::register_tool!(EchoTool);\n"),
+            ("tool-helpers", "pub fn shared() {}\n"),
+            ("core", "hands_core::register_tool!(NotATool);\n"),
+        ] {
+            std::fs::create_dir_all(root.path().join("crates").join(dir).join("src")).unwrap();
+            std::fs::write(root.path().join("crates").join(dir).join("Cargo.toml"), "[package]\n").unwrap();
+            std::fs::write(root.path().join("crates").join(dir).join("src/lib.rs"), lib).unwrap();
+        }
+        let crates = tool_crates(root.path()).unwrap();
+        let found: Vec<(&str, bool)> = crates.iter().map(|c| (c.short_name.as_str(), c.registers)).collect();
+        assert_eq!(found, [("echo", true), ("helpers", false)]);
+        assert_eq!(crates[0].package(), "hands-tool-echo");
     }
 }

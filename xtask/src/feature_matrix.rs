@@ -1,21 +1,24 @@
 //! `cargo xtask feature-matrix [--fast]`: proof that cargo features decide which tools exist.
 //!
-//! For each build configuration the `hands` binary is built, then
-//! 1. `hands tools --format names` (runtime gates open) must list exactly the tools the enabled
-//!    features promise in the facade's `ENABLED` table;
+//! No list says which tools a feature brings: each tool crate registers its own tools, and the
+//! facade links the crates its features enable. The build with every feature comes first; its
+//! `hands tools --format names --packages` tells which package registered which tool, and every
+//! enabled tool crate must have registered at least one. Then, for each build configuration:
+//! 1. `hands tools` (runtime gates open) must list exactly the tools of the tool crates the
+//!    enabled features pull in, each registered by such a crate;
 //! 2. every runtime-gated tool in the build must disappear when its variable is unset (the
 //!    runtime counterpart of the compile-time gate);
-//! 3. the binary must contain the build marker (`hands-tool-marker:NAME`, the crate's
-//!    `BUILD_MARKER` that its `link()` keeps) of every tool crate the build includes and of no
-//!    other tool crate under `crates/tool-*` — a tool left out is not in the binary at all.
-//!    Checking presence too proves the search would see a marker. The marker is in no text the
-//!    model reads (a test in `hands-spec` checks every rendered description and schema).
+//! 3. the binary must contain the build marker (`hands-tool-marker:PACKAGE`, carried by every
+//!    registration `register_tool!` makes) of every tool crate the build includes and of no other
+//!    tool crate under `crates/tool-*` — a tool left out is not in the binary at all. Checking
+//!    presence too proves the search would see a marker. The marker is in no text the model reads
+//!    (a test in `hands-spec` checks every rendered description and schema).
 //!
-//! The full matrix (release builds): each tool feature alone, `core`, `default`, and all features.
-//! `--fast` (what `cargo xtask ci` runs): debug builds of one gated tool alone, `core`, and all
-//! features, reusing the workspace's target directory.
+//! The full matrix (release builds): all features, each tool feature alone, `core`, `default`.
+//! `--fast` (what `cargo xtask ci` runs): debug builds of all features, one gated tool alone and
+//! `core`, reusing the workspace's target directory.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -47,9 +50,8 @@ struct Config {
 pub fn run(fast: bool) -> anyhow::Result<()> {
     let root = workspace_root();
     let facade = Facade::load(&root)?;
-    facade.check_consistency()?;
     let crates = tool_crates(&root)?;
-    check_markers_exist(&facade, &crates)?;
+    check_crates_register(&facade, &crates)?;
     check_cli_forwards(&root, &facade)?;
 
     let configs = configurations(&facade, fast);
@@ -57,12 +59,23 @@ pub fn run(fast: bool) -> anyhow::Result<()> {
     let scratch = std::env::temp_dir().join(format!("hands-feature-matrix-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
     let mut failures = Vec::new();
-    for config in &configs {
+    // Tool name -> registering package, from the build with every feature (the first one).
+    let mut registered: Option<BTreeMap<String, String>> = None;
+    for (index, config) in configs.iter().enumerate() {
         let started = Instant::now();
         let outcome = build(&root, config, release, &scratch).and_then(|binary| {
             let size = std::fs::metadata(&binary)?.len();
-            check(&facade, &crates, config, &binary).map(|names| (names, size))
+            let all = match &mut registered {
+                Some(all) => all,
+                None => registered.insert(registrations(&facade, &binary)?),
+            };
+            check(&facade, &crates, all, config, &binary).map(|names| (names, size))
         });
+        if index == 0 && registered.is_none() {
+            let _ = std::fs::remove_dir_all(&scratch);
+            let error = outcome.err().map_or_else(String::new, |e| format!("{e:#}"));
+            bail!("the build with every feature failed, so no other build can be checked: {error}");
+        }
         let seconds = started.elapsed().as_secs_f64();
         match outcome {
             Ok((names, size)) => eprintln!(
@@ -101,8 +114,9 @@ fn configurations(facade: &Facade, fast: bool) -> Vec<Config> {
         feature_args: vec!["--all-features".into()],
         tool_features: facade.tool_features().into_iter().collect(),
     };
+    // The build with every feature comes first: it tells which tools each crate registers.
+    let mut configs = vec![all];
     if fast {
-        let mut configs = Vec::new();
         let single = facade
             .tool_features()
             .into_iter()
@@ -110,26 +124,25 @@ fn configurations(facade: &Facade, fast: bool) -> Vec<Config> {
             .or_else(|| facade.tool_features().into_iter().next());
         configs.extend(single.map(|f| group(&f)));
         configs.push(group("core"));
-        configs.push(all);
         return configs;
     }
-    let mut configs: Vec<Config> = facade.tool_features().iter().map(|f| group(f)).collect();
+    configs.extend(facade.tool_features().iter().map(|f| group(f)));
     configs.push(group("core"));
     configs.push(default);
-    configs.push(all);
     configs
 }
 
-/// Every tool crate hooked into the facade must carry its marker, or absence proves nothing.
-fn check_markers_exist(facade: &Facade, crates: &[ToolCrate]) -> anyhow::Result<()> {
+/// Every tool crate the facade can link must register a tool, or neither the listing nor the
+/// marker could show it is there.
+fn check_crates_register(facade: &Facade, crates: &[ToolCrate]) -> anyhow::Result<()> {
     for feature in facade.tool_features() {
         let short = facade.crate_of(&feature).unwrap_or_default();
         let Some(krate) = crates.iter().find(|c| c.short_name == short) else {
             bail!("feature `{feature}` pulls in hands-tool-{short}, but crates/tool-{short} does not exist");
         };
-        if krate.marker.is_none() {
+        if !krate.registers {
             bail!(
-                "crates/tool-{short} has no build marker: add `pub const BUILD_MARKER: &str = \"{MARKER_PREFIX}{short}\";` to its lib.rs and keep it from `link()` with `std::hint::black_box(BUILD_MARKER)` (see docs/adding-a-tool.md)"
+                "crates/tool-{short} registers no tool: add `hands_core::register_tool!(YourTool);` to its lib.rs (see docs/adding-a-tool.md)"
             );
         }
     }
@@ -182,9 +195,10 @@ fn build(root: &Path, config: &Config, release: bool, scratch: &Path) -> anyhow:
     Ok(copy)
 }
 
-fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<String>> {
+/// `(tool name, registering package)` of every built-in tool `hands tools` lists, sorted.
+fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<(String, String)>> {
     let mut cmd = Command::new(binary);
-    cmd.args(["tools", "--format", "names"]);
+    cmd.args(["tools", "--format", "names", "--packages"]);
     for (_, variable) in RUNTIME_GATES {
         if gates_open {
             cmd.env(variable, "1");
@@ -194,11 +208,32 @@ fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<String>> 
     }
     let output = cmd.output().with_context(|| format!("running {}", binary.display()))?;
     if !output.status.success() {
-        bail!("`hands tools --format names` failed: {}", String::from_utf8_lossy(&output.stderr));
+        bail!("`hands tools --format names --packages` failed: {}", String::from_utf8_lossy(&output.stderr));
     }
-    let mut names: Vec<String> = String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect();
-    names.sort();
-    Ok(names)
+    let mut tools = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Some((name, package)) = line.split_once('\t') else {
+            bail!("`hands tools --packages` printed `{line}`, not `NAME<TAB>PACKAGE`");
+        };
+        tools.push((name.to_string(), package.to_string()));
+    }
+    tools.sort();
+    Ok(tools)
+}
+
+/// Tool name -> registering package in the build with every feature; every tool crate the
+/// facade can link must have registered at least one tool there.
+fn registrations(facade: &Facade, binary: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    let all: BTreeMap<String, String> = listed_tools(binary, true)?.into_iter().collect();
+    for feature in facade.tool_features() {
+        let package = format!("hands-tool-{}", facade.crate_of(&feature).unwrap_or_default());
+        if !all.values().any(|p| *p == package) {
+            bail!(
+                "with every feature on, {package} (feature `{feature}`) registered no tool: is its `extern crate` line in crates/tools/src/lib.rs?"
+            );
+        }
+    }
+    Ok(all)
 }
 
 /// Which of the `known` marker names occur in a binary. String literals are stored back to back
@@ -225,34 +260,48 @@ fn markers_present(bytes: &[u8], known: &BTreeSet<&str>) -> BTreeSet<String> {
     found
 }
 
-/// Check one built binary; returns the tools it lists.
-fn check(facade: &Facade, crates: &[ToolCrate], config: &Config, binary: &Path) -> anyhow::Result<Vec<String>> {
-    let expected = facade.names_for(&config.tool_features);
-    let listed = listed_tools(binary, true)?;
-    if listed != expected {
-        bail!("`hands tools` lists [{}] but the features promise [{}]", listed.join(", "), expected.join(", "));
+/// Check one built binary against `all` (tool -> package with every feature); returns the tools
+/// it lists.
+fn check(
+    facade: &Facade,
+    crates: &[ToolCrate],
+    all: &BTreeMap<String, String>,
+    config: &Config,
+    binary: &Path,
+) -> anyhow::Result<Vec<String>> {
+    let included: BTreeSet<String> = config
+        .tool_features
+        .iter()
+        .filter_map(|f| facade.crate_of(f))
+        .map(|short| format!("hands-tool-{short}"))
+        .collect();
+    let expected: Vec<String> =
+        all.iter().filter(|(_, package)| included.contains(*package)).map(|(name, _)| name.clone()).collect();
+    let listed_with_packages = listed_tools(binary, true)?;
+    if let Some((name, package)) = listed_with_packages.iter().find(|(_, package)| !included.contains(package)) {
+        bail!("`hands tools` lists {name}, registered by {package}, which this build leaves out");
     }
-    let hidden = listed_tools(binary, false)?;
+    let listed: Vec<String> = listed_with_packages.into_iter().map(|(name, _)| name).collect();
+    if listed != expected {
+        bail!("`hands tools` lists [{}] but the enabled crates register [{}]", listed.join(", "), expected.join(", "));
+    }
+    let hidden: Vec<String> = listed_tools(binary, false)?.into_iter().map(|(name, _)| name).collect();
     for (tool, variable) in RUNTIME_GATES {
         if expected.iter().any(|n| n == tool) && hidden.iter().any(|n| n == tool) {
             bail!("{tool} is listed although {variable} is unset: its runtime gate does not work");
         }
     }
-    let included: BTreeSet<&str> = config.tool_features.iter().filter_map(|f| facade.crate_of(f)).collect();
-    let known: BTreeSet<&str> = crates.iter().filter_map(|c| c.marker.as_deref()).collect();
+    let packages: Vec<String> = crates.iter().filter(|c| c.registers).map(ToolCrate::package).collect();
+    let known: BTreeSet<&str> = packages.iter().map(String::as_str).collect();
     let found = markers_in(binary, &known)?;
-    for krate in crates {
-        let Some(marker) = &krate.marker else { continue };
-        let inside = found.contains(marker);
-        let wanted = included.contains(krate.short_name.as_str());
+    for package in &packages {
+        let inside = found.contains(package);
+        let wanted = included.contains(package);
         if inside && !wanted {
-            bail!(
-                "the binary contains `{MARKER_PREFIX}{marker}` of tool crate `{}`, which this build leaves out",
-                krate.short_name
-            );
+            bail!("the binary contains `{MARKER_PREFIX}{package}`, a tool crate this build leaves out");
         }
         if wanted && !inside {
-            bail!("the binary lacks `{MARKER_PREFIX}{marker}` of included tool crate `{}`", krate.short_name);
+            bail!("the binary lacks `{MARKER_PREFIX}{package}` of an included tool crate");
         }
     }
     Ok(listed)
@@ -264,10 +313,15 @@ mod tests {
 
     #[test]
     fn finds_known_markers_even_when_strings_run_together() {
-        let known: BTreeSet<&str> = ["tasks", "tool", "tool-search", "ls"].into();
-        let bytes = b"\0hands-tool-marker:tasksRetrieves the outputhands-tool-marker:tool-search\xffhands-tool-marker:";
+        let known: BTreeSet<&str> =
+            ["hands-tool-tasks", "hands-tool-tool", "hands-tool-tool-search", "hands-tool-ls"].into();
+        let bytes = b"\0hands-tool-marker:hands-tool-tasksRetrieves the outputhands-tool-marker:hands-tool-tool-search\xffhands-tool-marker:";
         let found: Vec<String> = markers_present(bytes, &known).into_iter().collect();
-        assert_eq!(found, ["tasks", "tool-search"], "the longest known name wins; `tool` is not claimed");
-        assert!(markers_present(b"hands-tool-mark ls", &known).is_empty());
+        assert_eq!(
+            found,
+            ["hands-tool-tasks", "hands-tool-tool-search"],
+            "the longest known name wins; `hands-tool-tool` is not claimed"
+        );
+        assert!(markers_present(b"hands-tool-mark hands-tool-ls", &known).is_empty());
     }
 }

@@ -1,12 +1,12 @@
 //! `cargo xtask new-tool NAME [--tool-name WireName]`: a new tool crate in minutes.
 //!
-//! Creates `crates/tool-NAME` in the standard layout (`src/lib.rs` with the tool, its
-//! registration and its build marker, `src/prompt.rs` with the prompt, `src/constants.rs`,
-//! `src/render.rs`, `tests/NAME.rs` driving it through the real pipeline) and hooks it into the
-//! build: the root `[workspace.dependencies]`, a `NAME` feature of `hands-tools` added to
-//! `default` with its optional dependency, the `ENABLED` entry and `link()` line after the
-//! `// new-tool:` markers of `crates/tools/src/lib.rs`, and the forwarding feature of the `hands`
-//! binary. After a build, `hands tools` lists the new tool with no other edit.
+//! Creates `crates/tool-NAME` in the standard layout (`src/lib.rs` with the tool and its
+//! registration, `src/prompt.rs` with the prompt, `src/constants.rs`, `src/render.rs`,
+//! `tests/NAME.rs` driving it through the real pipeline) and hooks it into the build: the root
+//! `[workspace.dependencies]`, a `NAME` feature of `hands-tools` added to `default` with its
+//! optional dependency, the crate's `extern crate` line after the `// new-tool: link` marker of
+//! `crates/tools/src/lib.rs`, and the forwarding feature of the `hands` binary. After a build,
+//! `hands tools` lists the new tool with no other edit.
 //!
 //! Every edit is a small insertion into the existing text (other people edit these files too),
 //! and nothing is written unless every edit applies.
@@ -212,11 +212,8 @@ fn edit_tools_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> 
 }
 
 fn edit_tools_lib(text: &str, names: &ToolNames) -> anyhow::Result<String> {
-    let short = &names.short;
-    let enabled = format!("    #[cfg(feature = \"{short}\")]\n    (\"{short}\", &[\"{}\"]),", names.wire);
-    let link = format!("    #[cfg(feature = \"{short}\")]\n    {}::link();", names.crate_ident());
-    let text = insert_after_marker(text, "// new-tool: enabled", &enabled)?;
-    insert_after_marker(&text, "// new-tool: link", &link)
+    let link = format!("#[cfg(feature = \"{}\")]\nextern crate {} as _;", names.short, names.crate_ident());
+    insert_after_marker(text, "// new-tool: link", &link)
 }
 
 fn insert_after_marker(text: &str, marker: &str, line: &str) -> anyhow::Result<String> {
@@ -371,17 +368,8 @@ impl TypedTool for {{wire}}Tool {
     }
 }
 
+// The one place this tool states that it exists: any binary that links this crate has it.
 hands_core::register_tool!({{wire}}Tool);
-
-/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
-/// into a binary. [`link`] keeps them; no text the model reads contains them.
-pub const BUILD_MARKER: &str = "hands-tool-marker:{{short}}";
-
-/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
-/// [`BUILD_MARKER`].
-pub fn link() {
-    std::hint::black_box(BUILD_MARKER);
-}
 "#;
 
 const PROMPT_RS: &str = r#"//! The model-facing texts of {{wire}}: its prompt and one-line description. Nothing here runs.
@@ -472,7 +460,7 @@ mod tests {
         .unwrap();
         std::fs::write(
             root.join("crates/tools/src/lib.rs"),
-            "pub const ENABLED: &[(&str, &[&str])] = &[\n    // new-tool: enabled\n];\npub fn link() {\n    // new-tool: link\n}\n",
+            "pub use hands_core;\n\n// new-tool: link\n#[cfg(feature = \"bash\")]\nextern crate hands_tool_bash as _;\n",
         )
         .unwrap();
         std::fs::write(
@@ -507,7 +495,7 @@ mod tests {
         }
         let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();
         assert!(lib.contains("pub struct WordCountTool;") && !lib.contains("{{"), "{lib}");
-        assert!(lib.contains("pub const BUILD_MARKER: &str = \"hands-tool-marker:word-count\";"), "{lib}");
+        assert!(lib.contains("hands_core::register_tool!(WordCountTool);"), "{lib}");
         let prompt = std::fs::read_to_string(krate.join("src/prompt.rs")).unwrap();
         assert!(!prompt.contains("hands-tool-marker"), "{prompt}");
 
@@ -528,10 +516,9 @@ mod tests {
             "{tools}"
         );
         let lib = std::fs::read_to_string(root.join("crates/tools/src/lib.rs")).unwrap();
-        assert!(lib.contains("// new-tool: enabled\n    #[cfg(feature = \"word-count\")]\n    (\"word-count\", &[\"WordCount\"]),\n];"), "{lib}");
         assert!(
             lib.contains(
-                "// new-tool: link\n    #[cfg(feature = \"word-count\")]\n    hands_tool_word_count::link();\n}"
+                "// new-tool: link\n#[cfg(feature = \"word-count\")]\nextern crate hands_tool_word_count as _;\n#[cfg(feature = \"bash\")]"
             ),
             "{lib}"
         );
@@ -544,7 +531,7 @@ mod tests {
         // The facade reader sees the new tool in the default set.
         let facade = crate::facade::Facade::load(root).unwrap();
         assert!(facade.expand("default").contains("word-count"));
-        assert_eq!(facade.promised["word-count"], ["WordCount"]);
+        assert_eq!(facade.feature_of_package("hands-tool-word-count").as_deref(), Some("word-count"));
 
         let again = create(root, &names).unwrap_err().to_string();
         assert!(again.contains("already exists"), "{again}");
@@ -622,9 +609,9 @@ mod tests {
     fn nothing_is_written_when_a_file_does_not_fit() {
         let dir = fake_workspace();
         let root = dir.path();
-        std::fs::write(root.join("crates/tools/src/lib.rs"), "pub fn link() {}\n").unwrap();
+        std::fs::write(root.join("crates/tools/src/lib.rs"), "pub use hands_core;\n").unwrap();
         let error = create(root, &ToolNames::new("word-count", None).unwrap()).unwrap_err().to_string();
-        assert!(error.contains("new-tool: enabled"), "{error}");
+        assert!(error.contains("new-tool: link"), "{error}");
         assert!(!root.join("crates/tool-word-count").exists());
         assert!(!std::fs::read_to_string(root.join("Cargo.toml")).unwrap().contains("word-count"));
     }

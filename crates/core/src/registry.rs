@@ -1,7 +1,12 @@
-//! Finding tools: [`registered_tools`] collects what `inventory` registered at link time, and
-//! [`Pool`] is the ordered set one model sees — bare-deny prefilter, `is_enabled`, simple mode,
-//! built-ins sorted by name then external (MCP) tools sorted by name, built-ins winning a name
-//! clash — with lookup by name, then alias (reference §2.1 step 1, §6).
+//! Finding tools: the link-time registry ([`register_tool!`](crate::register_tool) and
+//! [`registered_tools`]) and [`Pool`], the ordered set one model sees — bare-deny prefilter,
+//! `is_enabled`, simple mode, built-ins sorted by name then external (MCP) tools sorted by name,
+//! built-ins winning a name clash — with lookup by name, then alias (reference §2.1 step 1, §6).
+//!
+//! A tool crate states its registration once, with `register_tool!`; a binary has the tool
+//! exactly when it links the crate (the `hands-tools` facade links each enabled crate with one
+//! `extern crate` line). `inventory` keeps registrations of every linked crate, so there is no
+//! second list of what is built in.
 //!
 //! Permission decisions for a call are not made here; only a bare deny rule (`Bash`,
 //! `mcp__server`) removes tools from the pool.
@@ -10,20 +15,87 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use crate::schema::CompiledSchema;
-use crate::tool::{Tool, ToolRegistration};
+use crate::tool::Tool;
 
 /// Tools of simple mode (`CLAUDE_CODE_SIMPLE`): the minimal editing set.
 pub const SIMPLE_MODE_TOOLS: [&str; 3] = ["Bash", "Edit", "Read"];
 
+/// What starts every registration's [`ToolRegistration::build_marker`].
+pub const BUILD_MARKER_PREFIX: &str = "hands-tool-marker:";
+
+/// A tool's entry in the link-time registry. Create it with
+/// [`register_tool!`](crate::register_tool) or [`register_dyn_tool!`](crate::register_dyn_tool).
+pub struct ToolRegistration {
+    /// Builds the tool (called once per process by [`registered_tools`]).
+    pub make: fn() -> Arc<dyn Tool>,
+    /// [`BUILD_MARKER_PREFIX`] followed by the Cargo package of the registering crate
+    /// (`hands-tool-marker:hands-tool-read`). These bytes are in a binary exactly when the
+    /// registration is, which is how `cargo xtask feature-matrix` proves a tool left out by the
+    /// features is not compiled in. No text the model reads contains them.
+    pub build_marker: &'static str,
+}
+
+impl ToolRegistration {
+    /// The Cargo package that registered the tool (`hands-tool-read`).
+    pub fn package(&self) -> &'static str {
+        self.build_marker.strip_prefix(BUILD_MARKER_PREFIX).unwrap_or(self.build_marker)
+    }
+}
+
+inventory::collect!(ToolRegistration);
+
+/// Register a [`TypedTool`](crate::TypedTool) so every pool in a binary that links this crate
+/// contains it. This is the only place a tool states that it exists.
+///
+/// ```ignore
+/// hands_core::register_tool!(ReadTool::default());
+/// ```
+#[macro_export]
+macro_rules! register_tool {
+    ($tool:expr) => {
+        $crate::__private::inventory::submit! {
+            $crate::registry::ToolRegistration {
+                make: || $crate::tool::typed_arc($tool),
+                build_marker: concat!("hands-tool-marker:", env!("CARGO_PKG_NAME")),
+            }
+        }
+    };
+}
+
+/// Register a type that implements [`Tool`] directly.
+#[macro_export]
+macro_rules! register_dyn_tool {
+    ($tool:expr) => {
+        $crate::__private::inventory::submit! {
+            $crate::registry::ToolRegistration {
+                make: || ::std::sync::Arc::new($tool) as ::std::sync::Arc<dyn $crate::tool::Tool>,
+                build_marker: concat!("hands-tool-marker:", env!("CARGO_PKG_NAME")),
+            }
+        }
+    };
+}
+
+/// Every registration in this binary, built once: (registering package, tool), in name order.
+fn registrations() -> &'static [(&'static str, Arc<dyn Tool>)] {
+    static REGISTERED: OnceLock<Vec<(&'static str, Arc<dyn Tool>)>> = OnceLock::new();
+    REGISTERED.get_or_init(|| {
+        let mut registered: Vec<(&'static str, Arc<dyn Tool>)> =
+            inventory::iter::<ToolRegistration>.into_iter().map(|r| (r.package(), (r.make)())).collect();
+        registered.sort_by(|a, b| a.1.name().cmp(b.1.name()));
+        registered
+    })
+}
+
 /// Every tool registered in this binary, built once, in registration-independent (name) order.
 pub fn registered_tools() -> &'static [Arc<dyn Tool>] {
     static TOOLS: OnceLock<Vec<Arc<dyn Tool>>> = OnceLock::new();
-    TOOLS.get_or_init(|| {
-        let mut tools: Vec<Arc<dyn Tool>> =
-            inventory::iter::<ToolRegistration>.into_iter().map(|r| (r.make)()).collect();
-        tools.sort_by(|a, b| a.name().cmp(b.name()));
-        tools
-    })
+    TOOLS.get_or_init(|| registrations().iter().map(|(_, tool)| Arc::clone(tool)).collect())
+}
+
+/// The Cargo package that registered the built-in tool `name` (`hands-tool-read` for `Read`);
+/// `None` for a name no linked crate registered.
+pub fn registered_package(name: &str) -> Option<&'static str> {
+    registrations().iter().find(|(_, tool)| tool.name() == name).map(|(package, _)| *package)
 }
 
 /// How to assemble a pool.

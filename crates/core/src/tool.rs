@@ -1,6 +1,7 @@
 //! The tool contract: the object-safe [`Tool`] trait every tool implements, the typed authoring
 //! layer [`TypedTool`] (write an input struct, get schema and parsing for free), and registration
-//! through `inventory` ([`register_tool!`](crate::register_tool)).
+//! through `inventory` ([`register_tool!`](crate::register_tool), whose entries live in
+//! [`crate::registry`]).
 //!
 //! Defaults fail closed, as Claude Code's `buildTool` does: a tool that does not say otherwise is
 //! not concurrency-safe, not read-only and not destructive, is enabled, and leaves the permission
@@ -360,48 +361,7 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
 }
 
-/// A tool's entry in the link-time registry. Create it with
-/// [`register_tool!`](crate::register_tool) or [`register_dyn_tool!`](crate::register_dyn_tool).
-pub struct ToolRegistration {
-    /// Builds the tool (called once per process by [`crate::registry::registered_tools`]).
-    pub make: fn() -> Arc<dyn Tool>,
-    /// `module_path!()` of the registering crate, for diagnostics.
-    pub module: &'static str,
-}
-
-inventory::collect!(ToolRegistration);
-
 /// Wrap a typed tool for registration. Used by [`register_tool!`](crate::register_tool).
 pub fn typed_arc<T: TypedTool>(tool: T) -> Arc<dyn Tool> {
     Arc::new(Typed::new(tool))
-}
-
-/// Register a [`TypedTool`] so every pool in a binary that links this crate contains it.
-///
-/// ```ignore
-/// hands_core::register_tool!(ReadTool::default());
-/// ```
-#[macro_export]
-macro_rules! register_tool {
-    ($tool:expr) => {
-        $crate::__private::inventory::submit! {
-            $crate::tool::ToolRegistration {
-                make: || $crate::tool::typed_arc($tool),
-                module: module_path!(),
-            }
-        }
-    };
-}
-
-/// Register a type that implements [`Tool`] directly.
-#[macro_export]
-macro_rules! register_dyn_tool {
-    ($tool:expr) => {
-        $crate::__private::inventory::submit! {
-            $crate::tool::ToolRegistration {
-                make: || ::std::sync::Arc::new($tool) as ::std::sync::Arc<dyn $crate::tool::Tool>,
-                module: module_path!(),
-            }
-        }
-    };
 }

@@ -106,14 +106,15 @@ fn schema_descriptions(schema: &Value, out: &mut Vec<String>) {
     }
 }
 
+// The tool crates outside the default set, linked so their tools are registered here too.
+extern crate hands_tool_ls as _;
+extern crate hands_tool_multi_edit as _;
+extern crate hands_tool_sleep as _;
+extern crate hands_tool_tool_search as _;
+
 /// Every tool of every crate, whatever the default features.
 fn all_tools() -> &'static [std::sync::Arc<dyn Tool>] {
-    hands_tools::link();
-    hands_tool_ls::link();
-    hands_tool_multi_edit::link();
-    hands_tool_sleep::link();
-    hands_tool_tool_search::link();
-    hands_core::registry::registered_tools()
+    hands_tools::registered_tools()
 }
 
 /// (where, text) for every text a model can read about the tools, in `session`.

@@ -6,7 +6,7 @@
 //! Sleep is the worked example of both kinds of gate:
 //! - **compile time**: the crate is only linked with the `sleep` feature of `hands-tools`, which is
 //!   in the `proactive` group and not in `default`. A build without it contains none of this code
-//!   or text (`cargo xtask feature-matrix` checks the binary for [`BUILD_MARKER`]).
+//!   or text (`cargo xtask feature-matrix` checks the binary for its registration's build marker).
 //! - **run time**: even when compiled in, the tool is hidden from every pool unless
 //!   `HANDS_ENABLE_SLEEP=1` ([`constants::ENABLE_ENV`]) is set, through `is_enabled`. This is the
 //!   counterpart of Claude Code's `USER_TYPE` checks, which keep a shipped tool invisible to
@@ -139,16 +139,6 @@ impl TypedTool for SleepTool {
 }
 
 hands_core::register_tool!(SleepTool::default());
-
-/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
-/// into a binary. [`link`] keeps them; no text the model reads contains them.
-pub const BUILD_MARKER: &str = "hands-tool-marker:sleep";
-
-/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
-/// [`BUILD_MARKER`].
-pub fn link() {
-    std::hint::black_box(BUILD_MARKER);
-}
 
 #[cfg(test)]
 mod tests {

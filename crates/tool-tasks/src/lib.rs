@@ -308,13 +308,3 @@ impl TypedTool for TaskStopTool {
 
 hands_core::register_tool!(TaskOutputTool);
 hands_core::register_tool!(TaskStopTool);
-
-/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
-/// into a binary. [`link`] keeps them; no text the model reads contains them.
-pub const BUILD_MARKER: &str = "hands-tool-marker:tasks";
-
-/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
-/// [`BUILD_MARKER`].
-pub fn link() {
-    std::hint::black_box(BUILD_MARKER);
-}

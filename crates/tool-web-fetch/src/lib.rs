@@ -172,13 +172,3 @@ impl TypedTool for WebFetchTool {
 }
 
 hands_core::register_tool!(WebFetchTool);
-
-/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
-/// into a binary. [`link`] keeps them; no text the model reads contains them.
-pub const BUILD_MARKER: &str = "hands-tool-marker:web-fetch";
-
-/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
-/// [`BUILD_MARKER`].
-pub fn link() {
-    std::hint::black_box(BUILD_MARKER);
-}

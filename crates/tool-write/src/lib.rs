@@ -228,16 +228,6 @@ impl TypedTool for WriteTool {
 
 hands_core::register_tool!(WriteTool);
 
-/// The bytes `cargo xtask feature-matrix` looks for to prove this crate is (or is not) linked
-/// into a binary. [`link`] keeps them; no text the model reads contains them.
-pub const BUILD_MARKER: &str = "hands-tool-marker:write";
-
-/// Referenced by `hands-tools` so the linker keeps this crate: its registration and its
-/// [`BUILD_MARKER`].
-pub fn link() {
-    std::hint::black_box(BUILD_MARKER);
-}
-
 /// The path a Write of `file_path` would create or replace, as the file state keys it.
 pub fn target_path(session: &Session, file_path: &str) -> PathBuf {
     path_policy::check_path(session, file_path).path

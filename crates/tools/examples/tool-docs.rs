@@ -8,8 +8,6 @@
 //! Input-dependent flags (read-only, concurrency-safe, destructive) are asked about a minimal
 //! valid input built from the schema, and reported as such. Rendering Markdown is not done here.
 
-use std::collections::BTreeMap;
-
 use hands_core::{InterruptBehavior, ResultLimit, Session, SessionConfig, ToolInput};
 use serde_json::{Map, Value, json};
 
@@ -62,8 +60,6 @@ fn main() {
         ..Default::default()
     })
     .expect("a session rooted at /");
-    let features: BTreeMap<&str, &str> =
-        hands_tools::ENABLED.iter().flat_map(|(feature, names)| names.iter().map(move |n| (*n, *feature))).collect();
     let tools: Vec<Value> = hands_tools::registered_tools()
         .iter()
         .map(|tool| {
@@ -71,7 +67,7 @@ fn main() {
             let input = ToolInput::new(example.clone());
             json!({
                 "name": tool.name(),
-                "feature": features.get(tool.name()),
+                "package": hands_core::registry::registered_package(tool.name()),
                 "aliases": tool.aliases(),
                 "search_hint": tool.search_hint(),
                 "description": tool.description(&session),

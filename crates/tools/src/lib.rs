@@ -4,124 +4,92 @@
 //! (`core`, `default`, `legacy`, `proactive`). A tool left out by the features is not compiled
 //! into the binary at all.
 //!
-//! Tool crates register themselves into `hands-core` through `inventory`, but a crate that nothing
-//! references is not linked, and its registration silently disappears. [`link`] references every
-//! enabled tool crate, and [`ENABLED`] lists the tools each enabled feature must contribute; the
-//! test at the bottom of this file fails when a registration goes missing.
+//! Each tool crate registers its tools itself (`hands_core::register_tool!`); this crate only
+//! links the crates the features enable, one `extern crate` line each below. A crate nothing
+//! names is never handed to the linker and its registration would silently disappear; a named
+//! crate is linked whole enough for `inventory` to find its registrations, without any call into
+//! it. What a build contains is then read from the registry ([`registered_tools`]), never from a
+//! second list: `cargo xtask feature-matrix` proves, per feature set, that the tools of exactly
+//! the enabled crates are listed and that no other tool crate is in the binary.
 //!
 //! Adding a tool crate here: a feature `name = ["dep:hands-tool-name"]` in Cargo.toml (added to
-//! its group), one line in [`link`] and one entry in [`ENABLED`] (`cargo xtask new-tool` does it).
+//! its group) and its line below (`cargo xtask new-tool` does both).
 
 use std::sync::Arc;
 
 pub use hands_core;
 use hands_core::{Pool, PoolConfig, Tool};
 
-/// (cargo feature, tool names it registers) for every feature enabled in this build.
-pub const ENABLED: &[(&str, &[&str])] = &[
-    // new-tool: enabled
-    #[cfg(feature = "lsp")]
-    ("lsp", &["LSP"]),
-    #[cfg(feature = "bash")]
-    ("bash", &["Bash"]),
-    #[cfg(feature = "tasks")]
-    ("tasks", &["TaskOutput", "TaskStop"]),
-    #[cfg(feature = "read")]
-    ("read", &["Read"]),
-    #[cfg(feature = "write")]
-    ("write", &["Write"]),
-    #[cfg(feature = "edit")]
-    ("edit", &["Edit"]),
-    #[cfg(feature = "multi-edit")]
-    ("multi-edit", &["MultiEdit"]),
-    #[cfg(feature = "notebook-edit")]
-    ("notebook-edit", &["NotebookEdit"]),
-    #[cfg(feature = "glob")]
-    ("glob", &["Glob"]),
-    #[cfg(feature = "grep")]
-    ("grep", &["Grep"]),
-    #[cfg(feature = "ls")]
-    ("ls", &["LS"]),
-    #[cfg(feature = "sleep")]
-    ("sleep", &["Sleep"]),
-    #[cfg(feature = "todo-write")]
-    ("todo-write", &["TodoWrite"]),
-    #[cfg(feature = "web-fetch")]
-    ("web-fetch", &["WebFetch"]),
-    #[cfg(feature = "tool-search")]
-    ("tool-search", &["ToolSearch"]),
-];
-
-/// Reference every enabled tool crate so the linker keeps its registration.
-pub fn link() {
-    // new-tool: link
-    #[cfg(feature = "lsp")]
-    hands_tool_lsp::link();
-    #[cfg(feature = "bash")]
-    hands_tool_bash::link();
-    #[cfg(feature = "tasks")]
-    hands_tool_tasks::link();
-    #[cfg(feature = "read")]
-    hands_tool_read::link();
-    #[cfg(feature = "write")]
-    hands_tool_write::link();
-    #[cfg(feature = "edit")]
-    hands_tool_edit::link();
-    #[cfg(feature = "multi-edit")]
-    hands_tool_multi_edit::link();
-    #[cfg(feature = "notebook-edit")]
-    hands_tool_notebook_edit::link();
-    #[cfg(feature = "glob")]
-    hands_tool_glob::link();
-    #[cfg(feature = "grep")]
-    hands_tool_grep::link();
-    #[cfg(feature = "ls")]
-    hands_tool_ls::link();
-    #[cfg(feature = "sleep")]
-    hands_tool_sleep::link();
-    #[cfg(feature = "todo-write")]
-    hands_tool_todo_write::link();
-    #[cfg(feature = "web-fetch")]
-    hands_tool_web_fetch::link();
-    #[cfg(feature = "tool-search")]
-    hands_tool_tool_search::link();
-}
+// new-tool: link
+#[cfg(feature = "bash")]
+extern crate hands_tool_bash as _;
+#[cfg(feature = "edit")]
+extern crate hands_tool_edit as _;
+#[cfg(feature = "glob")]
+extern crate hands_tool_glob as _;
+#[cfg(feature = "grep")]
+extern crate hands_tool_grep as _;
+#[cfg(feature = "ls")]
+extern crate hands_tool_ls as _;
+#[cfg(feature = "lsp")]
+extern crate hands_tool_lsp as _;
+#[cfg(feature = "multi-edit")]
+extern crate hands_tool_multi_edit as _;
+#[cfg(feature = "notebook-edit")]
+extern crate hands_tool_notebook_edit as _;
+#[cfg(feature = "read")]
+extern crate hands_tool_read as _;
+#[cfg(feature = "sleep")]
+extern crate hands_tool_sleep as _;
+#[cfg(feature = "tasks")]
+extern crate hands_tool_tasks as _;
+#[cfg(feature = "todo-write")]
+extern crate hands_tool_todo_write as _;
+#[cfg(feature = "tool-search")]
+extern crate hands_tool_tool_search as _;
+#[cfg(feature = "web-fetch")]
+extern crate hands_tool_web_fetch as _;
+#[cfg(feature = "write")]
+extern crate hands_tool_write as _;
 
 /// Every registered tool in this build, sorted by name.
 pub fn registered_tools() -> &'static [Arc<dyn Tool>] {
-    link();
     hands_core::registry::registered_tools()
 }
 
 /// The pool of this build's tools assembled with `config`.
 pub fn builtin_pool(config: PoolConfig) -> Pool {
-    link();
     Pool::builtin(config)
-}
-
-/// Names of the tools this build's features promise, sorted.
-pub fn expected_tool_names() -> Vec<&'static str> {
-    let mut names: Vec<&str> = ENABLED.iter().flat_map(|(_, names)| names.iter().copied()).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A tool crate linked by its `extern crate` line alone (nothing calls into it) has its tools
+    /// registered, checked on a sample of the default set; every registered tool comes from a tool
+    /// crate. `cargo xtask feature-matrix` checks every feature against built binaries.
     #[test]
-    fn every_enabled_feature_registers_its_tools() {
-        let registered: Vec<&str> = registered_tools().iter().map(|t| t.name()).collect();
-        for (feature, names) in ENABLED {
-            for name in *names {
-                assert!(
-                    registered.contains(name),
-                    "feature `{feature}` promises tool `{name}` but it is not registered: is the crate referenced in link()?"
-                );
-            }
+    fn the_registry_holds_the_tools_of_exactly_the_linked_crates() {
+        let linked: Vec<&str> = [
+            cfg!(feature = "bash").then_some("hands-tool-bash"),
+            cfg!(feature = "read").then_some("hands-tool-read"),
+            cfg!(feature = "web-fetch").then_some("hands-tool-web-fetch"),
+            cfg!(feature = "tasks").then_some("hands-tool-tasks"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let packages: Vec<&str> = registered_tools()
+            .iter()
+            .map(|tool| hands_core::registry::registered_package(tool.name()).expect("a registered tool has a package"))
+            .collect();
+        for package in &linked {
+            assert!(
+                packages.contains(package),
+                "{package} is enabled but registered nothing (is its `extern crate` line there?): {packages:?}"
+            );
         }
-        assert_eq!(registered, expected_tool_names(), "registered tools and enabled features disagree");
+        assert!(packages.iter().all(|p| p.starts_with("hands-tool-")), "only tool crates register tools: {packages:?}");
     }
 }

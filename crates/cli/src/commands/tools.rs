@@ -20,6 +20,10 @@ pub struct Args {
     /// Print bytes and estimated tokens of the full payload against the deferred one.
     #[arg(long)]
     pub stats: bool,
+    /// With `--format names`: follow each name with a tab and the Cargo package that registered
+    /// the tool (`mcp` for a tool of an MCP server).
+    #[arg(long)]
+    pub packages: bool,
     /// Mount the MCP servers of this file (`.mcp.json` format) into the pool; repeatable.
     #[arg(long = "mcp-config", value_name = "FILE")]
     pub mcp_config: Vec<String>,
@@ -52,8 +56,22 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
         Some(hands_spec::stats(pool, &session, &opts).to_string())
     } else if args.format == Format::Names {
         // One name per line; an empty pool prints nothing.
-        let names = pool.names();
-        (!names.is_empty()).then(|| names.join("\n"))
+        let lines: Vec<String> = pool
+            .entries()
+            .iter()
+            .map(|entry| {
+                let name = entry.tool().name();
+                if !args.packages {
+                    return name.to_string();
+                }
+                let package = match hands_core::registry::registered_package(name) {
+                    Some(package) if !entry.is_external() => package,
+                    _ => "mcp",
+                };
+                format!("{name}\t{package}")
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
     } else {
         Some(serde_json::to_string_pretty(&hands_spec::render(pool, &session, &opts))?)
     };
