@@ -274,6 +274,7 @@ pub struct TaskRegistry {
     max_running: usize,
     next_id: AtomicU64,
     close_hook_installed: AtomicBool,
+    one_shot: AtomicBool,
 }
 
 impl fmt::Debug for TaskRegistry {
@@ -303,6 +304,7 @@ impl TaskRegistry {
             max_running: max_running.max(1),
             next_id: AtomicU64::new(1),
             close_hook_installed: AtomicBool::new(false),
+            one_shot: AtomicBool::new(false),
         }
     }
 
@@ -327,6 +329,18 @@ impl TaskRegistry {
             });
         }
         registry
+    }
+
+    /// Say whether the session ends with the call being made (`hands call`): its tasks then die
+    /// with the process, so none can be read or stopped by a later call, and tools should not
+    /// promise otherwise.
+    pub fn set_one_shot(&self, one_shot: bool) {
+        self.one_shot.store(one_shot, Ordering::SeqCst);
+    }
+
+    /// Whether the session ends with the current call (see [`TaskRegistry::set_one_shot`]).
+    pub fn is_one_shot(&self) -> bool {
+        self.one_shot.load(Ordering::SeqCst)
     }
 
     /// The cap on running tasks.

@@ -20,6 +20,9 @@ pub fn started_message(id: &str, path: &std::path::Path) -> String {
     format!("Command running in background with ID: {id}. Output is being written to: {}", path.display())
 }
 
+/// Added when the session ends with this call (`hands call`): the task will not outlive it.
+pub const ONE_SHOT_NOTE: &str = "\nThis process ends with the call (`hands call`) and stops the task then; to keep background tasks between calls, use `hands run` or `hands serve`.";
+
 /// Start `command` as a background task of the call's session (confined when `sandbox` is given;
 /// the sandbox's proxy then lives as long as the task).
 pub fn start(
@@ -72,6 +75,9 @@ pub fn start(
         let code = status.ok().and_then(|s| s.code());
         task.finish(code);
     });
-    Ok(ToolOutput::text(started_message(&id, &output_path))
-        .with_data(json!({ "backgroundTaskId": id, "outputPath": output_path })))
+    let mut text = started_message(&id, &output_path);
+    if registry.is_one_shot() {
+        text.push_str(ONE_SHOT_NOTE);
+    }
+    Ok(ToolOutput::text(text).with_data(json!({ "backgroundTaskId": id, "outputPath": output_path })))
 }

@@ -41,7 +41,7 @@ use serde_json::json;
 pub use classify::{Classification, Scope, Subcommand, classify, classify_in, split_subcommands};
 
 use constants::{ABORTED_MESSAGE, Limits, MAX_ERROR_CHARS, TOOL_NAME};
-use run::{Ending, RunOutcome, RunRequest};
+use run::{Ending, OnTimeout, RunOutcome, RunRequest};
 use semantics::ExitMeaning;
 
 /// Set to `1` to move the shell back to the project directory after every command.
@@ -118,8 +118,30 @@ fn next_cwd(session: &Session, final_cwd: Option<PathBuf>) -> (Option<ContextCha
     (change, note)
 }
 
+/// Whether a command still running at its timeout goes on in the background: not a command
+/// that is only a wait (`sleep N`, alone or first), which nobody needs to keep.
+fn may_go_on_in_background(command: &str) -> bool {
+    command.split_whitespace().next() != Some("sleep")
+}
+
+/// Why a command that timed out was stopped rather than moved to the background, for the model.
+fn stopped_because(one_shot: bool, refused: Option<&str>) -> Option<String> {
+    if one_shot {
+        return Some(
+            "this process ends with the call (`hands call`), so nothing can go on in the background; give a longer timeout to let it finish".into(),
+        );
+    }
+    refused.map(|reason| format!("it could not go on in the background: {reason}"))
+}
+
 /// Turn a finished run into what the model sees.
-fn assemble(command: &str, outcome: RunOutcome, cwd_note: Option<String>, timeout: Duration) -> ToolOutput {
+fn assemble(
+    command: &str,
+    outcome: RunOutcome,
+    cwd_note: Option<String>,
+    timeout: Duration,
+    stopped_because: Option<String>,
+) -> ToolOutput {
     let mut text = outcome.output.text.clone();
     let push_line = |text: &mut String, line: &str| {
         if !text.is_empty() {
@@ -138,15 +160,34 @@ fn assemble(command: &str, outcome: RunOutcome, cwd_note: Option<String>, timeou
         "elapsedMs": outcome.elapsed.as_millis() as u64,
     });
     let output = match outcome.ending {
+        Ending::Backgrounded => {
+            let Some(moved) = &outcome.moved else {
+                unreachable!("a run that went on in the background names its task")
+            };
+            push_line(
+                &mut text,
+                &format!(
+                    "Still running after {}: the command goes on as a background task (read it with TaskOutput or Read, stop it with TaskStop).",
+                    format_timeout(timeout)
+                ),
+            );
+            push_line(&mut text, &background::started_message(&moved.task_id, &moved.output_path));
+            let mut data = data;
+            data["timedOut"] = json!(true);
+            data["backgroundTaskId"] = json!(moved.task_id);
+            data["outputPath"] = json!(moved.output_path);
+            return ToolOutput::text(text).with_data(data);
+        }
         Ending::Aborted => {
             push_line(&mut text, ABORTED_MESSAGE);
             ToolOutput::error(truncate_if_inline(&text, outcome.output.persisted))
         }
         Ending::TimedOut => {
+            let why = stopped_because.map(|why| format!(": {why}")).unwrap_or_default();
             push_line(
                 &mut text,
                 &format!(
-                    "<error>Command timed out after {} and was stopped, with every process it started; nothing from it is still running</error>",
+                    "<error>Command timed out after {} and was stopped, with every process it started; nothing from it is still running{why}</error>",
                     format_timeout(timeout)
                 ),
             );
@@ -323,6 +364,13 @@ impl BashTool {
             vanished_cwd = Some(format!("Shell cwd was reset to {}", session.project_dir().display()));
             cwd = session.project_dir().to_path_buf();
         }
+        let registry = hands_core::tasks::TaskRegistry::of(session);
+        let one_shot = registry.is_one_shot();
+        let on_timeout = if one_shot || !may_go_on_in_background(&input.command) {
+            OnTimeout::Stop
+        } else {
+            OnTimeout::Background { registry, command: &input.command, description: input.description.as_deref() }
+        };
         let request = RunRequest {
             command: &input.command,
             cwd,
@@ -330,6 +378,7 @@ impl BashTool {
             max_output_chars: limits.max_output_chars,
             result_path: hands_core::budget::result_path(session, ctx.tool_use_id()),
             sandbox,
+            on_timeout,
         };
         let report = |elapsed: Duration, bytes: u64, last_line: &str| {
             let secs = elapsed.as_secs();
@@ -359,7 +408,8 @@ impl BashTool {
             }
             _ => None,
         };
-        let mut output = assemble(&input.command, outcome, note, timeout);
+        let stopped = stopped_because(one_shot, outcome.background_refused.as_deref());
+        let mut output = assemble(&input.command, outcome, note, timeout, stopped);
         if let Some(violations) = violations {
             output.content.push(hands_core::ContentBlock::text(violations));
         }

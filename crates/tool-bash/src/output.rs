@@ -148,6 +148,52 @@ impl OutputCapture {
     }
 }
 
+impl OutputCapture {
+    /// What the command printed so far, for a result given while it keeps running: the trimmed
+    /// text when it fits `max_output_chars`, else its start and how much there is in all (the
+    /// whole output is in the file named next to it).
+    pub fn partial_text(&self, max_output_chars: usize) -> String {
+        let head_text = String::from_utf8_lossy(&self.head);
+        let trimmed = trim_output(&head_text);
+        if self.spill.is_none() && trimmed.chars().count() <= max_output_chars {
+            return trimmed.to_string();
+        }
+        let (start, _) = budget::preview(trimmed);
+        format!(
+            "{start}\n... ({} printed so far; the whole output is in the output file below)",
+            budget::format_file_size(usize::try_from(self.total_bytes).unwrap_or(usize::MAX))
+        )
+    }
+
+    /// Write everything kept so far to `path` (a new file) and return it open for appending the
+    /// rest, for a command that goes on in the background.
+    pub fn into_log(self, path: &Path) -> io::Result<std::fs::File> {
+        let file = match self.spill {
+            Some(mut spill) => {
+                spill.flush()?;
+                match spill.persist(path) {
+                    Ok(file) => file,
+                    // Another file system: copy instead of renaming.
+                    Err(e) => {
+                        let mut source = e.file.reopen()?;
+                        let mut target = std::fs::File::create(path)?;
+                        io::copy(&mut source, &mut target)?;
+                        target
+                    }
+                }
+            }
+            None => {
+                let mut file = std::fs::File::create(path)?;
+                file.write_all(&self.head)?;
+                file
+            }
+        };
+        let mut file = file;
+        io::Seek::seek(&mut file, io::SeekFrom::End(0))?;
+        Ok(file)
+    }
+}
+
 /// Drop leading blank lines and trailing whitespace.
 pub fn trim_output(text: &str) -> &str {
     let mut start = 0;

@@ -1,7 +1,9 @@
 //! Running one foreground command to its end: read the merged output as it arrives, report
-//! progress, and stop the whole process group on timeout or abort (SIGTERM, then SIGKILL after
-//! [`KILL_GRACE`]). When the shell exits, whatever it left running in its group is stopped the
-//! same way, so a call never leaves processes behind.
+//! progress, and stop the whole process group on abort (SIGTERM, then SIGKILL after
+//! [`KILL_GRACE`]). On timeout the command either moves to the background as a task of the
+//! session (its output so far goes to the task's output file, the rest follows it there; see
+//! [`OnTimeout`]) or is stopped the same way. When the shell exits, whatever it left running in
+//! its group is stopped too, so a call never leaves processes behind that no task owns.
 //!
 //! What the model sees is assembled by the tool ([`crate::BashTool`]); this module only reports
 //! how the run ended, what was printed and where the shell ended up.
@@ -9,10 +11,12 @@
 use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hands_core::tasks::{BackgroundTask, TaskRegistry};
 use rustix::process::Signal;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdout};
 use tokio_util::sync::CancellationToken;
 
@@ -35,6 +39,34 @@ pub struct RunRequest<'a> {
     pub result_path: PathBuf,
     /// Run it confined by the sandbox.
     pub sandbox: Option<&'a crate::sandboxing::Launch>,
+    /// What the timeout does.
+    pub on_timeout: OnTimeout<'a>,
+}
+
+/// What happens to a command still running when its timeout expires.
+#[derive(Debug, Clone)]
+pub enum OnTimeout<'a> {
+    /// Stop it and every process it started.
+    Stop,
+    /// Move it to the background as a task of `registry` (stopped instead when no task can
+    /// start: the limit is reached or the session ended).
+    Background {
+        /// The session's tasks.
+        registry: Arc<TaskRegistry>,
+        /// The command as the model gave it (the task's name).
+        command: &'a str,
+        /// The model's description of it.
+        description: Option<&'a str>,
+    },
+}
+
+/// A command that went on in the background after its timeout.
+#[derive(Debug, Clone)]
+pub struct MovedToBackground {
+    /// The task's id.
+    pub task_id: String,
+    /// The file its whole output (from the start) is written to.
+    pub output_path: PathBuf,
 }
 
 /// How a run ended.
@@ -46,6 +78,8 @@ pub enum Ending {
     TimedOut,
     /// The call was aborted and the group was stopped.
     Aborted,
+    /// The timeout expired and the command went on as a background task.
+    Backgrounded,
 }
 
 /// What a run produced.
@@ -63,6 +97,10 @@ pub struct RunOutcome {
     pub elapsed: Duration,
     /// Destinations the sandbox's proxy refused (`host:port`).
     pub sandbox_refused: Vec<String>,
+    /// The task the command became, when it went on in the background.
+    pub moved: Option<MovedToBackground>,
+    /// Why a timed-out command could not go on in the background, when it was meant to.
+    pub background_refused: Option<String>,
 }
 
 /// Progress as the run sees it: elapsed time, bytes so far, last output line.
@@ -196,6 +234,42 @@ pub async fn run_foreground(
             }
         }
     };
+    let mut background_refused = None;
+    if ending == Ending::TimedOut {
+        if let OnTimeout::Background { registry, command, description } = &request.on_timeout {
+            match registry.reserve() {
+                Ok(reservation) => {
+                    let stdout = drain.stdout.take();
+                    drop(drain);
+                    let partial = capture.partial_text(request.max_output_chars);
+                    let output_path = reservation.output_path().to_path_buf();
+                    // On an error here the guard, still armed, stops the group.
+                    let log = capture.into_log(&output_path)?;
+                    guard.disarm();
+                    let task = reservation.start(
+                        *command,
+                        description.map(str::to_string),
+                        Box::new(move || signal_group(pgid, Signal::KILL)),
+                    );
+                    let task_id = task.id().to_string();
+                    // The shell's EXIT trap still writes its directory: keep the file until then.
+                    tokio::spawn(go_on_in_background(child, stdout, log, pgid, task, (sandbox_guard, cwd_file)));
+                    let empty = partial.is_empty();
+                    return Ok(RunOutcome {
+                        output: ShapedOutput { text: partial, persisted: false, empty },
+                        ending: Ending::Backgrounded,
+                        exit_code: None,
+                        final_cwd: None,
+                        elapsed: started.elapsed(),
+                        sandbox_refused: Vec::new(),
+                        moved: Some(MovedToBackground { task_id, output_path }),
+                        background_refused: None,
+                    });
+                }
+                Err(e) => background_refused = Some(e.to_string()),
+            }
+        }
+    }
     if ending != Ending::Exited {
         stop_group(&mut drain, &guard).await?;
     } else {
@@ -228,5 +302,48 @@ pub async fn run_foreground(
         final_cwd,
         elapsed: started.elapsed(),
         sandbox_refused,
+        moved: None,
+        background_refused,
     })
+}
+
+/// The rest of a command's life as a background task: append its output to the task's file,
+/// and when the shell exits stop what it left in its group and record how it ended. `keep`
+/// lives until then (the sandbox's proxy, the shell's directory file).
+async fn go_on_in_background(
+    mut child: Child,
+    mut stdout: Option<ChildStdout>,
+    log: std::fs::File,
+    pgid: u32,
+    task: Arc<BackgroundTask>,
+    keep: impl Send + 'static,
+) {
+    let mut log = tokio::fs::File::from_std(log);
+    let mut buf = vec![0u8; 64 * 1024];
+    let status = loop {
+        tokio::select! {
+            read = async { stdout.as_mut().expect("guarded by is_some").read(&mut buf).await }, if stdout.is_some() => {
+                match read {
+                    Ok(0) | Err(_) => stdout = None,
+                    // A full disk must not stop the command: its output is then lost, not its run.
+                    Ok(n) => { let _ = log.write_all(&buf[..n]).await; }
+                }
+            }
+            status = child.wait() => break status,
+        }
+    };
+    // Whatever the shell left running in its group goes with it, as for any background task.
+    signal_group(pgid, Signal::KILL);
+    if let Some(mut out) = stdout {
+        // The pipe closes once the group is gone; bounded for a process that left the group.
+        let _ = tokio::time::timeout(KILL_GRACE, async {
+            while let Ok(n @ 1..) = out.read(&mut buf).await {
+                let _ = log.write_all(&buf[..n]).await;
+            }
+        })
+        .await;
+    }
+    let _ = log.flush().await;
+    drop(keep);
+    task.finish(status.ok().and_then(|s| s.code()));
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use common::{Harness, alive, eventually, group_members, numbers_after};
 use hands_core::progress::ProgressEvent;
+use hands_core::tasks::{TaskRegistry, TaskStatus};
 use hands_core::{ToolInput, Turn};
 use hands_tool_bash::BashTool;
 use hands_tool_bash::constants::ABORTED_MESSAGE;
@@ -89,8 +90,9 @@ async fn long_error_output_keeps_both_ends() {
 }
 
 #[tokio::test]
-async fn timeout_stops_the_whole_process_group_even_ignoring_sigterm() {
+async fn timeout_in_a_one_shot_session_stops_the_whole_process_group_even_ignoring_sigterm() {
     let h = Harness::new();
+    TaskRegistry::of(&h.session).set_one_shot(true);
     // A grandchild that ignores SIGTERM (so only SIGKILL stops it), a plain grandchild, and the
     // shell waiting on a third.
     let command = "(trap '' TERM; exec sleep 1000) & echo \"stubborn:$!\"; sleep 1000 & echo \"plain:$!\"; echo \"shell:$$\"; sleep 1000";
@@ -98,7 +100,7 @@ async fn timeout_stops_the_whole_process_group_even_ignoring_sigterm() {
     assert!(r.is_error);
     let text = r.text();
     assert!(
-        text.ends_with("<error>Command timed out after 300ms and was stopped, with every process it started; nothing from it is still running</error>"),
+        text.ends_with("<error>Command timed out after 300ms and was stopped, with every process it started; nothing from it is still running: this process ends with the call (`hands call`), so nothing can go on in the background; give a longer timeout to let it finish</error>"),
         "{text}"
     );
     let stubborn = numbers_after(&text, "stubborn:")[0];
@@ -106,6 +108,76 @@ async fn timeout_stops_the_whole_process_group_even_ignoring_sigterm() {
     let shell = numbers_after(&text, "shell:")[0];
     assert!(eventually(|| !alive(stubborn) && !alive(plain) && !alive(shell)), "a process survived the timeout");
     assert!(eventually(|| group_members(shell).is_empty()), "group {shell} still has {:?}", group_members(shell));
+    assert!(TaskRegistry::of(&h.session).list().is_empty());
+}
+
+#[tokio::test]
+async fn timeout_moves_the_command_to_the_background_with_its_output() {
+    let h = Harness::new();
+    let go = h.project.path().join("go");
+    // Prints, then waits for a file the test creates once the call has returned.
+    let command = "echo \"shell:$$\"; echo before; until [ -e go ]; do sleep 0.02; done; echo after";
+    let r = h.call(json!({ "command": command, "timeout": 300, "description": "Wait for go" })).await;
+    assert!(!r.is_error, "{r:?}");
+    let text = r.text();
+    let shell = numbers_after(&text, "shell:")[0];
+    let registry = TaskRegistry::of(&h.session);
+    let task = registry.list().pop().expect("a background task");
+    assert_eq!((task.command(), task.description()), (command, Some("Wait for go")));
+    assert_eq!(
+        text,
+        format!(
+            "shell:{shell}\nbefore\nStill running after 300ms: the command goes on as a background task (read it with TaskOutput or Read, stop it with TaskStop).\nCommand running in background with ID: {}. Output is being written to: {}",
+            task.id(),
+            task.output_path().display()
+        )
+    );
+    assert!(alive(shell), "the command was stopped instead of moved");
+    std::fs::write(&go, "").unwrap();
+    let state = task.wait(std::time::Duration::from_secs(20)).await;
+    assert_eq!((state.status, state.exit_code), (TaskStatus::Completed, Some(0)));
+    // The task's file has the whole output: what the call returned and what came after.
+    assert_eq!(std::fs::read_to_string(task.output_path()).unwrap(), format!("shell:{shell}\nbefore\nafter\n"));
+    assert!(eventually(|| group_members(shell).is_empty()));
+}
+
+#[tokio::test]
+async fn a_command_moved_to_the_background_stops_with_its_task_and_its_session() {
+    let h = Harness::new();
+    let r = h.call(json!({ "command": "echo \"shell:$$\"; sleep 1000 & sleep 1000", "timeout": 200 })).await;
+    let shell = numbers_after(&r.text(), "shell:")[0];
+    let registry = TaskRegistry::of(&h.session);
+    let id = registry.list()[0].id().to_string();
+    registry.stop(&id).unwrap();
+    assert!(eventually(|| group_members(shell).is_empty()), "group {shell} still has {:?}", group_members(shell));
+    let r = h.call(json!({ "command": "echo \"shell:$$\"; trap '' TERM; sleep 1000", "timeout": 200 })).await;
+    let shell = numbers_after(&r.text(), "shell:")[0];
+    h.session.close();
+    assert!(eventually(|| group_members(shell).is_empty()), "a moved command outlived its session");
+}
+
+#[tokio::test]
+async fn a_timed_out_command_is_stopped_when_no_task_can_start_or_it_only_waits() {
+    let h = Harness::new();
+    let registry = TaskRegistry::of_with_limit(&h.session, 1);
+    let _busy = registry.reserve().unwrap().start("busy", None, Box::new(|| {}));
+    let r = h.call(json!({ "command": "echo \"shell:$$\"; sleep 1000", "timeout": 200 })).await;
+    assert!(r.is_error);
+    assert!(
+        r.text().ends_with("nothing from it is still running: it could not go on in the background: Cannot start another background task: 1 are already running in this session (limit 1). Stop one with TaskStop or wait for one to finish, then try again.</error>"),
+        "{}",
+        r.text()
+    );
+    let shell = numbers_after(&r.text(), "shell:")[0];
+    assert!(eventually(|| group_members(shell).is_empty()));
+    // A wait that ran out is not worth keeping.
+    let h = Harness::new();
+    let r = h.call(json!({ "command": "sleep 1000", "timeout": 200 })).await;
+    assert_eq!(
+        (r.is_error, r.text()),
+        (true, "<error>Command timed out after 200ms and was stopped, with every process it started; nothing from it is still running</error>".to_string())
+    );
+    assert!(TaskRegistry::of(&h.session).list().is_empty());
 }
 
 #[tokio::test]
@@ -218,6 +290,7 @@ async fn working_directory_persists_and_resets_outside_the_working_dirs() {
 #[tokio::test]
 async fn timeout_of_a_command_that_prints_keeps_the_output() {
     let h = Harness::new();
+    TaskRegistry::of(&h.session).set_one_shot(true);
     let r = h.call(json!({ "command": "echo before; sleep 1000", "timeout": "200" })).await;
     assert!(r.is_error);
     assert!(r.text().starts_with("before\n<error>Command timed out after 200ms"), "{}", r.text());

@@ -170,6 +170,44 @@ async fn old_names_and_parameters_still_work() {
     assert!(eventually(|| !alive(shell)));
 }
 
+// Two workers: the task's output is copied by a tokio task while the test polls the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_past_its_timeout_is_read_and_stopped_as_a_task() {
+    let h = Harness::new();
+    // More output than is kept in memory before the timeout, then a wait for the test's signal.
+    let command = "echo \"shell:$$\"; seq 1 40000; until [ -e go ]; do sleep 0.02; done; echo after; sleep 1000";
+    let r = h.call("Bash", json!({ "command": command, "timeout": 400 })).await;
+    assert!(!r.is_error, "{r:?}");
+    let text = r.text();
+    assert!(
+        text.contains("\n... (") && text.contains(" printed so far; the whole output is in the output file below)"),
+        "{text}"
+    );
+    let last = text.lines().last().unwrap();
+    let rest = last.strip_prefix("Command running in background with ID: ").expect(last);
+    let (id, path) = rest.split_once(". Output is being written to: ").unwrap();
+    std::fs::write(h._project.path().join("go"), "").unwrap();
+    let shell = printed_pid(Path::new(path));
+    assert!(eventually(|| std::fs::read_to_string(path).is_ok_and(|t| t.ends_with("40000\nafter\n"))));
+    let saved = std::fs::read_to_string(path).unwrap();
+    let expected: String = (1..=40000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(saved, format!("shell:{shell}\n{expected}after\n"), "the output before the move is kept whole");
+    let r = h.call("TaskOutput", json!({ "task_id": id, "block": false, "filter": "^(after|39999)$" })).await;
+    assert!(
+        r.text().contains("<status>running</status>") && r.text().contains("<output>\n39999\nafter\n</output>"),
+        "{}",
+        r.text()
+    );
+    let r = h.call("TaskStop", json!({ "task_id": id })).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(eventually(|| hands_groups_empty(shell)));
+    let r = h.call("TaskStop", json!({ "task_id": id })).await;
+    assert_eq!(
+        r.text(),
+        format!("<tool_use_error>No running task with ID {id}: it has already ended (status: killed)</tool_use_error>")
+    );
+}
+
 #[tokio::test]
 async fn a_filter_returns_only_the_matching_lines() {
     let h = Harness::new();

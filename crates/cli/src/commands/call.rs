@@ -1,5 +1,9 @@
 //! `hands call TOOL 'JSON'`: one call through the whole pipeline; prints the result content.
 //! Exit status 0, or 1 when the result is an error.
+//!
+//! The session ends with the call, so its background tasks do too: a Bash command that times out
+//! is stopped (not moved to the background), and one started with `run_in_background` is stopped
+//! at exit, as its result says.
 
 use anyhow::Context;
 use hands_core::{ToolCall, Turn};
@@ -27,6 +31,8 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let input: serde_json::Value =
         serde_json::from_str(&args.input).with_context(|| format!("the input is not valid JSON: {}", args.input))?;
     let runtime = args.options.build_direct()?;
+    // Nothing started by this call can outlive the process: tools must not promise otherwise.
+    hands_core::tasks::TaskRegistry::of(&runtime.session).set_one_shot(true);
     let turn = Turn::new();
     let ctrl_c = {
         let turn = turn.clone();
