@@ -4,8 +4,8 @@
 //! Which tools a crate registers is not written down anywhere: it is read from a built binary
 //! (`hands tools --format names --packages`).
 //!
-//! Only the small, regular subset of TOML that these files use is understood (a `[features]`
-//! table of string arrays). Building, checking binaries and editing files are elsewhere.
+//! Manifests are read with `toml_edit`. Building, checking binaries and editing files are
+//! elsewhere.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -143,33 +143,13 @@ fn read(path: &Path) -> anyhow::Result<String> {
 
 /// The `[features]` table of a manifest: name -> items.
 pub fn parse_features(manifest: &str) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
-    let mut in_features = false;
-    let mut body = String::new();
-    for line in manifest.lines() {
-        let trimmed = line.trim();
-        if trimmed.starts_with('[') && !trimmed.starts_with("[\"") && trimmed.ends_with(']') && !trimmed.contains('=') {
-            in_features = trimmed == "[features]";
-            continue;
-        }
-        if in_features {
-            body.push_str(line.split('#').next().unwrap_or(""));
-            body.push('\n');
-        }
-    }
+    let doc = manifest.parse::<toml_edit::DocumentMut>().context("the manifest is not valid TOML")?;
     let mut features = BTreeMap::new();
-    let mut rest = body.as_str();
-    while let Some(eq) = rest.find('=') {
-        let name = rest[..eq].trim().trim_matches('"').to_string();
-        let after = rest[eq + 1..].trim_start();
-        let Some(array) = after.strip_prefix('[') else { bail!("feature `{name}`: expected an array") };
-        let Some(end) = array.find(']') else { bail!("feature `{name}`: unterminated array") };
-        let items = array[..end]
-            .split(',')
-            .map(|item| item.trim().trim_matches('"').to_string())
-            .filter(|item| !item.is_empty())
-            .collect();
-        features.insert(name, items);
-        rest = &array[end + 1..];
+    let Some(table) = doc.get("features").and_then(toml_edit::Item::as_table) else { return Ok(features) };
+    for (name, value) in table.iter() {
+        let Some(array) = value.as_array() else { bail!("feature `{name}`: expected an array") };
+        let items = array.iter().filter_map(|item| item.as_str().map(str::to_string)).collect();
+        features.insert(name.to_string(), items);
     }
     Ok(features)
 }

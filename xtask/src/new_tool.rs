@@ -8,12 +8,14 @@
 //! `crates/tools/src/lib.rs`, and the forwarding feature of the `hands` binary. After a build,
 //! `hands tools` lists the new tool with no other edit.
 //!
-//! Every edit is a small insertion into the existing text (other people edit these files too),
-//! and nothing is written unless every edit applies.
+//! Manifests are edited as TOML documents (`toml_edit`, which keeps comments, order and layout),
+//! so each edit is a small insertion however the file is laid out; the facade's Rust source gets
+//! one line after its marker. Nothing is written unless every edit applies.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use toml_edit::{Array, DocumentMut, InlineTable, Item, Key, Table, Value};
 
 /// The names a new tool goes by.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,96 +121,97 @@ fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("replacing {}", path.display()))
 }
 
-/// Byte range of a TOML table's body: from after its header line to the next table header.
-fn table_body(text: &str, header: &str) -> Option<(usize, usize)> {
-    let mut offset = 0;
-    let mut start = None;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
-        let is_header = trimmed.starts_with('[') && !trimmed.contains('=');
-        if let Some(s) = start {
-            if is_header {
-                return Some((s, offset));
-            }
-        } else if is_header && trimmed == header {
-            start = Some(offset + line.len());
-        }
-        offset += line.len();
-    }
-    start.map(|s| (s, text.len()))
+fn parse_toml(text: &str, file: &str) -> anyhow::Result<DocumentMut> {
+    text.parse::<DocumentMut>().with_context(|| format!("{file} is not valid TOML"))
 }
 
-/// Insert `line` right after the last non-blank line of a table's body.
-fn append_to_table(text: &str, header: &str, line: &str) -> anyhow::Result<String> {
-    let (start, end) = table_body(text, header).with_context(|| format!("no `{header}` table"))?;
-    let body = &text[start..end];
-    let insert_at = start + body.trim_end().len();
-    let mut out = String::with_capacity(text.len() + line.len() + 2);
-    out.push_str(&text[..insert_at]);
-    if insert_at > start {
-        out.push('\n');
+/// The table at `path` (`["workspace", "dependencies"]`) of `doc`.
+fn table_mut<'a>(doc: &'a mut DocumentMut, path: &[&str], file: &str) -> anyhow::Result<&'a mut Table> {
+    let mut table = doc.as_table_mut();
+    for key in path {
+        table = table
+            .get_mut(key)
+            .and_then(Item::as_table_mut)
+            .with_context(|| format!("{file} has no [{}] table", path.join(".")))?;
     }
-    out.push_str(line);
-    if insert_at == end {
-        out.push('\n');
+    Ok(table)
+}
+
+/// Insert `key = value` right after the last key of `table` that starts with `after_prefix`, or
+/// at the end when none does; the keys that follow keep their comments and order.
+fn insert_after_last(table: &mut Table, after_prefix: &str, key: &str, value: Item) {
+    let keys: Vec<String> = table.iter().map(|(k, _)| k.to_string()).collect();
+    let Some(last) = keys.iter().rposition(|k| k.starts_with(after_prefix)) else {
+        table.insert(key, value);
+        return;
+    };
+    let moved: Vec<(Key, Item)> = keys[last + 1..].iter().filter_map(|k| table.remove_entry(k)).collect();
+    table.insert(key, value);
+    for (k, item) in moved {
+        table.insert_formatted(&k, item);
     }
-    out.push_str(&text[insert_at..]);
-    Ok(out)
+}
+
+fn inline_table(entries: &[(&str, Value)]) -> Item {
+    let mut table = InlineTable::new();
+    for (key, value) in entries {
+        table.insert(*key, value.clone());
+    }
+    Item::Value(Value::InlineTable(table))
+}
+
+fn string_array(items: &[&str]) -> Item {
+    Item::Value(Value::Array(items.iter().copied().collect::<Array>()))
 }
 
 fn edit_root_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> {
+    let mut doc = parse_toml(text, "Cargo.toml")?;
     let package = format!("hands-tool-{}", names.short);
-    let (start, end) = table_body(text, "[workspace.dependencies]").context("no [workspace.dependencies] table")?;
-    let mut text = text.to_string();
-    if !text[start..end].lines().any(|l| l.trim_start().starts_with(&format!("{package} "))) {
-        let line = format!("{package} = {{ path = \"crates/tool-{}\", version = \"0.1.0\" }}", names.short);
-        // After the last tool crate, so the internal crates stay together.
-        let body = &text[start..end];
-        let last_tool_line_end = body
-            .match_indices('\n')
-            .map(|(i, _)| i)
-            .rfind(|&i| body[..i].rsplit('\n').next().is_some_and(|l| l.starts_with("hands-tool-")));
-        text = match last_tool_line_end {
-            Some(i) => format!("{}\n{line}{}", &text[..start + i], &text[start + i..]),
-            None => append_to_table(&text, "[workspace.dependencies]", &line)?,
-        };
-    }
-    let members_cover = text.contains("\"crates/*\"") || text.contains(&format!("\"crates/tool-{}\"", names.short));
+    let members_cover =
+        doc.get("workspace").and_then(|w| w.get("members")).and_then(Item::as_array).is_some_and(|members| {
+            members
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|m| m == "crates/*" || m == format!("crates/tool-{}", names.short))
+        });
     if !members_cover {
         bail!(
             "the workspace members do not include crates/* : add \"crates/tool-{}\" to [workspace] members",
             names.short
         );
     }
-    Ok(text)
+    let dependencies = table_mut(&mut doc, &["workspace", "dependencies"], "Cargo.toml")?;
+    if !dependencies.contains_key(&package) {
+        let entry = inline_table(&[
+            ("path", Value::from(format!("crates/tool-{}", names.short))),
+            ("version", Value::from("0.1.0")),
+        ]);
+        // After the last tool crate, so the internal crates stay together.
+        insert_after_last(dependencies, "hands-tool-", &package, entry);
+    }
+    Ok(doc.to_string())
 }
 
 fn edit_tools_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> {
-    let short = &names.short;
-    let (start, end) = table_body(text, "[features]").context("crates/tools/Cargo.toml has no [features] table")?;
-    if text[start..end].lines().any(|l| l.trim_start().starts_with(&format!("{short} ="))) {
+    const FILE: &str = "crates/tools/Cargo.toml";
+    let short = names.short.as_str();
+    let mut doc = parse_toml(text, FILE)?;
+    let features = table_mut(&mut doc, &["features"], FILE)?;
+    if features.contains_key(short) {
         bail!("hands-tools already has a feature `{short}`");
     }
-    // Add the feature to `default`.
-    let default_at = text[start..end]
-        .find("\ndefault = [")
-        .map(|i| start + i + 1)
-        .or_else(|| text[start..end].starts_with("default = [").then_some(start))
+    let default = features
+        .get_mut("default")
+        .and_then(Item::as_array_mut)
         .context("hands-tools has no `default = [...]` feature")?;
-    let close = default_at + text[default_at..].find(']').context("unterminated `default` array")?;
-    let inside = text[default_at + "default = [".len()..close].trim_end();
-    let insertion = if inside.trim().is_empty() {
-        format!("\"{short}\"")
-    } else if inside.ends_with(',') {
-        format!(" \"{short}\",")
-    } else {
-        format!(", \"{short}\"")
-    };
-    let insert_at = default_at + "default = [".len() + inside.len();
-    let text = format!("{}{insertion}{}", &text[..insert_at], &text[insert_at..]);
-
-    let text = append_to_table(&text, "[features]", &format!("{short} = [\"dep:hands-tool-{short}\"]"))?;
-    append_to_table(&text, "[dependencies]", &format!("hands-tool-{short} = {{ workspace = true, optional = true }}"))
+    default.push(short);
+    features.insert(short, string_array(&[&format!("dep:hands-tool-{short}")]));
+    let dependencies = table_mut(&mut doc, &["dependencies"], FILE)?;
+    dependencies.insert(
+        &format!("hands-tool-{short}"),
+        inline_table(&[("workspace", Value::from(true)), ("optional", Value::from(true))]),
+    );
+    Ok(doc.to_string())
 }
 
 fn edit_tools_lib(text: &str, names: &ToolNames) -> anyhow::Result<String> {
@@ -223,12 +226,14 @@ fn insert_after_marker(text: &str, marker: &str, line: &str) -> anyhow::Result<S
 }
 
 fn edit_cli_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> {
-    let short = &names.short;
-    let (start, end) = table_body(text, "[features]").context("crates/cli/Cargo.toml has no [features] table")?;
-    if text[start..end].lines().any(|l| l.trim_start().starts_with(&format!("{short} ="))) {
-        return Ok(text.to_string());
+    const FILE: &str = "crates/cli/Cargo.toml";
+    let short = names.short.as_str();
+    let mut doc = parse_toml(text, FILE)?;
+    let features = table_mut(&mut doc, &["features"], FILE)?;
+    if !features.contains_key(short) {
+        features.insert(short, string_array(&[&format!("hands-tools/{short}")]));
     }
-    append_to_table(text, "[features]", &format!("{short} = [\"hands-tools/{short}\"]"))
+    Ok(doc.to_string())
 }
 
 /// The files of the new crate, relative to its directory.
@@ -603,6 +608,32 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&output.stdout), "GeneratedProbe\n");
         cargo(&["test", "-p", "hands-tool-generated-probe"]);
         cargo(&["clippy", "-p", "hands-tool-generated-probe", "--all-targets", "--no-deps", "--", "-D", "warnings"]);
+    }
+
+    #[test]
+    fn manifest_edits_keep_comments_and_layout_of_any_shape() {
+        let names = ToolNames::new("word-count", None).unwrap();
+        let tools = "[features]\n# the usual set\ndefault = [\n    \"core\",  # Bash and friends\n    \"lsp\",\n]\ncore = [\"bash\"]\n\"bash\" = [\"dep:hands-tool-bash\"] # quoted key\n\n[dependencies.hands-core]\nworkspace = true\n\n[dependencies]\nserde = \"1\"\n";
+        let edited = edit_tools_manifest(tools, &names).unwrap();
+        for kept in ["# the usual set\n", "\"core\",  # Bash and friends\n", "# quoted key\n"] {
+            assert!(edited.contains(kept), "lost `{kept}`:\n{edited}");
+        }
+        let features = crate::facade::parse_features(&edited).unwrap();
+        assert_eq!(features["default"], ["core", "lsp", "word-count"]);
+        assert_eq!(features["word-count"], ["dep:hands-tool-word-count"]);
+        let doc = edited.parse::<DocumentMut>().unwrap();
+        assert_eq!(doc["dependencies"]["hands-tool-word-count"]["optional"].as_bool(), Some(true), "{edited}");
+
+        let root = "[workspace]\nmembers = [\"crates/*\"]\n\n[workspace.dependencies]\nhands-core = { path = \"crates/core\" }\nhands-tool-a = { path = \"crates/tool-a\" }\n# third-party crates\nserde = \"1\"\n";
+        let edited = edit_root_manifest(root, &names).unwrap();
+        assert!(
+            edited.contains("hands-tool-a = { path = \"crates/tool-a\" }\nhands-tool-word-count = { path = \"crates/tool-word-count\", version = \"0.1.0\" }\n# third-party crates\nserde = \"1\"\n"),
+            "{edited}"
+        );
+        assert_eq!(edit_root_manifest(&edited, &names).unwrap(), edited, "a second run adds nothing");
+        let error = edit_root_manifest("[workspace]\nmembers = [\"crates/core\"]\n", &names).unwrap_err().to_string();
+        assert!(error.contains("crates/tool-word-count"), "{error}");
+        assert!(edit_tools_manifest("[features\n", &names).unwrap_err().to_string().contains("not valid TOML"));
     }
 
     #[test]
