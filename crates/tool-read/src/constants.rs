@@ -6,11 +6,13 @@ pub const TOOL_NAME: &str = "Read";
 /// Words ToolSearch scores against.
 pub const SEARCH_HINT: &str = "read view open file contents lines image pdf notebook";
 
-/// Lines a read without `limit` shows at most.
-pub const DEFAULT_MAX_LINES: u64 = 2000;
-
-/// Bytes of the file a read without `limit` covers at most (Claude Code's `maxSizeBytes`).
+/// Largest file read whole without `offset`, `limit` or `allow_large`, and the bytes a view
+/// from an `offset` covers at most (Claude Code's `maxSizeBytes`).
 pub const MAX_SIZE_BYTES: u64 = 256 * 1024;
+
+/// Bytes of text a read with `allow_large` returns at most: it lifts the size and token caps,
+/// and this ceiling keeps one call from returning an unbounded file.
+pub const LARGE_READ_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Output tokens a read may return (Claude Code's `maxTokens`).
 pub const DEFAULT_MAX_TOKENS: usize = 25_000;

@@ -1,11 +1,13 @@
 //! # hands-tool-read
 //!
 //! `Read` (reference §1.4): text files with line numbers in the session's format, `offset`
-//! (1-based) and `limit`, a capped default view that says how to read on, streaming range reads
-//! of huge files, images as image blocks, notebooks as cells with outputs, and PDFs as document
+//! (1-based) and `limit`, every line up to the size and token caps (no line cap; the empty line
+//! after a final newline is a line), a file over the size cap refused unless `allow_large` asks
+//! for it whole, a view cut by the token cap that says how to read on, streaming range reads of
+//! huge files, images as image blocks, notebooks as cells with outputs, and PDFs as document
 //! blocks. Every text read records what the model saw in the session's file state (reference
-//! §2.6), which is what Write and Edit check; reading the same unchanged range twice returns the
-//! `file_unchanged` stub.
+//! §2.6), which is what Write and Edit check. Reading an unchanged file again returns its content
+//! again (Claude Code 2.1.332 dropped the `file_unchanged` stub).
 //!
 //! ## What a read records (for Edit, Write and NotebookEdit)
 //!
@@ -34,7 +36,7 @@ use std::io::Read as _;
 use std::path::Path;
 
 use hands_core::encoding::{self, Encoding};
-use hands_core::file_state::{FileState, Freshness, hash_bytes, mtime_ms};
+use hands_core::file_state::{FileState, hash_bytes, mtime_ms};
 use hands_core::line_format::LineNumberFormat;
 use hands_core::path_policy::{self, FileKind};
 use hands_core::permissions::RuleSubject;
@@ -66,6 +68,9 @@ pub struct ReadInput {
     /// PDF pages to read: one page ("4") or a range ("2-7"), counting from 1, at most 20 pages; PDFs only
     #[serde(default)]
     pub pages: Option<String>,
+    /// true reads the whole text file even when it is over the size or token cap (up to 8 MB); only when you really need all of it
+    #[serde(default)]
+    pub allow_large: Option<bool>,
 }
 
 /// Validation error codes (Claude Code's `errorCode`s where it has one).
@@ -155,7 +160,7 @@ impl ReadTool {
         // where handing it to the blocking pool and back costs two thread wake-ups (tens of
         // microseconds on a busy machine, most of a small Read's time).
         if kind == Kind::Text && check.kind == FileKind::Regular && check.size <= INLINE_READ_MAX_BYTES {
-            return read_text(session, &path, &real, input.offset, input.limit);
+            return read_text(session, &path, &real, input);
         }
         let input = input.clone();
         let session = session.clone();
@@ -164,7 +169,7 @@ impl ReadTool {
             Kind::Image => read_image(&session, &path, &real),
             Kind::Pdf => read_pdf(&session, &path, &real, input.pages.as_deref()),
             Kind::Notebook => read_notebook(&session, &path, &real),
-            Kind::Text => read_text(&session, &path, &real, input.offset, input.limit),
+            Kind::Text => read_text(&session, &path, &real, &input),
         })
         .await
         .map_err(|e| ToolError::msg(format!("the read task failed: {e}")))?
@@ -205,38 +210,25 @@ fn record_whole(session: &Session, path: &Path, bytes: &[u8], meta: &std::fs::Me
     session.file_state().record(path, state);
 }
 
-/// The stub, when the same range of this file was read before and the content is unchanged.
-fn unchanged_stub(session: &Session, path: &Path, offset: u64, limit: Option<u64>) -> Option<ToolOutput> {
-    let previous = session.file_state().get(path)?;
-    if previous.offset != Some(offset) || previous.limit != limit {
-        return None;
-    }
-    match previous.freshness(path) {
-        Ok(Freshness::Unchanged | Freshness::Touched) => Some(
-            ToolOutput::text(prompt::FILE_UNCHANGED)
-                .with_data(json!({"type": "file_unchanged", "file": {"filePath": path}})),
-        ),
-        _ => None,
-    }
-}
-
-fn read_text(
-    session: &Session,
-    path: &Path,
-    real: &Path,
-    offset: Option<u64>,
-    limit: Option<u64>,
-) -> Result<ToolOutput, ToolError> {
-    let offset = offset.unwrap_or(1).max(1);
-    if let Some(stub) = unchanged_stub(session, path, offset, limit) {
-        return Ok(stub);
-    }
+fn read_text(session: &Session, path: &Path, real: &Path, input: &ReadInput) -> Result<ToolOutput, ToolError> {
+    let offset = input.offset.unwrap_or(1).max(1);
+    let limit = input.limit;
+    let allow_large = input.allow_large.unwrap_or(false);
     let (mut file, meta) = open_regular(path, real)?;
-    let max_tokens = max_tokens();
-    let max_chars = max_tokens.saturating_mul(CHARS_PER_TOKEN);
-    let limits = match limit {
-        None => Limits::View { max_lines: DEFAULT_MAX_LINES, max_bytes: MAX_SIZE_BYTES, max_chars },
-        Some(lines) => Limits::Exact { lines, max_chars },
+    // The token cap in force: `allow_large` raises it to the ceiling.
+    let max_tokens = if allow_large { LARGE_READ_MAX_BYTES as usize / CHARS_PER_TOKEN } else { max_tokens() };
+    let limits = if allow_large {
+        let max = LARGE_READ_MAX_BYTES;
+        match limit {
+            None => Limits::View { max_bytes: max, max_chars: max as usize },
+            Some(lines) => Limits::Exact { lines, max_chars: max as usize },
+        }
+    } else {
+        let max_chars = max_tokens.saturating_mul(CHARS_PER_TOKEN);
+        match limit {
+            None => Limits::View { max_bytes: MAX_SIZE_BYTES, max_chars },
+            Some(lines) => Limits::Exact { lines, max_chars },
+        }
     };
     let mut head = [0u8; HEAD_BYTES];
     // A small file's size says where it ends: reading that much spares the `read` that would
@@ -255,6 +247,11 @@ fn read_text(
     if utf16 && meta.len() > MAX_UTF16_BYTES {
         let size = format_size(meta.len() as usize);
         return Ok(ToolOutput::error(prompt::utf16_too_large(&size)));
+    }
+    // The whole of a file over the size cap only when asked for by name.
+    if !allow_large && limit.is_none() && offset == 1 && meta.len() > MAX_SIZE_BYTES {
+        let (size, max) = (format_size(meta.len() as usize), format_size(MAX_SIZE_BYTES as usize));
+        return Ok(ToolOutput::error(prompt::too_large(&size, &max)));
     }
     // The file's line count, when it is cheap to know (files read whole).
     let file_lines;
@@ -278,7 +275,9 @@ fn read_text(
         file_lines = selection.total_lines;
         (selection, 0)
     };
-    let (output, cut_short) = text_output(session, path, &meta, offset, &selection, file_lines, max_tokens);
+    let whole_helps = !allow_large;
+    let (output, cut_short) =
+        text_output(session, path, &meta, offset, &selection, file_lines, max_tokens, whole_helps);
     let state = FileState {
         content_hash,
         mtime_ms: mtime_ms(&meta),
@@ -294,14 +293,20 @@ fn read_text(
 /// How much of a file is read first, to tell its encoding and whether it is binary.
 const HEAD_BYTES: usize = 8192;
 
-/// Lines of `text` (a last line without a newline counts).
+/// Lines of `text`: one more than its newlines (the text after the last newline, empty or not,
+/// is a line), none when it is empty.
 fn count_lines(text: &str) -> u64 {
-    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
-    newlines + u64::from(!text.is_empty() && !text.ends_with('\n'))
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    if text.is_empty() {
+        return 0;
+    }
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64 + 1
 }
 
 /// The answer for selected lines, and whether the session's delivery limit cut it shorter than
-/// the selection (the lines past the cut were not shown).
+/// the selection (the lines past the cut were not shown). `whole_helps`: `allow_large` was not
+/// given, so a view cut by a cap may point to it.
+#[allow(clippy::too_many_arguments)]
 fn text_output(
     session: &Session,
     path: &Path,
@@ -310,6 +315,7 @@ fn text_output(
     sel: &Selection,
     file_lines: Option<u64>,
     max_tokens: usize,
+    whole_helps: bool,
 ) -> (ToolOutput, bool) {
     if sel.over_budget {
         let tokens = (sel.range_bytes as usize).div_ceil(CHARS_PER_TOKEN);
@@ -356,7 +362,9 @@ fn text_output(
     if sel.stop.is_some() || cut {
         let last = sel.first_line + shown as u64 - 1;
         let size = format_size(meta.len() as usize);
-        text.push_str(&prompt::partial_view(sel.first_line, last, file_lines, &size, cut_line));
+        // `allow_large` would have shown more only when a cap (not the delivery limit) cut it.
+        let suggest_whole = whole_helps && !cut;
+        text.push_str(&prompt::partial_view(sel.first_line, last, file_lines, &size, cut_line, suggest_whole));
     }
     (ToolOutput::text(text).with_data(data(shown)), cut)
 }
@@ -384,9 +392,6 @@ fn read_image(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput,
 }
 
 fn read_notebook(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput, ToolError> {
-    if let Some(stub) = unchanged_stub(session, path, 1, None) {
-        return Ok(stub);
-    }
     let Some((bytes, meta)) = read_whole(path, real, MAX_NOTEBOOK_BYTES)? else {
         let size = format_size(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
         return Ok(ToolOutput::error(prompt::notebook_too_large(&path.to_string_lossy(), &size)));

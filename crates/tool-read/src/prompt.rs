@@ -5,7 +5,7 @@
 
 use hands_core::line_format::LineNumberFormat;
 
-use crate::constants::{MAX_PDF_PAGES_PER_READ, PDF_PAGES_WITHOUT_RANGE};
+use crate::constants::{MAX_PDF_PAGES_PER_READ, MAX_SIZE_BYTES, PDF_PAGES_WITHOUT_RANGE};
 
 /// One-line description for listings.
 pub const DESCRIPTION: &str = "Read a text file, image, PDF or notebook from the local disk";
@@ -16,14 +16,17 @@ pub fn prompt(format: LineNumberFormat) -> String {
         LineNumberFormat::Compact => "its line number (from 1) and a tab",
         LineNumberFormat::Legacy => "its line number (from 1), padded to six columns, and an arrow (→)",
     };
+    let max_size = hands_core::text::format_size(MAX_SIZE_BYTES as usize);
     format!(
         "Reads a file from the local disk. Any path on the machine can be read; when the user names a \
 file, read it rather than asking whether it exists (a missing file just gives an error).
 
 - file_path should be absolute; `~` and relative paths are taken from the working directory.
 - Text comes back one line per line, each preceded by {numbering}.
-- Read the whole file by leaving offset and limit out. Use them for a part of a long file: a file \
-too large for one read gives its first part and says how to go on.
+- Read the whole file by leaving offset and limit out; every line comes back, up to the size and \
+token caps. Use offset and limit for a part of a long file. A file over {max_size} read whole is \
+refused; one whose text is over the token cap gives its first part and says how to go on. \
+allow_large: true lifts both caps when you really need the whole file at once.
 - Images (PNG, JPG, GIF, WEBP) are shown to you as images, so screenshots can be read too.
 - PDFs: over {PDF_PAGES_WITHOUT_RANGE} pages you must pick pages, e.g. pages: \"1-5\"; at most \
 {MAX_PDF_PAGES_PER_READ} pages per call.
@@ -33,9 +36,6 @@ too large for one read gives its first part and says how to go on.
 - Several files you may need can be read at once with parallel calls in one message."
     )
 }
-
-/// The stub returned when the same file and range were read before and the content is unchanged.
-pub const FILE_UNCHANGED: &str = "File unchanged since last read: the content your earlier Read of this file and range returned is still what is on disk, so use that.";
 
 /// The warning returned for an empty file.
 pub const EMPTY_FILE: &str = "<system-reminder>Warning: this file exists but has no content.</system-reminder>";
@@ -54,17 +54,33 @@ pub fn too_many_tokens(tokens: usize, max_tokens: usize) -> String {
     )
 }
 
-/// What follows a view that was cut by a cap: which lines were shown and how to read on.
-pub fn partial_view(first: u64, last: u64, total_lines: Option<u64>, size: &str, cut_line: bool) -> String {
+/// A file over the size cap read whole without `allow_large`.
+pub fn too_large(size: &str, max: &str) -> String {
+    format!(
+        "File content ({size}) is over the {max} one read returns whole. Read a part with offset and limit, find what you need with Grep, or call Read again with allow_large: true if you need all of it."
+    )
+}
+
+/// What follows a view that was cut by a cap: which lines were shown and how to read on;
+/// `suggest_whole` adds that `allow_large` would show the rest.
+pub fn partial_view(
+    first: u64,
+    last: u64,
+    total_lines: Option<u64>,
+    size: &str,
+    cut_line: bool,
+    suggest_whole: bool,
+) -> String {
     let of_total = total_lines.map(|t| format!(" of {t}")).unwrap_or_default();
     let next = last + 1;
+    let whole = if suggest_whole { " allow_large: true reads the whole file in one call." } else { "" };
     if cut_line {
         format!(
-            "\n\n<system-reminder>PARTIAL view: line {first}{of_total} alone is more than one read may return, so only its start is shown (file size {size}). Grep finds text inside it; Bash with `cut -c` or `fold` shows other parts. The line after it is at offset={next}.</system-reminder>"
+            "\n\n<system-reminder>PARTIAL view: line {first}{of_total} alone is more than one read may return, so only its start is shown (file size {size}). Grep finds text inside it; Bash with `cut -c` or `fold` shows other parts. The line after it is at offset={next}.{whole}</system-reminder>"
         )
     } else {
         format!(
-            "\n\n<system-reminder>PARTIAL view: showing lines {first}-{last}{of_total} (file size {size}), as the file is too large for one read. Continue with offset={next} and a limit, or find what you need with Grep. Write does not treat a partial view as having read the file.</system-reminder>"
+            "\n\n<system-reminder>PARTIAL view: showing lines {first}-{last}{of_total} (file size {size}), as the file is too large for one read. Continue with offset={next} and a limit, or find what you need with Grep.{whole} Write does not treat a partial view as having read the file.</system-reminder>"
         )
     }
 }

@@ -4,7 +4,8 @@
 //! touches only the bytes before and in the range and holds one chunk in memory.
 //!
 //! Lines end at `\n`; a `\r` before it is dropped (CRLF shown as LF), invalid UTF-8 is replaced
-//! with U+FFFD. Formatting the lines for the model and the model-visible notices are not here.
+//! with U+FFFD. A file that is not empty has one line more than it has newlines: the text after
+//! the last newline, empty when the file ends with one, is its last line (as Claude Code counts). Formatting the lines for the model and the model-visible notices are not here.
 
 use std::io::{self, Read};
 
@@ -14,10 +15,9 @@ use hands_core::fs::fill_from;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limits {
     /// A read without `limit`: show from the first line until the end of the file or a cap,
-    /// whichever comes first, and say which cap stopped it.
+    /// whichever comes first, and say which cap stopped it. There is no cap on the number of
+    /// lines.
     View {
-        /// Lines shown at most.
-        max_lines: u64,
         /// Bytes of the file covered at most.
         max_bytes: u64,
         /// Characters of text shown at most (the token cap times characters per token).
@@ -35,8 +35,6 @@ pub enum Limits {
 /// What cut a [`Limits::View`] short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
-    /// The line cap.
-    Lines,
     /// The byte cap.
     Bytes,
     /// The character (token) cap.
@@ -149,16 +147,12 @@ impl Collector {
         self.current.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
-    /// Whether another line may start (called at a line start when more bytes follow).
-    fn wants_more(&mut self) -> bool {
-        let shown = self.sel.lines.len() as u64;
+    /// Whether another line may start (called at a line start): a view takes lines until a cap
+    /// stops it, an exact range until it has its lines.
+    fn wants_more(&self) -> bool {
         match self.limits {
-            Limits::View { max_lines, .. } if shown >= max_lines => {
-                self.sel.stop = Some(Stop::Lines);
-                false
-            }
-            Limits::Exact { lines, .. } if self.seen >= lines => false,
-            _ => true,
+            Limits::View { .. } => true,
+            Limits::Exact { lines, .. } => self.seen < lines,
         }
     }
 
@@ -238,6 +232,8 @@ pub fn select(mut reader: impl Read, first_line: u64, limits: Limits, chunk_byte
     // Bytes seen since the last newline (a line in progress).
     let mut in_line = false;
     let mut first_chunk = true;
+    // Whether the file has any content (past a byte-order mark): an empty file has no lines.
+    let mut any_content = false;
     let mut more_follows = false;
     'read: loop {
         let n = fill_from(&mut reader, &mut buf)?;
@@ -250,6 +246,7 @@ pub fn select(mut reader: impl Read, first_line: u64, limits: Limits, chunk_byte
             first_chunk = false;
             chunk = chunk.strip_prefix(UTF8_BOM).unwrap_or(chunk);
         }
+        any_content |= !chunk.is_empty();
         while !chunk.is_empty() {
             if line_no < first_line {
                 let need = first_line - line_no;
@@ -291,8 +288,9 @@ pub fn select(mut reader: impl Read, first_line: u64, limits: Limits, chunk_byte
         }
     }
     if !more_follows {
-        if in_line {
-            if line_no >= first_line {
+        if any_content {
+            // The last line: the text after the last newline, empty when the file ends with one.
+            if line_no >= first_line && !c.done && (in_line || c.wants_more()) {
                 c.finish_line();
             }
             line_no += 1;
@@ -306,7 +304,7 @@ pub fn select(mut reader: impl Read, first_line: u64, limits: Limits, chunk_byte
 mod tests {
     use super::*;
 
-    const VIEW: Limits = Limits::View { max_lines: 2000, max_bytes: 1 << 20, max_chars: 1 << 20 };
+    const VIEW: Limits = Limits::View { max_bytes: 1 << 20, max_chars: 1 << 20 };
 
     fn lines(sel: &Selection) -> Vec<&str> {
         sel.lines.iter().collect()
@@ -320,10 +318,33 @@ mod tests {
             assert_eq!(sel.total_lines, Some(4));
             assert!(sel.is_whole_file());
             let sel = select(&b"a\nb\n"[..], 2, VIEW, chunk).unwrap();
-            assert_eq!(lines(&sel), ["b"]);
-            assert_eq!(sel.total_lines, Some(2));
+            assert_eq!(lines(&sel), ["b", ""], "chunk {chunk}");
+            assert_eq!(sel.total_lines, Some(3));
             assert!(!sel.is_whole_file());
         }
+    }
+
+    #[test]
+    fn the_empty_line_after_a_final_newline_is_a_line() {
+        for chunk in [1, 2, 64] {
+            let sel = select(&b"a\nb\n"[..], 1, VIEW, chunk).unwrap();
+            assert_eq!(lines(&sel), ["a", "b", ""], "chunk {chunk}");
+            assert_eq!(sel.total_lines, Some(3));
+            // One past the last newline: that empty line; one more: nothing.
+            let sel = select(&b"a\nb\n"[..], 3, VIEW, chunk).unwrap();
+            assert_eq!(lines(&sel), [""], "chunk {chunk}");
+            let sel = select(&b"a\nb\n"[..], 4, VIEW, chunk).unwrap();
+            assert!(sel.lines.is_empty());
+            assert_eq!(sel.total_lines, Some(3));
+            // A range that ends before it still knows the count, and the content was all seen.
+            let sel = select(&b"a\nb\n"[..], 1, Limits::Exact { lines: 2, max_chars: 100 }, chunk).unwrap();
+            assert_eq!(lines(&sel), ["a", "b"]);
+            assert_eq!(sel.total_lines, Some(3));
+            // A lone newline is two empty lines; a byte-order mark alone is an empty file.
+            assert_eq!(lines(&select(&b"\n"[..], 1, VIEW, chunk).unwrap()), ["", ""]);
+            assert_eq!(select(&b"\xEF\xBB\xBF"[..], 1, VIEW, chunk).unwrap().total_lines, Some(0));
+        }
+        assert_eq!(select(&b""[..], 1, VIEW, 8).unwrap().total_lines, Some(0));
     }
 
     #[test]
@@ -334,28 +355,36 @@ mod tests {
             assert_eq!(lines(&sel), ["line 50", "line 51", "line 52"]);
             assert_eq!(sel.total_lines, None, "more follows");
             let sel = select(text.as_bytes(), 99, Limits::Exact { lines: 5, max_chars: 1000 }, chunk).unwrap();
-            assert_eq!(lines(&sel), ["line 99", "line 100"]);
-            assert_eq!(sel.total_lines, Some(100));
-            let sel = select(text.as_bytes(), 101, Limits::Exact { lines: 5, max_chars: 1000 }, chunk).unwrap();
+            assert_eq!(lines(&sel), ["line 99", "line 100", ""]);
+            assert_eq!(sel.total_lines, Some(101));
+            let sel = select(text.as_bytes(), 102, Limits::Exact { lines: 5, max_chars: 1000 }, chunk).unwrap();
             assert!(sel.lines.is_empty());
-            assert_eq!(sel.total_lines, Some(100));
+            assert_eq!(sel.total_lines, Some(101));
         }
-        assert_eq!(select(&b""[..], 1, VIEW, 8).unwrap().total_lines, Some(0));
+    }
+
+    #[test]
+    fn views_have_no_line_cap() {
+        let text: String = (1..=5000).map(|i| format!("{i}\n")).collect();
+        let sel = select(text.as_bytes(), 1, VIEW, 4096).unwrap();
+        assert_eq!(sel.lines.len(), 5001);
+        assert_eq!(sel.stop, None);
+        assert!(sel.is_whole_file());
     }
 
     #[test]
     fn caps_cut_views_and_budgets_refuse_exact_ranges() {
         let text: String = (1..=10).map(|i| format!("{i:04}\n")).collect();
-        let view = Limits::View { max_lines: 3, max_bytes: 1000, max_chars: 1000 };
-        let sel = select(text.as_bytes(), 1, view, 4).unwrap();
-        assert_eq!(lines(&sel), ["0001", "0002", "0003"]);
-        assert_eq!(sel.stop, Some(Stop::Lines));
-        let view = Limits::View { max_lines: 100, max_bytes: 1000, max_chars: 12 };
+        let view = Limits::View { max_bytes: 1000, max_chars: 12 };
         let sel = select(text.as_bytes(), 1, view, 4).unwrap();
         assert_eq!(lines(&sel), ["0001", "0002"]);
         assert_eq!(sel.stop, Some(Stop::Chars));
-        // Exactly three lines and nothing after: not cut.
-        let view = Limits::View { max_lines: 3, max_bytes: 1000, max_chars: 1000 };
+        let view = Limits::View { max_bytes: 16, max_chars: 1000 };
+        let sel = select(text.as_bytes(), 1, view, 4).unwrap();
+        assert_eq!(lines(&sel), ["0001", "0002", "0003"]);
+        assert_eq!(sel.stop, Some(Stop::Bytes));
+        // The whole file within the caps: not cut.
+        let view = Limits::View { max_bytes: 1000, max_chars: 1000 };
         let sel = select(&b"a\nb\nc\n"[..], 1, view, 2).unwrap();
         assert_eq!(sel.stop, None);
         assert!(sel.is_whole_file());
@@ -368,7 +397,7 @@ mod tests {
     #[test]
     fn one_huge_line_is_cut_not_loaded() {
         let line = vec![b'x'; 10_000];
-        let view = Limits::View { max_lines: 100, max_bytes: 1000, max_chars: 100 };
+        let view = Limits::View { max_bytes: 1000, max_chars: 100 };
         let sel = select(&line[..], 1, view, 512).unwrap();
         assert!(sel.cut_line);
         assert_eq!(sel.lines.get(0).map(str::len), Some(100));
@@ -378,6 +407,6 @@ mod tests {
     #[test]
     fn invalid_utf8_is_lossy_and_lone_cr_kept() {
         let sel = select(&b"ok\xFF\na\rb\n"[..], 1, VIEW, 3).unwrap();
-        assert_eq!(lines(&sel), ["ok\u{FFFD}", "a\rb"]);
+        assert_eq!(lines(&sel), ["ok\u{FFFD}", "a\rb", ""]);
     }
 }

@@ -14,15 +14,12 @@ pub fn render_use(file_path: &str, offset: Option<u64>, limit: Option<u64>, page
     format!("Read({file_path}{range})")
 }
 
-/// `Read 120 lines`, `Read image`, `Unchanged since last read`, or the first line of an error.
+/// `Read 120 lines`, `Read image`, `Read PDF`, `Read 3 cells`, or the first line of an error.
 pub fn render_result(result: &ToolResult) -> String {
     let text = result.text();
     if result.is_error {
         let first = text.lines().next().unwrap_or("");
         return format!("error: {}", hands_core::text::truncate_chars(first, 100));
-    }
-    if text.starts_with("File unchanged since last read") {
-        return "Unchanged since last read".into();
     }
     let images = result.content.iter().filter(|b| matches!(b, hands_core::ContentBlock::Image { .. })).count();
     if result.content.iter().any(|b| matches!(b, hands_core::ContentBlock::Document { .. })) {

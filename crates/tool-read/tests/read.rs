@@ -1,7 +1,7 @@
 //! Read through the real pipeline on real files in temp directories: numbering formats, ranges,
-//! the capped default view, every message of reference §1.4, encodings, special files, symlinks
-//! and `..` escapes, the `file_unchanged` stub, streamed range reads of large files, images,
-//! notebooks and PDFs.
+//! every line up to the caps (the empty line after a final newline included), the size cap and
+//! `allow_large`, every message of reference §1.4, encodings, special files, symlinks and `..`
+//! escapes, re-reads, streamed range reads of large files, images, notebooks and PDFs.
 
 use std::fs;
 use std::io::Write as _;
@@ -79,7 +79,7 @@ fn numbered(lines: std::ops::RangeInclusive<u64>, text: impl Fn(u64) -> String) 
 async fn numbers_lines_in_the_compact_and_the_legacy_format() {
     let fx = Fixture::new(PermissionMode::Default);
     let path = fx.file("a.rs", "fn main() {\n\tprintln!();\n}\n");
-    assert_eq!(ok_text(&fx.read_path(&path).await), "1\tfn main() {\n2\t\tprintln!();\n3\t}");
+    assert_eq!(ok_text(&fx.read_path(&path).await), "1\tfn main() {\n2\t\tprintln!();\n3\t}\n4\t");
 
     fx.session().set_data(LINE_FORMAT_KEY, Some(json!("legacy")));
     let other = fx.file("b.rs", "x\ny");
@@ -91,6 +91,8 @@ async fn relative_paths_and_offset_limit() {
     let fx = Fixture::new(PermissionMode::Default);
     let body: String = (1..=50).map(|i| format!("line {i}\n")).collect();
     let path = fx.file("sub/f.txt", &body);
+    // The file ends with a newline: its 51st line is the empty one after it.
+    let whole = |n: u64| if n <= 50 { format!("line {n}") } else { String::new() };
     let result = fx.read(json!({"file_path": "sub/../sub/f.txt", "offset": 10, "limit": 3})).await;
     assert_eq!(ok_text(&result), numbered(10..=12, |n| format!("line {n}")));
     let state = fx.state(&path);
@@ -107,13 +109,17 @@ async fn relative_paths_and_offset_limit() {
         json!({"file_path": path, "offset": null, "limit": null}),
     ] {
         let result = fx.read(input.clone()).await;
-        assert_eq!(ok_text(&result), numbered(1..=50, |n| format!("line {n}")), "{input}");
+        assert_eq!(ok_text(&result), numbered(1..=51, whole), "{input}");
         fx.session().file_state().forget(&path);
     }
 
     // A limit past the end stops at the end; the whole file seen from the top is a full view.
     let result = fx.read(json!({"file_path": path, "limit": 500})).await;
-    assert_eq!(ok_text(&result), numbered(1..=50, |n| format!("line {n}")));
+    assert_eq!(ok_text(&result), numbered(1..=51, whole));
+    assert!(!fx.state(&path).partial);
+    // A range that stops before the empty last line has still seen every character.
+    let result = fx.read(json!({"file_path": path, "limit": 50})).await;
+    assert_eq!(ok_text(&result), numbered(1..=50, whole));
     assert!(!fx.state(&path).partial);
 }
 
@@ -125,10 +131,20 @@ async fn empty_file_and_offset_past_the_end() {
     assert!(prompt::EMPTY_FILE.starts_with("<system-reminder>Warning:") && prompt::EMPTY_FILE.contains("no content"));
     assert!(!fx.state(&empty).partial, "an empty file read is a full read");
 
+    // Three newlines make four lines: the last, empty one is numbered and counted, and an
+    // offset one past the last newline returns it.
     let short = fx.file("short.txt", "a\nb\nc\n");
+    assert_eq!(ok_text(&fx.read_path(&short).await), "1\ta\n2\tb\n3\tc\n4\t");
+    assert_eq!(ok_text(&fx.read(json!({"file_path": short, "offset": 4})).await), "4\t");
+    let result = fx.read(json!({"file_path": short, "offset": 5})).await;
+    assert_eq!(ok_text(&result), prompt::offset_past_end(5, 4));
     let result = fx.read(json!({"file_path": short, "offset": 10})).await;
-    assert_eq!(ok_text(&result), prompt::offset_past_end(10, 3));
-    assert!(ok_text(&result).contains("offset 10 is past the end of this file, which has 3 lines"));
+    assert_eq!(ok_text(&result), prompt::offset_past_end(10, 4));
+    assert!(ok_text(&result).contains("offset 10 is past the end of this file, which has 4 lines"));
+    // Without a final newline the last line is the last text.
+    let open_end = fx.file("open.txt", "a\nb");
+    assert_eq!(ok_text(&fx.read_path(&open_end).await), "1\ta\n2\tb");
+    assert_eq!(ok_text(&fx.read(json!({"file_path": open_end, "offset": 3})).await), prompt::offset_past_end(3, 2));
 }
 
 #[tokio::test]
@@ -197,45 +213,88 @@ async fn files_whose_size_says_nothing_are_read_to_the_end() {
     assert!(text.starts_with("1\tName:"), "{text}");
     assert!(text.contains("\tPid:"), "{text}");
     let path = fx.file("small.txt", "one\ntwo\n");
-    assert_eq!(ok_text(&fx.read_path(&path).await), numbered(1..=2, |n| ["one", "two"][n as usize - 1].to_string()));
+    assert_eq!(
+        ok_text(&fx.read_path(&path).await),
+        numbered(1..=3, |n| ["one", "two", ""][n as usize - 1].to_string())
+    );
 }
 
 #[tokio::test]
 async fn encodings_crlf_bom_utf16_and_invalid_utf8() {
     let fx = Fixture::new(PermissionMode::Default);
     let crlf = fx.file("crlf.txt", "one\r\ntwo\r\n");
-    assert_eq!(ok_text(&fx.read_path(&crlf).await), "1\tone\n2\ttwo");
+    assert_eq!(ok_text(&fx.read_path(&crlf).await), "1\tone\n2\ttwo\n3\t");
     let bom = fx.file("bom.txt", "\u{FEFF}héllo\n");
-    assert_eq!(ok_text(&fx.read_path(&bom).await), "1\théllo");
+    assert_eq!(ok_text(&fx.read_path(&bom).await), "1\théllo\n2\t");
     let mut utf16 = vec![0xFF, 0xFE];
     utf16.extend("wörld\r\n\tx\r\n".encode_utf16().flat_map(u16::to_le_bytes));
     let utf16 = fx.file("utf16.txt", utf16);
-    assert_eq!(ok_text(&fx.read_path(&utf16).await), "1\twörld\n2\t\tx");
+    assert_eq!(ok_text(&fx.read_path(&utf16).await), "1\twörld\n2\t\tx\n3\t");
     let bad = fx.file("bad.txt", b"ok \xFF\xFE bytes\n");
-    assert_eq!(ok_text(&fx.read_path(&bad).await), "1\tok \u{FFFD}\u{FFFD} bytes");
+    assert_eq!(ok_text(&fx.read_path(&bad).await), "1\tok \u{FFFD}\u{FFFD} bytes\n2\t");
 }
 
 #[tokio::test]
-async fn a_long_file_gives_a_partial_view_that_says_how_to_read_on() {
+async fn every_line_up_to_the_caps_and_a_partial_view_past_the_token_cap() {
     let fx = Fixture::new(PermissionMode::Default);
+    // No line cap: 3 000 short lines come back whole.
     let body: String = (1..=3000).map(|i| format!("{i}\n")).collect();
     let path = fx.file("long.txt", &body);
     let text = ok_text(&fx.read_path(&path).await);
-    let (lines, notice) = text.split_once("\n\n<system-reminder>").unwrap();
-    assert_eq!(lines, numbered(1..=2000, |n| n.to_string()));
-    assert!(notice.starts_with("PARTIAL view: showing lines 1-2000 of 3000"), "{notice}");
-    assert!(notice.contains("offset=2001"));
-    let state = fx.state(&path);
-    assert!(state.partial, "a partial view is not a full read");
-    assert_eq!(state.limit, None);
+    assert_eq!(text, numbered(1..=3001, |n| if n <= 3000 { n.to_string() } else { String::new() }));
+    assert!(!fx.state(&path).partial, "every line was shown");
 
-    // Long lines hit the 25 000-token cap (100 000 characters) before 2 000 lines.
+    // Long lines hit the 25 000-token cap (100 000 characters) under the 256 KB size cap.
     let wide: String = (1..=1000).map(|i| format!("{i:04}{}\n", "x".repeat(195))).collect();
     let path = fx.file("wide.txt", &wide);
     let text = ok_text(&fx.read_path(&path).await);
     let (lines, notice) = text.split_once("\n\n<system-reminder>").unwrap();
     assert_eq!(lines.lines().count(), 500);
-    assert!(notice.starts_with("PARTIAL view: showing lines 1-500 of 1000"), "{notice}");
+    assert!(notice.starts_with("PARTIAL view: showing lines 1-500 of 1001"), "{notice}");
+    assert!(notice.contains("offset=501"), "{notice}");
+    assert!(notice.contains("allow_large: true"), "{notice}");
+    let state = fx.state(&path);
+    assert!(state.partial, "a partial view is not a full read");
+    assert_eq!(state.limit, None);
+    // allow_large lifts the token cap.
+    let text = ok_text(&fx.read(json!({"file_path": path, "allow_large": true})).await);
+    assert_eq!(text.lines().count(), 1001);
+    assert!(!text.contains("<system-reminder>"));
+    assert!(!fx.state(&path).partial);
+}
+
+#[tokio::test]
+async fn a_file_over_the_size_cap_is_refused_whole_unless_allow_large() {
+    let fx = Fixture::new(PermissionMode::Default);
+    // 300 000 bytes in 3 000 lines: over 256 KB.
+    let body: String = (1..=3000).map(|i| format!("{i:05} {}\n", "q".repeat(93))).collect();
+    let path = fx.file("big.txt", &body);
+    let result = fx.read_path(&path).await;
+    assert!(result.is_error);
+    assert_eq!(result.text(), prompt::too_large("293.0KB", "256.0KB"));
+    assert!(result.text().contains("allow_large: true"), "{}", result.text());
+    assert!(fx.session().file_state().get(&path).is_none(), "a refused read records nothing");
+    // offset 1 is still the whole file; a range or an offset past 1 is read as asked.
+    assert!(fx.read(json!({"file_path": path, "offset": 1})).await.is_error);
+    let text = ok_text(&fx.read(json!({"file_path": path, "offset": 2999, "limit": 5})).await);
+    assert_eq!(
+        text,
+        numbered(2999..=3001, |n| if n <= 3000 { format!("{n:05} {}", "q".repeat(93)) } else { String::new() })
+    );
+    let text = ok_text(&fx.read(json!({"file_path": path, "offset": 2990})).await);
+    assert_eq!(text.lines().count(), 12);
+
+    // allow_large reads it whole, within the token cap or not.
+    let text = ok_text(&fx.read(json!({"file_path": path, "allow_large": true})).await);
+    assert_eq!(
+        text,
+        numbered(1..=3001, |n| if n <= 3000 { format!("{n:05} {}", "q".repeat(93)) } else { String::new() })
+    );
+    let state = fx.state(&path);
+    assert!(!state.partial, "a whole read is a full read");
+    // allow_large: false is the same as leaving it out.
+    assert!(fx.read(json!({"file_path": path, "allow_large": false})).await.is_error);
+    assert!(fx.read(json!({"file_path": path, "allow_large": null})).await.is_error);
 }
 
 #[tokio::test]
@@ -252,7 +311,7 @@ async fn a_delivery_limit_cuts_a_read_at_the_last_line_that_fits_and_says_how_to
         let shown = lines.lines().count() as u64;
         assert!(shown > 100, "{input}: only {shown} lines");
         assert_eq!(lines, numbered(1..=shown, |n| format!("{n:05} {}", "z".repeat(64))), "{input}");
-        assert!(notice.contains(&format!("showing lines 1-{shown} of 1200")), "{notice}");
+        assert!(notice.contains(&format!("showing lines 1-{shown} of 1201")), "{notice}");
         assert!(notice.contains(&format!("offset={}", shown + 1)), "{notice}");
         assert!(fx.state(&path).partial, "a cut read is not a full read");
     }
@@ -260,11 +319,12 @@ async fn a_delivery_limit_cuts_a_read_at_the_last_line_that_fits_and_says_how_to
     let path = fx.file("one-line.txt", format!("{}\nshort\n", "w".repeat(20_000)));
     let text = ok_text(&fx.read_path(&path).await);
     assert!(text.len() <= 10_000, "{} characters", text.len());
-    assert!(text.contains("PARTIAL view: line 1 of 2 "), "{text}");
+    assert!(text.contains("PARTIAL view: line 1 of 3 "), "{text}");
+    assert!(!text.contains("allow_large"), "the delivery limit is not a cap allow_large lifts: {text}");
     assert!(text.contains("offset=2"), "{text}");
     // A small file is not touched.
     let path = fx.file("small.txt", "a\nb\n");
-    assert_eq!(ok_text(&fx.read_path(&path).await), numbered(1..=2, |n| ["a", "b"][n as usize - 1].to_string()));
+    assert_eq!(ok_text(&fx.read_path(&path).await), "1\ta\n2\tb\n3\t");
 }
 
 #[tokio::test]
@@ -279,24 +339,19 @@ async fn an_explicit_range_over_the_token_cap_is_an_error() {
 }
 
 #[tokio::test]
-async fn an_unchanged_range_read_twice_gives_the_stub() {
+async fn reading_an_unchanged_file_again_returns_its_content_again() {
     let fx = Fixture::new(PermissionMode::Default);
     let path = fx.file("a.txt", "alpha\nbeta\n");
     let first = ok_text(&fx.read_path(&path).await);
-    assert_eq!(first, "1\talpha\n2\tbeta");
-    assert_eq!(ok_text(&fx.read_path(&path).await), prompt::FILE_UNCHANGED);
-    // Touched (new mtime, same bytes): still unchanged.
-    let f = fs::File::options().write(true).open(&path).unwrap();
-    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(30)).unwrap();
-    assert_eq!(ok_text(&fx.read_path(&path).await), prompt::FILE_UNCHANGED);
-    // Another range is read afresh.
+    assert_eq!(first, "1\talpha\n2\tbeta\n3\t");
+    assert_eq!(ok_text(&fx.read_path(&path).await), first);
     assert_eq!(ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await), "1\talpha");
-    assert_eq!(ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await), prompt::FILE_UNCHANGED);
-    // New content (same size) is read afresh.
-    fs::write(&path, "ALPHA\nbeta\n").unwrap();
-    let f = fs::File::options().write(true).open(&path).unwrap();
-    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60)).unwrap();
-    assert_eq!(ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await), "1\tALPHA");
+    assert_eq!(ok_text(&fx.read(json!({"file_path": path, "limit": 1})).await), "1\talpha");
+    let nb = json!({"cells": [{"cell_type": "markdown", "id": "m1", "source": "# Hi"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+    let nb = fx.file("n.ipynb", serde_json::to_vec(&nb).unwrap());
+    let first = ok_text(&fx.read_path(&nb).await);
+    assert!(first.starts_with("<cell id=\"m1\">"), "{first}");
+    assert_eq!(ok_text(&fx.read_path(&nb).await), first);
 }
 
 #[tokio::test]
@@ -313,9 +368,17 @@ async fn a_range_deep_in_a_large_file_is_streamed() {
     let expected = numbered(300_000..=300_002, |i| format!("entry {i:08} {}", "z".repeat(i as usize % 17)));
     assert_eq!(ok_text(&result), expected);
     assert!(fx.state(&path).partial);
-    // The default view of it is capped and says so.
-    let text = ok_text(&fx.read_path(&path).await);
-    assert!(text.contains("PARTIAL view: showing lines 1-"), "{}", &text[text.len() - 400..]);
+    // Read whole it is over the size cap; from an offset the view is capped and says so.
+    let result = fx.read_path(&path).await;
+    assert!(result.is_error && result.text().contains("allow_large"), "{}", result.text());
+    let text = ok_text(&fx.read(json!({"file_path": path, "offset": 2})).await);
+    assert!(text.contains("PARTIAL view: showing lines 2-"), "{}", &text[text.len() - 400..]);
+    // allow_large past the 8 MB ceiling: a view of the first 8 MB that says so, with no
+    // suggestion to use allow_large again.
+    let text = ok_text(&fx.read(json!({"file_path": path, "allow_large": true})).await);
+    let (_, notice) = text.rsplit_once("\n\n<system-reminder>").unwrap();
+    assert!(notice.starts_with("PARTIAL view: showing lines 1-"), "{notice}");
+    assert!(!notice.contains("allow_large"), "{notice}");
 }
 
 #[tokio::test]
@@ -329,7 +392,7 @@ async fn symlinks_and_dotdot_escapes_follow_the_path_policy() {
     std::os::unix::fs::symlink(&inside, fx.root.join("link.txt")).unwrap();
     std::os::unix::fs::symlink(&secret, fx.root.join("escape.txt")).unwrap();
 
-    assert_eq!(ok_text(&fx.read(json!({"file_path": "link.txt"})).await), "1\tinside");
+    assert_eq!(ok_text(&fx.read(json!({"file_path": "link.txt"})).await), "1\tinside\n2\t");
     for path in ["escape.txt", "../outside/secret.txt"] {
         let result = fx.read(json!({ "file_path": path })).await;
         assert!(result.is_error, "{path}: reading outside must ask, and nobody can answer here");
@@ -340,7 +403,7 @@ async fn symlinks_and_dotdot_escapes_follow_the_path_policy() {
     let fx2 = Fixture::new(PermissionMode::BypassPermissions);
     let secret2 = fx2.root.parent().unwrap().join("s.txt");
     fs::write(&secret2, "ok\n").unwrap();
-    assert_eq!(ok_text(&fx2.read(json!({"file_path": "../s.txt"})).await), "1\tok");
+    assert_eq!(ok_text(&fx2.read(json!({"file_path": "../s.txt"})).await), "1\tok\n2\t");
 }
 
 #[tokio::test]
