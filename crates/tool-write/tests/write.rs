@@ -109,9 +109,9 @@ async fn under_the_strict_setting_an_existing_file_must_be_fully_read_first() {
     assert!(prompt::NOT_READ.starts_with("File has not been read yet."));
     assert_eq!(fs::read_to_string(&path).unwrap(), "original\n");
 
-    // A partial view (the default read of a long file) is not a full read.
+    // A partial view (the default read of a file over the token cap) is not a full read.
     let long = fx.root.join("long.txt");
-    fs::write(&long, (1..=3000).map(|i| format!("{i}\n")).collect::<String>()).unwrap();
+    fs::write(&long, (1..=1000).map(|i| format!("{i:04}{}\n", "x".repeat(195))).collect::<String>()).unwrap();
     fx.read(&long).await;
     assert_eq!(fx.write(&long, "x").await.text(), tool_use_error(prompt::NOT_READ));
 
