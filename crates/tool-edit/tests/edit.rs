@@ -8,7 +8,7 @@ use std::os::unix::fs::symlink;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use common::{Fixture, tool_error};
+use common::{EditCall, Fixture, fixture, fixture_with, tool_error};
 use hands_core::edit::{
     FILE_MODIFIED_SINCE_READ, FILE_NOT_READ, FILE_UNEXPECTEDLY_MODIFIED, NOTE_CHANGED_SINCE_READ, NOTE_NOT_READ,
     REQUIRE_READ_KEY,
@@ -22,7 +22,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn replaces_a_unique_string_and_chained_edits_work() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("a.rs", "fn main() {\n    let x = 1;\n}\n");
     let r = fx.edit(&path, "let x = 1;", "let x = 2;").await;
     assert!(!r.is_error, "{}", r.text());
@@ -35,7 +35,7 @@ async fn replaces_a_unique_string_and_chained_edits_work() {
 
 #[tokio::test]
 async fn identical_strings_are_refused_first() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let r = fx.edit(&fx.path("missing.txt"), "same", "same").await;
     assert!(r.is_error);
     assert_eq!(r.text(), tool_error("No changes to make: old_string and new_string are exactly the same."));
@@ -43,7 +43,7 @@ async fn identical_strings_are_refused_first() {
 
 #[tokio::test]
 async fn missing_file_says_where_we_are_and_suggests_a_name() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.file("main.rs", "x");
     let r = fx.edit(&fx.path("main.py"), "x", "y").await;
     assert_eq!(
@@ -58,7 +58,7 @@ async fn missing_file_says_where_we_are_and_suggests_a_name() {
 
 #[tokio::test]
 async fn empty_old_string_creates_a_file_with_its_directories() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.path("new/dir/notes.txt");
     let r = fx.edit(&path, "", "hello  \r\nworld").await;
     assert!(!r.is_error, "{}", r.text());
@@ -70,7 +70,7 @@ async fn empty_old_string_creates_a_file_with_its_directories() {
 
 #[tokio::test]
 async fn empty_old_string_refuses_existing_content_but_fills_an_empty_file() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let full = fx.file("full.txt", "content\n");
     let r = fx.edit(&full, "", "x").await;
     assert_eq!(r.text(), tool_error("Cannot create new file - file already exists."));
@@ -84,7 +84,7 @@ async fn empty_old_string_refuses_existing_content_but_fills_an_empty_file() {
 
 #[tokio::test]
 async fn notebooks_are_sent_to_notebook_edit() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let nb = fx.file("a.ipynb", "{\"cells\": []}");
     let r = fx.edit(&nb, "cells", "x").await;
     assert_eq!(r.text(), tool_error("File is a Jupyter Notebook. Use the NotebookEdit to edit this file."));
@@ -92,7 +92,7 @@ async fn notebooks_are_sent_to_notebook_edit() {
 
 #[tokio::test]
 async fn unread_files_are_edited_and_the_model_told() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.path("unread.txt");
     fs::write(&path, "abc").unwrap();
     let r = fx.edit(&path, "a", "b").await;
@@ -106,7 +106,7 @@ async fn unread_files_are_edited_and_the_model_told() {
 
 #[tokio::test]
 async fn under_the_strict_setting_unread_and_partially_read_files_are_refused() {
-    let fx = Fixture::new();
+    let fx = fixture();
     fx.session.set_data(REQUIRE_READ_KEY, Some(json!(true)));
     let path = fx.path("unread.txt");
     fs::write(&path, "abc").unwrap();
@@ -122,7 +122,7 @@ async fn under_the_strict_setting_unread_and_partially_read_files_are_refused() 
 
 #[tokio::test]
 async fn a_touch_is_not_a_modification_but_a_content_change_is() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("t.txt", "one two\n");
     let file = fs::File::options().write(true).open(&path).unwrap();
     file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60)).unwrap();
@@ -151,7 +151,7 @@ async fn a_touch_is_not_a_modification_but_a_content_change_is() {
 
 #[tokio::test]
 async fn not_found_says_where_the_closest_match_is() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("tabs.go", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n");
     let old = "    if x {\n        return 1\n    }";
     let r = fx.edit(&path, old, "if y {}").await;
@@ -172,7 +172,7 @@ async fn not_found_says_where_the_closest_match_is() {
 
 #[tokio::test]
 async fn several_matches_need_replace_all() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("dup.txt", "foo bar foo baz foo\n");
     let r = fx.edit(&path, "foo", "qux").await;
     assert_eq!(
@@ -193,7 +193,7 @@ async fn several_matches_need_replace_all() {
 
 #[tokio::test]
 async fn crlf_files_keep_their_line_endings() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("win.txt", "first\r\nsecond\r\nthird\r\n");
     let r = fx.edit(&path, "second\nthird", "2nd\nand\n3rd").await;
     assert!(!r.is_error, "{}", r.text());
@@ -206,7 +206,7 @@ async fn crlf_files_keep_their_line_endings() {
 
 #[tokio::test]
 async fn mixed_line_endings_outside_the_edit_are_untouched() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("mixed.txt", "a\r\nb\r\nc\nd\r\n");
     let r = fx.edit(&path, "b", "B").await;
     assert!(!r.is_error, "{}", r.text());
@@ -215,7 +215,7 @@ async fn mixed_line_endings_outside_the_edit_are_untouched() {
 
 #[tokio::test]
 async fn utf16le_and_bom_files_keep_their_encoding() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let mut bytes = vec![0xFF, 0xFE];
     bytes.extend("na\u{ef}ve\r\ncaf\u{e9}\r\n".encode_utf16().flat_map(u16::to_le_bytes));
     let path = fx.file("u16.txt", &bytes);
@@ -233,7 +233,7 @@ async fn utf16le_and_bom_files_keep_their_encoding() {
 
 #[tokio::test]
 async fn invalid_utf8_is_not_rewritten() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("latin1.txt", b"caf\xE9 ok\n");
     let r = fx.edit(&path, "ok", "fine").await;
     assert!(r.is_error);
@@ -243,7 +243,7 @@ async fn invalid_utf8_is_not_rewritten() {
 
 #[tokio::test]
 async fn tabs_are_matched_exactly() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("Makefile", "all:\n\tcc -o x x.c\n");
     let r = fx.edit(&path, "\tcc -o x x.c", "\tcc -O2 -o x x.c").await;
     assert!(!r.is_error, "{}", r.text());
@@ -252,7 +252,7 @@ async fn tabs_are_matched_exactly() {
 
 #[tokio::test]
 async fn replacement_is_literal_and_deletion_eats_its_line_break() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("lit.txt", "price\nremove me\nend\n");
     assert!(!fx.edit(&path, "price", "$& $1 $$").await.is_error);
     assert!(!fx.edit(&path, "remove me", "").await.is_error);
@@ -261,7 +261,7 @@ async fn replacement_is_literal_and_deletion_eats_its_line_break() {
 
 #[tokio::test]
 async fn curly_quotes_in_the_file_match_straight_quotes() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("prose.txt", "She said \u{201C}hello\u{201D} and left.\n");
     let r = fx.edit(&path, "said \"hello\"", "said \"goodbye\"").await;
     assert!(!r.is_error, "{}", r.text());
@@ -270,7 +270,7 @@ async fn curly_quotes_in_the_file_match_straight_quotes() {
 
 #[tokio::test]
 async fn trailing_whitespace_is_stripped_except_in_markdown() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let rs = fx.file("a.rs", "x\n");
     assert!(!fx.edit(&rs, "x", "y   \nz\t").await.is_error);
     assert_eq!(fs::read_to_string(&rs).unwrap(), "y\nz\n");
@@ -281,7 +281,7 @@ async fn trailing_whitespace_is_stripped_except_in_markdown() {
 
 #[tokio::test]
 async fn sanitized_tags_are_restored() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("t.xml", "<function_results>old</function_results>\n");
     assert!(!fx.edit(&path, "<fnr>old", "<fnr>new").await.is_error);
     assert_eq!(fs::read_to_string(&path).unwrap(), "<function_results>new</function_results>\n");
@@ -289,7 +289,7 @@ async fn sanitized_tags_are_restored() {
 
 #[tokio::test]
 async fn symlinks_inside_are_edited_through_and_kept() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let target = fx.file("real.txt", "value = 1\n");
     let link = fx.path("link.txt");
     symlink("real.txt", &link).unwrap();
@@ -309,7 +309,7 @@ async fn decision(fx: &Fixture, input: serde_json::Value) -> Behavior {
 
 #[tokio::test]
 async fn paths_outside_the_working_directories_ask() {
-    let fx = Fixture::with(PermissionMode::AcceptEdits, None);
+    let fx = fixture_with(PermissionMode::AcceptEdits, None);
     let outside = tempfile::tempdir().unwrap();
     let outside_file = fs::canonicalize(outside.path()).unwrap().join("o.txt");
     fs::write(&outside_file, "v = 1\n").unwrap();
@@ -346,7 +346,7 @@ async fn paths_outside_the_working_directories_ask() {
 
 #[tokio::test]
 async fn devices_and_fifos_are_refused_without_being_opened() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let r = fx.edit(std::path::Path::new("/dev/zero"), "a", "b").await;
     assert!(r.is_error);
     assert_eq!(r.text(), "Cannot write to '/dev/zero': this device file would block or produce infinite output.");
@@ -359,7 +359,7 @@ async fn devices_and_fifos_are_refused_without_being_opened() {
 
 #[tokio::test]
 async fn directories_and_huge_files_are_refused() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let dir = fx.path("d");
     fs::create_dir(&dir).unwrap();
     let r = fx.edit(&dir, "a", "b").await;
@@ -387,7 +387,7 @@ impl Hooks for ChangeFileDuringCall {
 
 #[tokio::test]
 async fn a_change_after_validation_is_refused_as_unexpected() {
-    let fx = Fixture::with(PermissionMode::BypassPermissions, Some(Arc::new(ChangeFileDuringCall)));
+    let fx = fixture_with(PermissionMode::BypassPermissions, Some(Arc::new(ChangeFileDuringCall)));
     let path = fx.file("race.txt", "original\n");
     let r = fx.edit(&path, "original", "mine").await;
     assert!(r.is_error);
@@ -400,7 +400,7 @@ async fn a_change_after_validation_is_refused_as_unexpected() {
 
 #[tokio::test]
 async fn the_prompt_names_the_read_line_format() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let tool = hands_core::Typed::new(EditTool);
     assert!(tool.prompt(&fx.session).contains("Read puts its number and a tab before each line"));
     fx.session.set_data(hands_core::line_format::LINE_FORMAT_KEY, Some(json!("legacy")));
@@ -410,7 +410,7 @@ async fn the_prompt_names_the_read_line_format() {
 
 #[tokio::test]
 async fn rule_subject_is_the_edited_path() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let tool = hands_core::Typed::new(EditTool);
     let input = ToolInput::new(json!({"file_path": "src/../x.rs", "old_string": "a", "new_string": "b"}));
     assert_eq!(tool.rule_subject(&input, &fx.session), hands_core::permissions::RuleSubject::EditPath(fx.path("x.rs")));

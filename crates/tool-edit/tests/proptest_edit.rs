@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Fixture;
+use common::fixture;
 use proptest::prelude::*;
 
 fn line() -> impl Strategy<Value = String> {
@@ -72,7 +72,7 @@ proptest! {
         let encode = |t: &str| if crlf { t.replace('\n', "\r\n") } else { t.to_string() };
 
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let fx = Fixture::new();
+        let fx = fixture();
         let path = fx.file("f.txt", encode(&text));
         let result = rt.block_on(fx.call("Edit", serde_json::json!({
             "file_path": path, "old_string": old, "new_string": case.new_string, "replace_all": case.replace_all,

@@ -2,55 +2,26 @@
 //! none, the create-then-edit form, Claude Code's multi-edit errors, and line endings kept.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
 use hands_core::edit::FILE_NOT_READ;
-use hands_core::file_state::FileState;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
+use hands_core::{Tool, ToolResult};
+use hands_test_support::Fixture;
 use hands_tool_multi_edit::MultiEditTool;
 use serde_json::{Value, json};
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    _state: tempfile::TempDir,
-    root: PathBuf,
-    session: Arc<Session>,
-    engine: Engine,
+fn fixture() -> Fixture {
+    Fixture::new(vec![hands_core::tool::typed_arc(MultiEditTool)])
 }
 
-impl Fixture {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let state = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(dir.path()).unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(root.clone()),
-            state_dir: Some(state.path().into()),
-            permission_mode: Some(PermissionMode::BypassPermissions),
-            ..Default::default()
-        })
-        .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(MultiEditTool)], PoolConfig::default()));
-        let engine = Engine::builder(pool, Arc::clone(&session)).build();
-        Self { _dir: dir, _state: state, root, session, engine }
-    }
+/// One MultiEdit call.
+trait MultiEditCall {
+    fn multi_edit(&self, path: &Path, edits: Value) -> impl Future<Output = ToolResult>;
+}
 
-    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let path = self.root.join(name);
-        fs::write(&path, bytes).unwrap();
-        self.mark_read(&path);
-        path
-    }
-
-    fn mark_read(&self, path: &Path) {
-        let bytes = fs::read(path).unwrap();
-        self.session.file_state().record(path, FileState::full(&bytes, &fs::metadata(path).unwrap()));
-    }
-
+impl MultiEditCall for Fixture {
     async fn multi_edit(&self, path: &Path, edits: Value) -> ToolResult {
-        let input = json!({"file_path": path, "edits": edits});
-        self.engine.run_one(ToolCall::new("toolu_1", "MultiEdit", input), &Turn::new()).await
+        self.call("MultiEdit", json!({"file_path": path, "edits": edits})).await
     }
 }
 
@@ -60,7 +31,7 @@ fn err(message: &str) -> String {
 
 #[tokio::test]
 async fn edits_apply_in_order_on_the_previous_result() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("a.py", b"def f():\n    return 1\n\nprint(f())\nprint(f())\n");
     let r = fx
         .multi_edit(
@@ -81,7 +52,7 @@ async fn edits_apply_in_order_on_the_previous_result() {
 
 #[tokio::test]
 async fn one_failing_edit_applies_none() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("a.txt", b"alpha beta\n");
     let r = fx
         .multi_edit(
@@ -103,7 +74,7 @@ async fn one_failing_edit_applies_none() {
 
 #[tokio::test]
 async fn claude_codes_multi_edit_errors() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.file("a.txt", b"one two\n");
     let r = fx
         .multi_edit(
@@ -143,7 +114,7 @@ async fn claude_codes_multi_edit_errors() {
 
 #[tokio::test]
 async fn the_first_edit_may_create_the_file() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.root.join("src/new.rs");
     let r = fx
         .multi_edit(
@@ -160,7 +131,7 @@ async fn the_first_edit_may_create_the_file() {
 
 #[tokio::test]
 async fn unread_files_are_refused_and_crlf_is_kept() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let path = fx.root.join("unread.txt");
     fs::write(&path, "a\r\nb\r\n").unwrap();
     let r = fx.multi_edit(&path, json!([{"old_string": "a", "new_string": "A"}])).await;
@@ -181,7 +152,7 @@ async fn unread_files_are_refused_and_crlf_is_kept() {
 
 #[tokio::test]
 async fn schema_and_prompt() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let tool = hands_core::Typed::new(MultiEditTool);
     let schema = tool.input_schema();
     assert_eq!(schema["properties"]["edits"]["minItems"], json!(1));

@@ -1,0 +1,160 @@
+//! # hands-test-support
+//!
+//! The test [`Fixture`] the tool crates' tests share: a temporary working directory (its real
+//! path, so paths the tools print compare equal), a separate state directory, a session in a
+//! chosen permission mode, and an engine over the tools under test, with helpers to create files,
+//! mark them as read (as the Read tool records them) and run one call through the real pipeline.
+//!
+//! Only tests use this crate (as a dev-dependency). Tool-specific helpers stay in each crate's
+//! tests; nothing here knows a concrete tool.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hands_core::file_state::FileState;
+use hands_core::hooks::Hooks;
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
+use serde_json::Value;
+
+/// A working directory, a session and an engine over some tools; everything is removed on drop.
+pub struct Fixture {
+    /// The temporary directory that holds the working directory (they are the same unless
+    /// [`FixtureBuilder::subdir`] was used).
+    pub dir: tempfile::TempDir,
+    /// The session's state directory (kept apart from the working directory).
+    pub state: tempfile::TempDir,
+    /// The session's working directory, canonical.
+    pub root: PathBuf,
+    /// The session.
+    pub session: Arc<Session>,
+    /// The engine over the tools under test.
+    pub engine: Engine,
+}
+
+impl std::fmt::Debug for Fixture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fixture").field("root", &self.root).finish_non_exhaustive()
+    }
+}
+
+/// How to make a [`Fixture`]; [`Fixture::builder`] starts one.
+pub struct FixtureBuilder {
+    tools: Vec<Arc<dyn Tool>>,
+    mode: PermissionMode,
+    subdir: Option<String>,
+    hooks: Option<Arc<dyn Hooks>>,
+}
+
+impl FixtureBuilder {
+    /// The session's permission mode (default: `bypassPermissions`, so tests see the tool, not
+    /// the rules).
+    pub fn mode(mut self, mode: PermissionMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Work in `sub` (created) inside the temporary directory rather than in the directory itself.
+    pub fn subdir(mut self, sub: &str) -> Self {
+        self.subdir = Some(sub.to_string());
+        self
+    }
+
+    /// The engine's hooks.
+    pub fn hooks(mut self, hooks: Arc<dyn Hooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// Create the directories, the session and the engine.
+    pub fn build(self) -> Fixture {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let state = tempfile::tempdir().expect("a temporary state directory");
+        let work = match &self.subdir {
+            Some(sub) => dir.path().join(sub),
+            None => dir.path().to_path_buf(),
+        };
+        std::fs::create_dir_all(&work).expect("the working directory");
+        let root = std::fs::canonicalize(&work).expect("a canonical working directory");
+        let session = Session::new(SessionConfig {
+            cwd: Some(root.clone()),
+            state_dir: Some(state.path().into()),
+            permission_mode: Some(self.mode),
+            ..Default::default()
+        })
+        .expect("a session in the temporary directory");
+        let pool = Arc::new(Pool::assemble(self.tools, PoolConfig::default()));
+        let mut builder = Engine::builder(pool, Arc::clone(&session));
+        if let Some(hooks) = self.hooks {
+            builder = builder.hooks(hooks);
+        }
+        Fixture { dir, state, root, session, engine: builder.build() }
+    }
+}
+
+impl Fixture {
+    /// A fixture over `tools` in `bypassPermissions` mode.
+    pub fn new(tools: Vec<Arc<dyn Tool>>) -> Fixture {
+        Fixture::builder(tools).build()
+    }
+
+    /// Start a fixture over `tools` with other settings.
+    pub fn builder(tools: Vec<Arc<dyn Tool>>) -> FixtureBuilder {
+        FixtureBuilder { tools, mode: PermissionMode::BypassPermissions, subdir: None, hooks: None }
+    }
+
+    /// `name` inside the working directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    /// Create `name` (and its missing parent directories) with `bytes`, unread.
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("the file's directory");
+        }
+        std::fs::write(&path, bytes).expect("writing a test file");
+        path
+    }
+
+    /// Create `name` with `bytes` and record a full read of it.
+    pub fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.write(name, bytes);
+        self.mark_read(&path);
+        path
+    }
+
+    /// Record a full read of `path`, as the Read tool does.
+    pub fn mark_read(&self, path: &Path) {
+        let bytes = std::fs::read(path).expect("reading a test file");
+        let meta = std::fs::metadata(path).expect("a test file's metadata");
+        self.session.file_state().record(path, FileState::full(&bytes, &meta));
+    }
+
+    /// Run one call of `tool` with `input` through the pipeline, in a turn of its own.
+    pub async fn call(&self, tool: &str, input: Value) -> ToolResult {
+        self.engine.run_one(ToolCall::new("toolu_1", tool, input), &Turn::new()).await
+    }
+}
+
+/// `<tool_use_error>message</tool_use_error>`: how a refused call reads.
+pub fn tool_error(message: &str) -> String {
+    format!("<tool_use_error>{message}</tool_use_error>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_created_under_the_canonical_root_and_marked_read() {
+        let fixture = Fixture::builder(Vec::new()).subdir("project/sub").build();
+        assert_eq!(fixture.root, std::fs::canonicalize(fixture.dir.path().join("project/sub")).unwrap());
+        let path = fixture.file("a/b.txt", "hi");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "hi");
+        assert!(fixture.session.file_state().get(&path).is_some(), "a full read is recorded");
+        let unread = fixture.write("c.txt", "x");
+        assert!(fixture.session.file_state().get(&unread).is_none());
+        assert!(!fixture.state.path().starts_with(fixture.dir.path()), "state is kept apart");
+    }
+}
