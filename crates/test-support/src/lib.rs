@@ -107,8 +107,9 @@ impl Fixture {
         self.root.join(name)
     }
 
-    /// Create `name` (and its missing parent directories) with `bytes`, unread.
-    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    /// Create `name` (and its missing parent directories) with `bytes`, unread. (Not called
+    /// `write`: tests add a `write` for the Write tool.)
+    pub fn create(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
         let path = self.path(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).expect("the file's directory");
@@ -117,9 +118,9 @@ impl Fixture {
         path
     }
 
-    /// Create `name` with `bytes` and record a full read of it.
-    pub fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.write(name, bytes);
+    /// Create `name` with `bytes` and record a full read of it, as if the model had read it.
+    pub fn create_read(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.create(name, bytes);
         self.mark_read(&path);
         path
     }
@@ -150,10 +151,10 @@ mod tests {
     fn files_are_created_under_the_canonical_root_and_marked_read() {
         let fixture = Fixture::builder(Vec::new()).subdir("project/sub").build();
         assert_eq!(fixture.root, std::fs::canonicalize(fixture.dir.path().join("project/sub")).unwrap());
-        let path = fixture.file("a/b.txt", "hi");
+        let path = fixture.create_read("a/b.txt", "hi");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "hi");
         assert!(fixture.session.file_state().get(&path).is_some(), "a full read is recorded");
-        let unread = fixture.write("c.txt", "x");
+        let unread = fixture.create("c.txt", "x");
         assert!(fixture.session.file_state().get(&unread).is_none());
         assert!(!fixture.state.path().starts_with(fixture.dir.path()), "state is kept apart");
     }

@@ -23,7 +23,7 @@ use serde_json::json;
 #[tokio::test]
 async fn replaces_a_unique_string_and_chained_edits_work() {
     let fx = fixture();
-    let path = fx.file("a.rs", "fn main() {\n    let x = 1;\n}\n");
+    let path = fx.create_read("a.rs", "fn main() {\n    let x = 1;\n}\n");
     let r = fx.edit(&path, "let x = 1;", "let x = 2;").await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(r.text(), format!("The file {} has been updated successfully.", path.display()));
@@ -44,7 +44,7 @@ async fn identical_strings_are_refused_first() {
 #[tokio::test]
 async fn missing_file_says_where_we_are_and_suggests_a_name() {
     let fx = fixture();
-    fx.file("main.rs", "x");
+    fx.create_read("main.rs", "x");
     let r = fx.edit(&fx.path("main.py"), "x", "y").await;
     assert_eq!(
         r.text(),
@@ -71,7 +71,7 @@ async fn empty_old_string_creates_a_file_with_its_directories() {
 #[tokio::test]
 async fn empty_old_string_refuses_existing_content_but_fills_an_empty_file() {
     let fx = fixture();
-    let full = fx.file("full.txt", "content\n");
+    let full = fx.create_read("full.txt", "content\n");
     let r = fx.edit(&full, "", "x").await;
     assert_eq!(r.text(), tool_error("Cannot create new file - file already exists."));
 
@@ -85,7 +85,7 @@ async fn empty_old_string_refuses_existing_content_but_fills_an_empty_file() {
 #[tokio::test]
 async fn notebooks_are_sent_to_notebook_edit() {
     let fx = fixture();
-    let nb = fx.file("a.ipynb", "{\"cells\": []}");
+    let nb = fx.create_read("a.ipynb", "{\"cells\": []}");
     let r = fx.edit(&nb, "cells", "x").await;
     assert_eq!(r.text(), tool_error("File is a Jupyter Notebook. Use the NotebookEdit to edit this file."));
 }
@@ -123,7 +123,7 @@ async fn under_the_strict_setting_unread_and_partially_read_files_are_refused() 
 #[tokio::test]
 async fn a_touch_is_not_a_modification_but_a_content_change_is() {
     let fx = fixture();
-    let path = fx.file("t.txt", "one two\n");
+    let path = fx.create_read("t.txt", "one two\n");
     let file = fs::File::options().write(true).open(&path).unwrap();
     file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60)).unwrap();
     drop(file);
@@ -152,7 +152,7 @@ async fn a_touch_is_not_a_modification_but_a_content_change_is() {
 #[tokio::test]
 async fn not_found_says_where_the_closest_match_is() {
     let fx = fixture();
-    let path = fx.file("tabs.go", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n");
+    let path = fx.create_read("tabs.go", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n");
     let old = "    if x {\n        return 1\n    }";
     let r = fx.edit(&path, old, "if y {}").await;
     let text = r.text();
@@ -173,7 +173,7 @@ async fn not_found_says_where_the_closest_match_is() {
 #[tokio::test]
 async fn several_matches_need_replace_all() {
     let fx = fixture();
-    let path = fx.file("dup.txt", "foo bar foo baz foo\n");
+    let path = fx.create_read("dup.txt", "foo bar foo baz foo\n");
     let r = fx.edit(&path, "foo", "qux").await;
     assert_eq!(
         r.text(),
@@ -194,7 +194,7 @@ async fn several_matches_need_replace_all() {
 #[tokio::test]
 async fn crlf_files_keep_their_line_endings() {
     let fx = fixture();
-    let path = fx.file("win.txt", "first\r\nsecond\r\nthird\r\n");
+    let path = fx.create_read("win.txt", "first\r\nsecond\r\nthird\r\n");
     let r = fx.edit(&path, "second\nthird", "2nd\nand\n3rd").await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(fs::read(&path).unwrap(), b"first\r\n2nd\r\nand\r\n3rd\r\n");
@@ -207,7 +207,7 @@ async fn crlf_files_keep_their_line_endings() {
 #[tokio::test]
 async fn mixed_line_endings_outside_the_edit_are_untouched() {
     let fx = fixture();
-    let path = fx.file("mixed.txt", "a\r\nb\r\nc\nd\r\n");
+    let path = fx.create_read("mixed.txt", "a\r\nb\r\nc\nd\r\n");
     let r = fx.edit(&path, "b", "B").await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(fs::read(&path).unwrap(), b"a\r\nB\r\nc\nd\r\n");
@@ -218,14 +218,14 @@ async fn utf16le_and_bom_files_keep_their_encoding() {
     let fx = fixture();
     let mut bytes = vec![0xFF, 0xFE];
     bytes.extend("na\u{ef}ve\r\ncaf\u{e9}\r\n".encode_utf16().flat_map(u16::to_le_bytes));
-    let path = fx.file("u16.txt", &bytes);
+    let path = fx.create_read("u16.txt", &bytes);
     let r = fx.edit(&path, "caf\u{e9}", "th\u{e9}").await;
     assert!(!r.is_error, "{}", r.text());
     let mut expected = vec![0xFF, 0xFE];
     expected.extend("na\u{ef}ve\r\nth\u{e9}\r\n".encode_utf16().flat_map(u16::to_le_bytes));
     assert_eq!(fs::read(&path).unwrap(), expected);
 
-    let path = fx.file("bom.txt", b"\xEF\xBB\xBFkey = 1\n");
+    let path = fx.create_read("bom.txt", b"\xEF\xBB\xBFkey = 1\n");
     let r = fx.edit(&path, "1", "2").await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(fs::read(&path).unwrap(), b"\xEF\xBB\xBFkey = 2\n");
@@ -234,7 +234,7 @@ async fn utf16le_and_bom_files_keep_their_encoding() {
 #[tokio::test]
 async fn invalid_utf8_is_not_rewritten() {
     let fx = fixture();
-    let path = fx.file("latin1.txt", b"caf\xE9 ok\n");
+    let path = fx.create_read("latin1.txt", b"caf\xE9 ok\n");
     let r = fx.edit(&path, "ok", "fine").await;
     assert!(r.is_error);
     assert!(r.text().contains("is not valid UTF-8 text"), "{}", r.text());
@@ -244,7 +244,7 @@ async fn invalid_utf8_is_not_rewritten() {
 #[tokio::test]
 async fn tabs_are_matched_exactly() {
     let fx = fixture();
-    let path = fx.file("Makefile", "all:\n\tcc -o x x.c\n");
+    let path = fx.create_read("Makefile", "all:\n\tcc -o x x.c\n");
     let r = fx.edit(&path, "\tcc -o x x.c", "\tcc -O2 -o x x.c").await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(fs::read_to_string(&path).unwrap(), "all:\n\tcc -O2 -o x x.c\n");
@@ -253,7 +253,7 @@ async fn tabs_are_matched_exactly() {
 #[tokio::test]
 async fn replacement_is_literal_and_deletion_eats_its_line_break() {
     let fx = fixture();
-    let path = fx.file("lit.txt", "price\nremove me\nend\n");
+    let path = fx.create_read("lit.txt", "price\nremove me\nend\n");
     assert!(!fx.edit(&path, "price", "$& $1 $$").await.is_error);
     assert!(!fx.edit(&path, "remove me", "").await.is_error);
     assert_eq!(fs::read_to_string(&path).unwrap(), "$& $1 $$\nend\n");
@@ -262,7 +262,7 @@ async fn replacement_is_literal_and_deletion_eats_its_line_break() {
 #[tokio::test]
 async fn curly_quotes_in_the_file_match_straight_quotes() {
     let fx = fixture();
-    let path = fx.file("prose.txt", "She said \u{201C}hello\u{201D} and left.\n");
+    let path = fx.create_read("prose.txt", "She said \u{201C}hello\u{201D} and left.\n");
     let r = fx.edit(&path, "said \"hello\"", "said \"goodbye\"").await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(fs::read_to_string(&path).unwrap(), "She said \u{201C}goodbye\u{201D} and left.\n");
@@ -271,10 +271,10 @@ async fn curly_quotes_in_the_file_match_straight_quotes() {
 #[tokio::test]
 async fn trailing_whitespace_is_stripped_except_in_markdown() {
     let fx = fixture();
-    let rs = fx.file("a.rs", "x\n");
+    let rs = fx.create_read("a.rs", "x\n");
     assert!(!fx.edit(&rs, "x", "y   \nz\t").await.is_error);
     assert_eq!(fs::read_to_string(&rs).unwrap(), "y\nz\n");
-    let md = fx.file("a.md", "x\n");
+    let md = fx.create_read("a.md", "x\n");
     assert!(!fx.edit(&md, "x", "line  \nnext").await.is_error);
     assert_eq!(fs::read_to_string(&md).unwrap(), "line  \nnext\n");
 }
@@ -282,7 +282,7 @@ async fn trailing_whitespace_is_stripped_except_in_markdown() {
 #[tokio::test]
 async fn sanitized_tags_are_restored() {
     let fx = fixture();
-    let path = fx.file("t.xml", "<function_results>old</function_results>\n");
+    let path = fx.create_read("t.xml", "<function_results>old</function_results>\n");
     assert!(!fx.edit(&path, "<fnr>old", "<fnr>new").await.is_error);
     assert_eq!(fs::read_to_string(&path).unwrap(), "<function_results>new</function_results>\n");
 }
@@ -290,7 +290,7 @@ async fn sanitized_tags_are_restored() {
 #[tokio::test]
 async fn symlinks_inside_are_edited_through_and_kept() {
     let fx = fixture();
-    let target = fx.file("real.txt", "value = 1\n");
+    let target = fx.create_read("real.txt", "value = 1\n");
     let link = fx.path("link.txt");
     symlink("real.txt", &link).unwrap();
     fx.mark_read(&link);
@@ -318,7 +318,7 @@ async fn paths_outside_the_working_directories_ask() {
     let link = fx.path("escape.txt");
     symlink(&outside_file, &link).unwrap();
     fx.mark_read(&link);
-    let inside = fx.file("in.txt", "v = 1\n");
+    let inside = fx.create_read("in.txt", "v = 1\n");
 
     assert_eq!(
         decision(&fx, json!({"file_path": inside, "old_string": "1", "new_string": "2"})).await,
@@ -388,7 +388,7 @@ impl Hooks for ChangeFileDuringCall {
 #[tokio::test]
 async fn a_change_after_validation_is_refused_as_unexpected() {
     let fx = fixture_with(PermissionMode::BypassPermissions, Some(Arc::new(ChangeFileDuringCall)));
-    let path = fx.file("race.txt", "original\n");
+    let path = fx.create_read("race.txt", "original\n");
     let r = fx.edit(&path, "original", "mine").await;
     assert!(r.is_error);
     assert_eq!(

@@ -73,7 +73,7 @@ proptest! {
 
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let fx = fixture();
-        let path = fx.file("f.txt", encode(&text));
+        let path = fx.create_read("f.txt", encode(&text));
         let result = rt.block_on(fx.call("Edit", serde_json::json!({
             "file_path": path, "old_string": old, "new_string": case.new_string, "replace_all": case.replace_all,
         })));

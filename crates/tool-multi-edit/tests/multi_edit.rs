@@ -32,7 +32,7 @@ fn err(message: &str) -> String {
 #[tokio::test]
 async fn edits_apply_in_order_on_the_previous_result() {
     let fx = fixture();
-    let path = fx.file("a.py", b"def f():\n    return 1\n\nprint(f())\nprint(f())\n");
+    let path = fx.create_read("a.py", b"def f():\n    return 1\n\nprint(f())\nprint(f())\n");
     let r = fx
         .multi_edit(
             &path,
@@ -53,7 +53,7 @@ async fn edits_apply_in_order_on_the_previous_result() {
 #[tokio::test]
 async fn one_failing_edit_applies_none() {
     let fx = fixture();
-    let path = fx.file("a.txt", b"alpha beta\n");
+    let path = fx.create_read("a.txt", b"alpha beta\n");
     let r = fx
         .multi_edit(
             &path,
@@ -75,7 +75,7 @@ async fn one_failing_edit_applies_none() {
 #[tokio::test]
 async fn claude_codes_multi_edit_errors() {
     let fx = fixture();
-    let path = fx.file("a.txt", b"one two\n");
+    let path = fx.create_read("a.txt", b"one two\n");
     let r = fx
         .multi_edit(
             &path,

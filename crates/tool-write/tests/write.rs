@@ -5,42 +5,28 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use hands_core::tool::typed_arc;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_core::{PermissionMode, ToolCall, ToolResult, Turn};
+use hands_test_support::Fixture;
 use hands_tool_read::ReadTool;
 use hands_tool_write::{WriteTool, prompt};
 use serde_json::json;
 
-struct Fixture {
-    _work: tempfile::TempDir,
-    root: PathBuf,
-    engine: Engine,
+/// Read and Write over `project/` inside a temporary directory (so there is an outside).
+fn fixture(mode: PermissionMode) -> Fixture {
+    Fixture::builder(vec![typed_arc(ReadTool), typed_arc(WriteTool)]).mode(mode).subdir("project").build()
 }
 
-impl Fixture {
-    fn new(mode: PermissionMode) -> Self {
-        let work = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(work.path()).unwrap().join("project");
-        fs::create_dir(&root).unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(root.clone()),
-            state_dir: Some(work.path().join("state")),
-            permission_mode: Some(mode),
-            ..Default::default()
-        })
-        .unwrap();
-        let pool = Pool::assemble(vec![typed_arc(ReadTool), typed_arc(WriteTool)], PoolConfig::default());
-        Fixture { _work: work, root, engine: Engine::builder(Arc::new(pool), session).build() }
-    }
+/// Write and Read calls.
+trait Calls {
+    fn write(&self, path: impl AsRef<Path>, content: &str) -> impl Future<Output = ToolResult>;
+    fn read(&self, path: impl AsRef<Path>) -> impl Future<Output = ToolResult>;
+}
 
-    fn session(&self) -> &Arc<Session> {
-        self.engine.session()
-    }
-
+impl Calls for Fixture {
     async fn write(&self, path: impl AsRef<Path>, content: &str) -> ToolResult {
         let input = json!({"file_path": path.as_ref(), "content": content});
         self.engine.run_one(ToolCall::new("toolu_w", "Write", input), &Turn::new()).await
@@ -65,7 +51,7 @@ fn tool_use_error(message: &str) -> String {
 
 #[tokio::test]
 async fn creates_files_and_parent_directories_with_exact_bytes() {
-    let fx = Fixture::new(PermissionMode::AcceptEdits);
+    let fx = fixture(PermissionMode::AcceptEdits);
     let path = fx.root.join("deep/er/new.txt");
     let content = "line one\r\n\tindented  \r\nno newline at end";
     let result = fx.write(&path, content).await;
@@ -84,7 +70,7 @@ async fn creates_files_and_parent_directories_with_exact_bytes() {
 
 #[tokio::test]
 async fn an_unread_existing_file_is_replaced_and_the_model_told() {
-    let fx = Fixture::new(PermissionMode::AcceptEdits);
+    let fx = fixture(PermissionMode::AcceptEdits);
     let path = fx.root.join("a.txt");
     fs::write(&path, "original\n").unwrap();
     let result = fx.write(&path, "new").await;
@@ -101,7 +87,7 @@ async fn an_unread_existing_file_is_replaced_and_the_model_told() {
 
 #[tokio::test]
 async fn under_the_strict_setting_an_existing_file_must_be_fully_read_first() {
-    let fx = Fixture::new(PermissionMode::AcceptEdits);
+    let fx = fixture(PermissionMode::AcceptEdits);
     fx.engine.session().set_data(hands_core::edit::REQUIRE_READ_KEY, Some(json!(true)));
     let path = fx.root.join("a.txt");
     fs::write(&path, "original\n").unwrap();
@@ -123,7 +109,7 @@ async fn under_the_strict_setting_an_existing_file_must_be_fully_read_first() {
 
 #[tokio::test]
 async fn staleness_is_judged_by_content_not_mtime() {
-    let fx = Fixture::new(PermissionMode::AcceptEdits);
+    let fx = fixture(PermissionMode::AcceptEdits);
     let path = fx.root.join("a.rs");
     fs::write(&path, "fn a() {}\n").unwrap();
     fx.read(&path).await;
@@ -145,7 +131,7 @@ async fn staleness_is_judged_by_content_not_mtime() {
 
 #[tokio::test]
 async fn utf16_files_stay_utf16_and_modes_are_kept() {
-    let fx = Fixture::new(PermissionMode::AcceptEdits);
+    let fx = fixture(PermissionMode::AcceptEdits);
     let path = fx.root.join("w.txt");
     let mut bytes = vec![0xFF, 0xFE];
     bytes.extend("old\r\n".encode_utf16().flat_map(u16::to_le_bytes));
@@ -161,7 +147,7 @@ async fn utf16_files_stay_utf16_and_modes_are_kept() {
 
 #[tokio::test]
 async fn symlinks_inside_write_through_and_outside_ask() {
-    let fx = Fixture::new(PermissionMode::AcceptEdits);
+    let fx = fixture(PermissionMode::AcceptEdits);
     let target = fx.root.join("target.txt");
     fs::write(&target, "old").unwrap();
     let link = fx.root.join("link.txt");
@@ -189,7 +175,7 @@ async fn symlinks_inside_write_through_and_outside_ask() {
 
 #[tokio::test]
 async fn protected_paths_ask_and_special_files_are_refused() {
-    let fx = Fixture::new(PermissionMode::AcceptEdits);
+    let fx = fixture(PermissionMode::AcceptEdits);
     for path in [".git/config", ".GIT/hooks/pre-commit", ".bashrc", "sub/.vscode/settings.json", ".mcp.json"] {
         let result = fx.write(path, "x").await;
         assert!(result.text().contains("Permission to use Write has been denied"), "{path}: {}", result.text());
@@ -211,10 +197,10 @@ async fn protected_paths_ask_and_special_files_are_refused() {
 
 #[tokio::test]
 async fn default_mode_defers_inside_writes_to_the_general_rules() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let result = fx.write("a.txt", "x").await;
     assert!(result.is_error, "default mode asks for writes");
     assert!(!fx.root.join("a.txt").exists());
-    fx.session().set_permission_mode(PermissionMode::BypassPermissions);
+    fx.session.set_permission_mode(PermissionMode::BypassPermissions);
     assert!(!fx.write("a.txt", "x").await.is_error);
 }
