@@ -240,7 +240,14 @@ impl ServerSet {
             if self.servers.iter().any(|(n, _)| n == name) || find_on_path(command).is_none() {
                 continue;
             }
-            self.servers.push((name.to_string(), ServerConfig::new(command, args, extensions)));
+            let mut config = ServerConfig::new(command, args, extensions);
+            if *name == "typescript" {
+                // While the project loads, typescript-language-server's syntax-only server answers
+                // from open files alone: a definition stops at the import, workspace symbols miss
+                // the other files. Only the full server answers.
+                config.initialization_options = Some(serde_json::json!({ "tsserver": { "useSyntaxServer": "never" } }));
+            }
+            self.servers.push((name.to_string(), config));
         }
     }
 

@@ -2,6 +2,11 @@
 //! these tests fail, never skip, when it is missing), on a small multi-file Python project
 //! each test writes. Hangs and slow answers cannot be produced on demand by a real server, so
 //! those two tests use `fixtures/silent_server.py`, a server that never answers requests.
+//!
+//! The operations pylsp lacks (workspaceSymbol, goToImplementation and the call hierarchy) are
+//! proven against typescript-language-server (with TypeScript, installed by `.ci/run`) on a
+//! small TypeScript project; that test skips with a message when the server is absent locally,
+//! and fails when it is absent in CI (`CI=true`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -40,13 +45,20 @@ struct Project {
 }
 
 impl Project {
+    /// The Python project, served by `servers`.
     fn new(servers: Vec<(String, ServerConfig)>) -> Self {
+        let files = [("pkg/__init__.py", ""), ("pkg/util.py", UTIL), ("main.py", MAIN), ("notes.xyz", "not code\n")];
+        Project::with_files(servers, &files)
+    }
+
+    /// A project of `files` (relative path, content), served by `servers`.
+    fn with_files(servers: Vec<(String, ServerConfig)>, files: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("pkg")).unwrap();
-        std::fs::write(dir.path().join("pkg/__init__.py"), "").unwrap();
-        std::fs::write(dir.path().join("pkg/util.py"), UTIL).unwrap();
-        std::fs::write(dir.path().join("main.py"), MAIN).unwrap();
-        std::fs::write(dir.path().join("notes.xyz"), "not code\n").unwrap();
+        for (relative, content) in files {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
+        }
         let state = tempfile::tempdir().unwrap();
         let session = Session::new(SessionConfig {
             cwd: Some(dir.path().into()),
@@ -297,4 +309,99 @@ async fn the_session_end_shuts_servers_down() {
     project.session.close();
     let messages = logged(&log, r#""method": "exit""#).await;
     assert!(messages.contains(r#""method": "shutdown""#), "{messages}");
+}
+
+const SHAPES_TS: &str = r#"export interface Shape {
+  area(): number;
+}
+
+export class Square implements Shape {
+  constructor(private side: number) {}
+  area(): number {
+    return this.side * this.side;
+  }
+}
+
+export function totalArea(shapes: Shape[]): number {
+  return shapes.reduce((sum, s) => sum + s.area(), 0);
+}
+"#;
+
+const REPORT_TS: &str = r#"import { Square, totalArea } from "./shapes";
+
+export function report(): string {
+  const shapes = [new Square(2), new Square(3)];
+  return "total " + totalArea(shapes);
+}
+"#;
+
+const TSCONFIG: &str = r#"{ "compilerOptions": { "strict": true, "target": "es2020", "module": "commonjs" }, "include": ["src"] }
+"#;
+
+/// Whether `command` is on `PATH`; when it is not, a local run skips (saying so) and a CI run
+/// (`CI=true`) fails.
+fn server_present(command: &str) -> bool {
+    if hands_lsp::config::find_on_path(command).is_some() {
+        return true;
+    }
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(!in_ci, "`{command}` is not installed; .ci/run installs it (npm)");
+    eprintln!("SKIPPED: `{command}` is not on PATH (install it with .ci/run to run this test)");
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_language_server_answers_symbols_implementations_and_calls() {
+    if !server_present("typescript-language-server") {
+        return;
+    }
+    // The built-in default, as a session without configuration gets it.
+    let mut defaults = ServerSet::new(Vec::new(), "no configuration");
+    defaults.add_defaults_found_on_path();
+    let servers: Vec<_> = defaults.servers().iter().filter(|(name, _)| name == "typescript").cloned().collect();
+    assert_eq!(servers.len(), 1, "typescript-language-server is on PATH but not among the defaults");
+    let files = [("tsconfig.json", TSCONFIG), ("src/shapes.ts", SHAPES_TS), ("src/report.ts", REPORT_TS)];
+    let project = Project::with_files(servers, &files);
+
+    // Across files, to the declaration (not the import: the syntax-only server is off).
+    let definition = project.ok("goToDefinition", "src/report.ts", 5, 22).await;
+    assert_eq!(
+        definition,
+        "Found 1 definition:\nsrc/shapes.ts:12:17: export function totalArea(shapes: Shape[]): number {"
+    );
+
+    let query = json!({
+        "operation": "workspaceSymbol", "filePath": "src/report.ts", "line": 1, "character": 1, "query": "totalArea"
+    });
+    let symbols = project.call("LSP", query).await;
+    assert!(!symbols.is_error, "{}", symbols.text());
+    assert_eq!(symbols.text(), "Found 1 symbol matching \"totalArea\":\ntotalArea (Function) at src/shapes.ts:12:1");
+
+    // On the interface's name: the class that implements it.
+    let implementations = project.ok("goToImplementation", "src/shapes.ts", 1, 18).await;
+    assert_eq!(implementations, "Found 1 implementation:\nsrc/shapes.ts:5:14: export class Square implements Shape {");
+
+    let declaration = "src/shapes.ts:12:17: export function totalArea(shapes: Shape[]): number {";
+    let item = project.ok("prepareCallHierarchy", "src/shapes.ts", 12, 17).await;
+    assert_eq!(item, format!("Call hierarchy item:\ntotalArea (Function) at {declaration}"));
+
+    let call_site = "src/report.ts:5:21: return \"total \" + totalArea(shapes);";
+    let incoming = project.ok("incomingCalls", "src/shapes.ts", 12, 17).await;
+    assert_eq!(
+        incoming,
+        format!(
+            "totalArea is called from 1 place:\nreport (Function) at src/report.ts:3:17: export function report(): string {{\n  call at {call_site}"
+        )
+    );
+
+    let outgoing = project.ok("outgoingCalls", "src/report.ts", 3, 17).await;
+    assert!(outgoing.starts_with("report calls 2 functions:\n"), "{outgoing}");
+    for expected in [
+        "Square (Class) at src/shapes.ts:5:14: export class Square implements Shape {",
+        "  call at src/report.ts:4:23: const shapes = [new Square(2), new Square(3)];",
+        "  call at src/report.ts:4:38: const shapes = [new Square(2), new Square(3)];",
+        &format!("totalArea (Function) at {declaration}\n  call at {call_site}"),
+    ] {
+        assert!(outgoing.contains(expected), "{expected} missing from:\n{outgoing}");
+    }
 }
