@@ -14,6 +14,8 @@ mod facade;
 mod feature_matrix;
 mod fuzz;
 mod new_tool;
+#[cfg(test)]
+mod portability;
 mod util;
 
 use clap::{Parser, Subcommand};

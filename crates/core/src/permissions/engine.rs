@@ -137,7 +137,6 @@ struct Fingerprint {
 const RACY_WINDOW: Duration = Duration::from_secs(3);
 
 fn fingerprint(path: &Path) -> Option<Fingerprint> {
-    use std::os::unix::fs::MetadataExt;
     let meta = fs::metadata(path).ok()?;
     let modified = meta.modified().ok();
     let racy = modified.is_none_or(|m| m.elapsed().map_or(true, |age| age < RACY_WINDOW));
@@ -146,7 +145,19 @@ fn fingerprint(path: &Path) -> Option<Fingerprint> {
     } else {
         None
     };
-    Some(Fingerprint { modified, len: meta.len(), inode: meta.ino(), content })
+    Some(Fingerprint { modified, len: meta.len(), inode: inode(&meta), content })
+}
+
+/// The file's inode number, which changes when a file is replaced by a rename. Off Unix it is 0:
+/// time, length and (for recent files) content still tell a change.
+#[cfg(unix)]
+fn inode(meta: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(meta)
+}
+
+#[cfg(not(unix))]
+fn inode(_meta: &fs::Metadata) -> u64 {
+    0
 }
 
 /// Whether the file changed between two fingerprints (`None`: missing). Contents are compared
