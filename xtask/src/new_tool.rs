@@ -292,7 +292,9 @@ pub mod constants;
 pub mod prompt;
 pub mod render;
 
-use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError};
+use hands_core::{
+    EffectKinds, Effects, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -334,22 +336,18 @@ impl TypedTool for {{wire}}Tool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    // The flags. Each returns the fail-closed default; change one only when it holds for every
-    // input it answers `true` for.
-
-    /// Only reads? Read-only calls run without asking in the default permission mode.
-    fn is_read_only(&self, _input: &{{wire}}Input) -> bool {
-        false
+    /// What a call touches: paths read (`.read(path)`) and written (`.write(path)`), commands,
+    /// network hosts, session changes. Permission rules, read-only-ness and scheduling all
+    /// follow from it. This tool only sends text back: it touches nothing. Leave the default
+    /// (`Effects::unknown()`, possibly anything) rather than claim less than a call does.
+    fn effects(&self, _input: &{{wire}}Input, _session: &Session) -> Effects {
+        Effects::none()
     }
 
-    /// Safe to run in parallel with other concurrency-safe calls (no shared state written)?
-    fn is_concurrency_safe(&self, _input: &{{wire}}Input) -> bool {
-        false
-    }
-
-    /// Irreversible (deletes, overwrites without a way back, sends)?
-    fn is_destructive(&self, _input: &{{wire}}Input) -> bool {
-        false
+    /// The kinds of effect any call can have (a bare `Read` deny rule removes every tool that
+    /// reads paths from the pool).
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
     }
 
     /// Hide the schema until the model loads it with ToolSearch? (For rarely used tools.)

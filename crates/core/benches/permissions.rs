@@ -6,9 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
+use hands_core::Effects;
 use hands_core::permissions::ruleset::{CallFacts, RuleSet};
 use hands_core::permissions::settings::{RuleOrigin, ScopeSettings, SettingsScope, merge};
-use hands_core::permissions::{CommandSubject, PermissionMode, PermissionResult, RuleSubject, decide_without_rules};
+use hands_core::permissions::{CommandSubject, PermissionMode, PermissionResult, decide_without_rules};
 use serde_json::{Value, json};
 
 fn main() {
@@ -71,32 +72,25 @@ fn rules() -> RuleSet {
 struct Call {
     tool: &'static str,
     input: Value,
-    subject: RuleSubject,
-    read_only: bool,
+    effects: Effects,
 }
 
-fn commands(parts: &[(&str, bool)]) -> RuleSubject {
-    RuleSubject::Commands(parts.iter().map(|(t, r)| CommandSubject::new(*t, *r)).collect())
+fn commands(parts: &[(&str, bool)]) -> Effects {
+    parts.iter().map(|(t, r)| CommandSubject::new(*t, *r)).fold(Effects::none(), Effects::command)
 }
 
 fn calls() -> Vec<(&'static str, Call)> {
     vec![
         (
             "bash_read_only",
-            Call {
-                tool: "Bash",
-                input: json!({"command": "git status"}),
-                subject: commands(&[("git status", true)]),
-                read_only: true,
-            },
+            Call { tool: "Bash", input: json!({"command": "git status"}), effects: commands(&[("git status", true)]) },
         ),
         (
             "bash_compound",
             Call {
                 tool: "Bash",
                 input: json!({"command": "npm test && git add . && git commit -m wip"}),
-                subject: commands(&[("npm test", false), ("git add .", false), ("git commit -m wip", false)]),
-                read_only: false,
+                effects: commands(&[("npm test", false), ("git add .", false), ("git commit -m wip", false)]),
             },
         ),
         (
@@ -104,8 +98,7 @@ fn calls() -> Vec<(&'static str, Call)> {
             Call {
                 tool: "Read",
                 input: json!({"file_path": "/project/src/main.rs"}),
-                subject: RuleSubject::ReadPath(PathBuf::from("/project/src/main.rs")),
-                read_only: true,
+                effects: Effects::none().read_field("file_path", PathBuf::from("/project/src/main.rs")),
             },
         ),
     ]
@@ -114,15 +107,15 @@ fn calls() -> Vec<(&'static str, Call)> {
 fn facts<'a>(call: &'a Call, result: &'a PermissionResult, dirs: &'a [PathBuf]) -> CallFacts<'a> {
     CallFacts {
         tool: call.tool,
+        aliases: &[],
         input: &call.input,
-        subject: &call.subject,
-        read_only: call.read_only,
+        effects: &call.effects,
         tool_result: result,
         mode: PermissionMode::Default,
         working_dirs: dirs,
         internal_dirs: &[],
         cwd: Path::new("/project"),
-        subject_real: None,
+        resolved: &[],
     }
 }
 
@@ -140,6 +133,6 @@ fn default_policy(bencher: divan::Bencher<'_, '_>, name: &str) {
     let call = calls().into_iter().find(|(n, _)| *n == name).unwrap().1;
     let result = PermissionResult::passthrough();
     bencher.bench_local(|| {
-        decide_without_rules(PermissionMode::Default, divan::black_box(call.tool), call.read_only, &result)
+        decide_without_rules(PermissionMode::Default, divan::black_box(call.tool), call.effects.is_read_only(), &result)
     });
 }

@@ -41,11 +41,8 @@ impl TypedTool for Noop {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &NoopInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &NoopInput) -> bool {
-        true
+    fn effects(&self, _: &NoopInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     async fn call(&self, input: &NoopInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(if input.limit.is_some() { input.path.as_str() } else { "ok" }))

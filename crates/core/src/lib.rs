@@ -8,13 +8,15 @@
 //!
 //! - [`tool`]: the [`Tool`] trait (object-safe, async, fail-closed defaults), the typed layer
 //!   [`TypedTool`], and [`register_tool!`] for link-time registration.
+//! - [`effects`]: what a call touches, as data ([`Effects`]): permissions, scheduling and hooks
+//!   read it.
 //! - [`registry`]: [`registered_tools`](registry::registered_tools) and the [`Pool`] a model sees,
 //!   with lookup by name or alias.
 //! - [`schema`]: input schemas from `schemars`, validation with `jsonschema`, Claude Code's error
 //!   texts.
 //! - [`pipeline`]: the [`Engine`] that takes one `tool_use` to one `tool_result`.
-//! - [`orchestrate`]: batches (parallel runs of safe calls, serial unsafe calls) and the
-//!   streaming executor.
+//! - [`orchestrate`]: batches (calls whose effects do not conflict run side by side, barriers
+//!   alone) and the streaming executor.
 //! - [`budget`]: per-tool and per-message result caps, persisting large output to disk.
 //! - [`permissions`], [`hooks`]: the decision stages, as interfaces with built-in defaults.
 //! - [`session`], [`file_state`], [`context`], [`abort`], [`progress`]: what calls share.
@@ -22,7 +24,7 @@
 //! ## A tool in a dozen lines
 //!
 //! ```
-//! use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+//! use hands_core::{EffectKinds, Effects, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //!
@@ -40,8 +42,9 @@
 //!     fn name(&self) -> &'static str { "Echo" }
 //!     fn description(&self, _: &Session) -> String { "Send text back.".into() }
 //!     fn max_result_size_chars(&self) -> ResultLimit { ResultLimit::Chars(100_000) }
-//!     fn is_read_only(&self, _: &EchoInput) -> bool { true }
-//!     fn is_concurrency_safe(&self, _: &EchoInput) -> bool { true }
+//!     // Touches nothing: read-only, runs beside anything. (The default is unknown effects.)
+//!     fn effects(&self, _: &EchoInput, _: &Session) -> Effects { Effects::none() }
+//!     fn effect_kinds(&self) -> EffectKinds { EffectKinds::NONE }
 //!     async fn call(&self, input: &EchoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
 //!         Ok(ToolOutput::text(input.text.clone()))
 //!     }
@@ -56,6 +59,7 @@ pub mod content;
 pub mod context;
 pub mod deferral;
 pub mod edit;
+pub mod effects;
 pub mod encoding;
 pub mod error;
 pub mod file_state;
@@ -79,6 +83,7 @@ pub mod tool;
 pub use abort::Turn;
 pub use content::{ContentBlock, ContextChange, ToolCall, ToolOutput, ToolResult};
 pub use context::ToolContext;
+pub use effects::{EffectKinds, Effects};
 pub use error::{ToolError, ValidationError};
 pub use input::ToolInput;
 pub use permissions::{PermissionMode, PermissionResult};

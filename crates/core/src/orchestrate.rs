@@ -70,7 +70,7 @@ impl Engine {
     /// [`Engine::run_batch`], keeping everything each call produced.
     pub async fn run_batch_outcomes(&self, calls: Vec<ToolCall>, turn: &Turn) -> Vec<CallOutcome> {
         let prepared: Vec<Prepared> = calls.into_iter().map(|c| self.prepare(c)).collect();
-        let safe: Vec<bool> = prepared.iter().map(Prepared::is_concurrency_safe).collect();
+        let safe: Vec<bool> = prepared.iter().map(|p| p.effects(self.session()).is_concurrency_safe()).collect();
         let runs = partition(&safe);
         let mut slots: Vec<Option<Prepared>> = prepared.into_iter().map(Some).collect();
         let mut outcomes: Vec<Option<CallOutcome>> = (0..slots.len()).map(|_| None).collect();
@@ -235,7 +235,7 @@ async fn streaming_loop(
             call = calls.recv(), if input_open => match call {
                 Some(call) => {
                     let prepared = engine.prepare(call);
-                    let safe = prepared.is_concurrency_safe();
+                    let safe = prepared.effects(&session).is_concurrency_safe();
                     queue.push_back(Queued { index: next_index, prepared, safe });
                     next_index += 1;
                 }

@@ -21,6 +21,7 @@ use crate::abort::Turn;
 use crate::budget;
 use crate::content::{ContentBlock, ContextChange, ToolCall, ToolResult};
 use crate::context::ToolContext;
+use crate::effects::Effects;
 use crate::error::ToolError;
 use crate::hooks::{Hooks, NoHooks, PostToolUseOutcome};
 use crate::input::ToolInput;
@@ -150,13 +151,13 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// Concurrency-safe: known tool, valid input, and the tool says so. Anything else is unsafe.
-    pub(crate) fn is_concurrency_safe(&self) -> bool {
+    /// What the call touches: the tool's effects for a known tool and valid input; anything
+    /// else (and a tool that panics answering) has unknown effects.
+    pub(crate) fn effects(&self, session: &Session) -> Effects {
         match (&self.tool, &self.input) {
-            (Some(tool), Ok(input)) => {
-                std::panic::catch_unwind(AssertUnwindSafe(|| tool.is_concurrency_safe(input))).unwrap_or(false)
-            }
-            _ => false,
+            (Some(tool), Ok(input)) => std::panic::catch_unwind(AssertUnwindSafe(|| tool.effects(input, session)))
+                .unwrap_or_else(|_| Effects::unknown()),
+            _ => Effects::unknown(),
         }
     }
 }
@@ -314,7 +315,14 @@ impl Engine {
             return Err(ToolResult::error(&id, e.to_model_text()));
         }
         let tool_result = tool.check_permissions(&input, &ctx).await;
-        let request = PermissionRequest { tool: tool.as_ref(), input: &input, ctx: &ctx, tool_result: &tool_result };
+        let effects = tool.effects(&input, ctx.session());
+        let request = PermissionRequest {
+            tool: tool.as_ref(),
+            input: &input,
+            effects: &effects,
+            ctx: &ctx,
+            tool_result: &tool_result,
+        };
         Ok(self.inner.policy.decide(&request).await)
     }
 
@@ -384,7 +392,9 @@ impl Engine {
 
         // 6. Permission decision.
         let tool_result = tool.check_permissions(&input, &ctx).await;
-        let request = PermissionRequest { tool, input: &input, ctx: &ctx, tool_result: &tool_result };
+        let effects = tool.effects(&input, ctx.session());
+        let request =
+            PermissionRequest { tool, input: &input, effects: &effects, ctx: &ctx, tool_result: &tool_result };
         let mut decision = self.inner.policy.decide(&request).await;
         if let Some(hook) = hook_permission {
             decision = merge_hook_decision(decision, hook);

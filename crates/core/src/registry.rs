@@ -14,11 +14,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use crate::permissions::rules::bare_rule_removes;
 use crate::schema::CompiledSchema;
 use crate::tool::Tool;
-
-/// Tools of simple mode (`CLAUDE_CODE_SIMPLE`): the minimal editing set.
-pub const SIMPLE_MODE_TOOLS: [&str; 3] = ["Bash", "Edit", "Read"];
 
 /// What starts every registration's [`ToolRegistration::build_marker`].
 pub const BUILD_MARKER_PREFIX: &str = "hands-tool-marker:";
@@ -101,7 +99,7 @@ pub fn registered_package(name: &str) -> Option<&'static str> {
 /// How to assemble a pool.
 #[derive(Clone, Default)]
 pub struct PoolConfig {
-    /// Simple mode: only Bash, Read and Edit among the built-ins.
+    /// Simple mode: only the built-ins that say they belong to it (`Tool::in_simple_mode`).
     pub simple: bool,
     /// Tool names (or `mcp__server` prefixes) named by bare deny rules: removed from the pool.
     pub denied: Vec<String>,
@@ -185,17 +183,16 @@ impl Pool {
 
     /// Assemble a pool from explicit built-ins (tests, embedders) and `config.external`.
     pub fn assemble(builtins: Vec<Arc<dyn Tool>>, config: PoolConfig) -> Pool {
-        let denied = |name: &str| config.denied.iter().any(|r| bare_deny_matches(r, name));
+        let denied = |tool: &Arc<dyn Tool>| config.denied.iter().any(|r| bare_rule_removes(r, tool.as_ref()));
         let mut builtins: Vec<_> = builtins
             .into_iter()
-            .filter(|t| t.is_enabled() && !denied(t.name()))
-            .filter(|t| !config.simple || SIMPLE_MODE_TOOLS.contains(&t.name()))
+            .filter(|t| t.is_enabled() && !denied(t))
+            .filter(|t| !config.simple || t.in_simple_mode())
             .filter(|t| config.only.as_ref().is_none_or(|only| only.iter().any(|n| n == t.name())))
             .collect();
         builtins.sort_by(|a, b| a.name().cmp(b.name()));
         builtins.dedup_by(|a, b| a.name() == b.name());
-        let mut external: Vec<_> =
-            config.external.iter().filter(|t| t.is_enabled() && !denied(t.name())).cloned().collect();
+        let mut external: Vec<_> = config.external.iter().filter(|t| t.is_enabled() && !denied(t)).cloned().collect();
         external.sort_by(|a, b| a.name().cmp(b.name()));
 
         let mut pool = Pool { entries: Vec::new(), by_name: HashMap::new(), builtin_len: 0 };

@@ -3,9 +3,12 @@
 //! through `inventory` ([`register_tool!`](crate::register_tool), whose entries live in
 //! [`crate::registry`]).
 //!
-//! Defaults fail closed, as Claude Code's `buildTool` does: a tool that does not say otherwise is
-//! not concurrency-safe, not read-only and not destructive, is enabled, and leaves the permission
-//! decision to the general rules. A tool that forgets a flag is treated as the most dangerous kind.
+//! A call states what it touches as data ([`Effects`], from [`Tool::effects`]): whether it is
+//! read-only, destructive or may run beside other calls, and what permission rules match, all
+//! follow from that one value. Defaults fail closed: a tool that does not declare its effects has
+//! unknown effects (possibly anything: not read-only, destructive, run alone, met by every deny
+//! and ask rule that names it), is enabled, and leaves the permission decision to the general
+//! rules.
 //!
 //! Nothing here names a concrete tool, decides permissions, or schedules calls.
 
@@ -18,9 +21,10 @@ use serde_json::Value;
 
 use crate::content::{ToolOutput, ToolResult};
 use crate::context::ToolContext;
+use crate::effects::{EffectKinds, Effects};
 use crate::error::{ToolError, ValidationError};
 use crate::input::ToolInput;
-use crate::permissions::{PermissionResult, RuleSubject};
+use crate::permissions::PermissionResult;
 use crate::session::Session;
 
 /// What happens to a running call when the user sends a new message (reference §2.3).
@@ -80,18 +84,21 @@ pub trait Tool: Send + Sync + 'static {
         true
     }
 
-    /// Whether this call may run in parallel with other concurrency-safe calls.
-    fn is_concurrency_safe(&self, _input: &ToolInput) -> bool {
-        false
+    /// What this call touches (paths read and written, commands, hosts, ...), from its input.
+    /// Read-only, destructive, scheduling and permission rules all follow from it. The default,
+    /// [`Effects::unknown`], fails closed.
+    fn effects(&self, _input: &ToolInput, _session: &Session) -> Effects {
+        Effects::unknown()
     }
 
-    /// Whether this call only reads.
-    fn is_read_only(&self, _input: &ToolInput) -> bool {
-        false
+    /// The kinds of effect this tool's calls can have, without an input (a bare `Read` deny rule
+    /// removes every tool that reads paths from the pool). Fails closed: every kind.
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::ALL
     }
 
-    /// Whether this call does something irreversible.
-    fn is_destructive(&self, _input: &ToolInput) -> bool {
+    /// Whether the tool belongs to the minimal set of simple mode (`CLAUDE_CODE_SIMPLE`).
+    fn in_simple_mode(&self) -> bool {
         false
     }
 
@@ -134,11 +141,6 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's own permission opinion; the general rules decide on `Passthrough`.
     async fn check_permissions(&self, _input: &ToolInput, _ctx: &ToolContext) -> PermissionResult {
         PermissionResult::passthrough()
-    }
-
-    /// What permission content rules match for this input (subcommands, a path, a domain).
-    fn rule_subject(&self, _input: &ToolInput, _session: &Session) -> RuleSubject {
-        RuleSubject::None
     }
 
     /// Run the call. Progress goes through `ctx.progress(...)`; cancellation is `ctx.cancelled()`.
@@ -201,16 +203,16 @@ pub trait TypedTool: Send + Sync + 'static {
     fn is_enabled(&self) -> bool {
         true
     }
-    /// See [`Tool::is_concurrency_safe`].
-    fn is_concurrency_safe(&self, _input: &Self::Input) -> bool {
-        false
+    /// See [`Tool::effects`].
+    fn effects(&self, _input: &Self::Input, _session: &Session) -> Effects {
+        Effects::unknown()
     }
-    /// See [`Tool::is_read_only`].
-    fn is_read_only(&self, _input: &Self::Input) -> bool {
-        false
+    /// See [`Tool::effect_kinds`].
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::ALL
     }
-    /// See [`Tool::is_destructive`].
-    fn is_destructive(&self, _input: &Self::Input) -> bool {
+    /// See [`Tool::in_simple_mode`].
+    fn in_simple_mode(&self) -> bool {
         false
     }
     /// See [`Tool::is_open_world`].
@@ -238,10 +240,6 @@ pub trait TypedTool: Send + Sync + 'static {
     /// See [`Tool::check_permissions`].
     async fn check_permissions(&self, _input: &Self::Input, _ctx: &ToolContext) -> PermissionResult {
         PermissionResult::passthrough()
-    }
-    /// See [`Tool::rule_subject`].
-    fn rule_subject(&self, _input: &Self::Input, _session: &Session) -> RuleSubject {
-        RuleSubject::None
     }
     /// See [`Tool::call`].
     async fn call(&self, input: &Self::Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
@@ -307,15 +305,15 @@ impl<T: TypedTool> Tool for Typed<T> {
     fn is_enabled(&self) -> bool {
         self.tool.is_enabled()
     }
-    fn is_concurrency_safe(&self, input: &ToolInput) -> bool {
-        self.parse(input).is_some_and(|i| self.tool.is_concurrency_safe(i))
-    }
-    fn is_read_only(&self, input: &ToolInput) -> bool {
-        self.parse(input).is_some_and(|i| self.tool.is_read_only(i))
-    }
-    fn is_destructive(&self, input: &ToolInput) -> bool {
+    fn effects(&self, input: &ToolInput, session: &Session) -> Effects {
         // Unparseable input: assume the worst.
-        self.parse(input).is_none_or(|i| self.tool.is_destructive(i))
+        self.parse(input).map_or_else(Effects::unknown, |i| self.tool.effects(i, session))
+    }
+    fn effect_kinds(&self) -> EffectKinds {
+        self.tool.effect_kinds()
+    }
+    fn in_simple_mode(&self) -> bool {
+        self.tool.in_simple_mode()
     }
     fn is_open_world(&self) -> bool {
         self.tool.is_open_world()
@@ -343,9 +341,6 @@ impl<T: TypedTool> Tool for Typed<T> {
             Ok(i) => self.tool.check_permissions(i, ctx).await,
             Err(e) => PermissionResult::deny(format!("input could not be read: {e}")),
         }
-    }
-    fn rule_subject(&self, input: &ToolInput, session: &Session) -> RuleSubject {
-        self.parse(input).map_or(RuleSubject::None, |i| self.tool.rule_subject(i, session))
     }
     async fn call(&self, input: &ToolInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let typed = input.typed::<T::Input>().map_err(|e| ToolError::msg(format!("input could not be read: {e}")))?;

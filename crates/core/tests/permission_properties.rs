@@ -10,11 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
+use hands_core::Effects;
 use hands_core::permissions::ruleset::{CallFacts, RuleSet};
 use hands_core::permissions::settings::{RuleOrigin, ScopeSettings, SettingsScope, merge};
-use hands_core::permissions::{
-    Behavior, CommandSubject, DecisionSource, PermissionMode, PermissionResult, RuleSubject,
-};
+use hands_core::permissions::{Behavior, CommandSubject, DecisionSource, PermissionMode, PermissionResult};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -55,32 +54,29 @@ fn rule_set(allow: &[String], ask: &[String], deny: &[String]) -> RuleSet {
     merge(&[scope], Path::new("/project"), None).rules
 }
 
-fn subject(commands: &[&str]) -> RuleSubject {
-    RuleSubject::Commands(
-        commands
-            .iter()
-            .map(|c| CommandSubject::new(*c, c.split_whitespace().next().is_some_and(|w| READ_ONLY.contains(&w))))
-            .collect(),
-    )
+fn effects(commands: &[&str]) -> Effects {
+    commands
+        .iter()
+        .map(|c| CommandSubject::new(*c, c.split_whitespace().next().is_some_and(|w| READ_ONLY.contains(&w))))
+        .fold(Effects::none().subject_fields(&["command"]), Effects::command)
 }
 
 fn decide(rules: &RuleSet, mode: PermissionMode, commands: &[&str]) -> (Behavior, DecisionSource) {
-    let subject = subject(commands);
-    let read_only = matches!(&subject, RuleSubject::Commands(s) if s.iter().all(|c| c.read_only));
+    let effects = effects(commands);
     let input = json!({"command": commands.join(" && ")});
     let passthrough = PermissionResult::passthrough();
     let dirs = [PathBuf::from("/project")];
     let facts = CallFacts {
         tool: "Bash",
+        aliases: &[],
         input: &input,
-        subject: &subject,
-        read_only,
+        effects: &effects,
         tool_result: &passthrough,
         mode,
         working_dirs: &dirs,
         internal_dirs: &[],
         cwd: Path::new("/project"),
-        subject_real: None,
+        resolved: &[],
     };
     let d = rules.decide(&facts);
     (d.behavior, d.source)
@@ -151,13 +147,13 @@ proptest! {
         let path = format!("/project/src/{name}.txt");
         let allow = if allow_all { vec!["Read".to_string(), "Edit".to_string()] } else { vec![format!("Read(//project/src/**)")] };
         let rules = rule_set(&allow, &[], &[format!("Read(src/{name}.txt)")]);
-        let subject = RuleSubject::ReadPath(PathBuf::from(&path));
+        let effects = Effects::none().read(PathBuf::from(&path));
         let input = json!({"file_path": path});
         let passthrough = PermissionResult::passthrough();
         let dirs = [PathBuf::from("/project")];
         let facts = CallFacts {
-            tool: "Grep", input: &input, subject: &subject, read_only: true, tool_result: &passthrough, mode,
-            working_dirs: &dirs, internal_dirs: &[], cwd: Path::new("/project"), subject_real: None,
+            tool: "Grep", aliases: &[], input: &input, effects: &effects, tool_result: &passthrough, mode,
+            working_dirs: &dirs, internal_dirs: &[], cwd: Path::new("/project"), resolved: &[],
         };
         prop_assert_eq!(rules.decide(&facts).behavior, Behavior::Deny);
         prop_assert!(rules.is_read_denied(Path::new(&path)));

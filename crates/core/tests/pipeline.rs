@@ -113,18 +113,23 @@ async fn empty_output_gets_the_marker() {
 fn defaults_fail_closed() {
     let tool = t(Forgetful);
     let input = ToolInput::new(json!({}));
-    assert!(!tool.is_concurrency_safe(&input));
-    assert!(!tool.is_read_only(&input));
-    assert!(!tool.is_destructive(&input));
+    let session = hands_core::Session::new(hands_core::SessionConfig::default()).unwrap();
+    let effects = tool.effects(&input, &session);
+    assert!(effects.unknown && effects.is_barrier());
+    assert!(!effects.is_concurrency_safe());
+    assert!(!effects.is_read_only());
+    assert!(effects.is_destructive());
     assert!(tool.is_enabled());
     assert!(!tool.should_defer());
     assert_eq!(tool.interrupt_behavior(), InterruptBehavior::Block);
     // Input that does not parse is destructive, not read-only, not safe.
     let echo = t(Echo);
     let bad = ToolInput::new(json!({"nope": 1}));
-    assert!(!echo.is_read_only(&bad));
-    assert!(!echo.is_concurrency_safe(&bad));
-    assert!(echo.is_destructive(&bad));
+    let effects = echo.effects(&bad, &session);
+    assert!(effects.unknown);
+    assert!(!effects.is_read_only());
+    assert!(!effects.is_concurrency_safe());
+    assert!(effects.is_destructive());
 }
 
 #[tokio::test]

@@ -85,11 +85,14 @@ async fn mounts_what_starts_and_reports_what_does_not() {
     assert!(echo.is_external() && echo.should_defer() && !echo.always_load());
     assert_eq!(echo.input_schema()["required"], json!(["text"]), "schema verbatim");
     let probe = hands_core::ToolInput::new(json!({"text": "x"}));
-    assert!(echo.is_read_only(&probe) && echo.is_concurrency_safe(&probe));
-    let touch = tools.iter().find(|t| t.name() == "mcp__self__Touch").unwrap();
-    assert!(!touch.is_read_only(&probe) && touch.is_destructive(&probe));
+    let echo = std::sync::Arc::clone(echo);
+    let touch = std::sync::Arc::clone(tools.iter().find(|t| t.name() == "mcp__self__Touch").unwrap());
 
     let (_dir, engine) = engine(tools, Vec::new());
+    let echo_effects = echo.effects(&probe, engine.session());
+    assert!(echo_effects.is_read_only() && echo_effects.is_concurrency_safe());
+    let touch_effects = touch.effects(&probe, engine.session());
+    assert!(!touch_effects.is_read_only() && touch_effects.is_destructive() && touch_effects.unknown);
     let result =
         engine.run_one(ToolCall::new("t1", "mcp__self__Echo", json!({"text": "over the wire"})), &Turn::new()).await;
     assert!(!result.is_error, "{}", result.text());

@@ -6,9 +6,10 @@
 //! exit statuses with Claude Code's meanings, stops the whole process group on timeout or abort,
 //! carries the shell's final directory over to the next call, and starts background tasks.
 //!
-//! It also holds the read-only classifier (reference §3.5, [`classify`]): `is_read_only`,
-//! `is_concurrency_safe` and the subcommands the permission engine matches rules against all come
-//! from it.
+//! It also holds the read-only classifier (reference §3.5, [`classify`]): the call's effects
+//! (its subcommands with the paths they read and write, whether it only reads, whether it may
+//! change directory) come from it, and with them what the permission rules and the scheduler
+//! see.
 //!
 //! Layout: [`constants`] (names, limits), [`prompt`] (model-facing text), [`render`] (one-line
 //! summaries), [`classify`] and [`readonly_rules`] (the classifier), [`process`] (process
@@ -32,7 +33,8 @@ pub mod semantics;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hands_core::permissions::{CommandSubject, PermissionResult, RuleSubject};
+use hands_core::effects::{EffectKinds, Effects};
+use hands_core::permissions::{CommandSubject, PermissionResult};
 use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -228,9 +230,39 @@ impl TypedTool for BashTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
-    /// A command that is not read-only may delete or overwrite anything (MCP's `destructiveHint`).
-    fn is_destructive(&self, input: &BashInput) -> bool {
-        !self.is_read_only(input)
+    /// The subcommands the classifier finds, each with the paths it reads and writes. A command
+    /// that is not read-only may delete or overwrite anything (MCP's `destructiveHint`); one that
+    /// may change directory changes the session.
+    fn effects(&self, input: &BashInput, session: &Session) -> Effects {
+        let c = classify_for_session(&input.command, session);
+        let mut effects = Effects::none().subject_fields(&["command"]).shown_as(input.command.clone());
+        if !c.read_only {
+            effects = effects.destructive();
+        }
+        if c.changes_directory {
+            effects = effects.with_session_change();
+        }
+        for s in c.subcommands {
+            effects = effects.command(CommandSubject {
+                text: s.text,
+                read_only: s.read_only,
+                opaque: s.opaque,
+                nested: s.nested,
+                edits_only: s.edits_only,
+                reads: s.reads,
+                writes: s.writes,
+                unknown_paths: s.unknown_paths,
+            });
+        }
+        effects
+    }
+
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds { runs_commands: true, ..EffectKinds::NONE }
+    }
+
+    fn in_simple_mode(&self) -> bool {
+        true
     }
 
     fn search_hint(&self) -> Option<&'static str> {
@@ -255,17 +287,6 @@ impl TypedTool for BashTool {
         if let Some(obj) = input.as_object_mut() {
             obj.remove("_simulatedSedEdit");
         }
-    }
-
-    fn is_read_only(&self, input: &BashInput) -> bool {
-        classify(&input.command).read_only
-    }
-
-    /// Read-only commands may run in parallel, except those that may change directory: their
-    /// directory change must be applied before the next call starts.
-    fn is_concurrency_safe(&self, input: &BashInput) -> bool {
-        let c = classify(&input.command);
-        c.read_only && !c.changes_directory
     }
 
     /// A sandboxed call is decided by the sandbox's answer. Otherwise the path policy of the file
@@ -300,25 +321,6 @@ impl TypedTool for BashTool {
             }
         }
         PermissionResult::passthrough()
-    }
-
-    fn rule_subject(&self, input: &BashInput, session: &Session) -> RuleSubject {
-        let c = classify_for_session(&input.command, session);
-        RuleSubject::Commands(
-            c.subcommands
-                .into_iter()
-                .map(|s| CommandSubject {
-                    text: s.text,
-                    read_only: s.read_only,
-                    opaque: s.opaque,
-                    nested: s.nested,
-                    edits_only: s.edits_only,
-                    reads: s.reads,
-                    writes: s.writes,
-                    unknown_paths: s.unknown_paths,
-                })
-                .collect(),
-        )
     }
 
     async fn call(&self, input: &BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

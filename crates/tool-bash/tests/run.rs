@@ -301,19 +301,16 @@ async fn flags_and_rule_subjects_come_from_the_classifier() {
     let h = Harness::new();
     let tool = hands_core::tool::typed_arc(BashTool);
     let input = |c: &str| ToolInput::new(json!({ "command": c }));
-    assert!(tool.is_read_only(&input("git status && ls -la")));
-    assert!(tool.is_concurrency_safe(&input("git status && ls -la")));
-    assert!(!tool.is_read_only(&input("git push")));
-    assert!(!tool.is_concurrency_safe(&input("rm -rf x")));
+    let effects = |c: &str| tool.effects(&input(c), &h.session);
+    assert!(effects("git status && ls -la").is_read_only());
+    assert!(effects("git status && ls -la").is_concurrency_safe());
+    assert!(!effects("git push").is_read_only() && effects("git push").is_destructive());
+    assert!(!effects("rm -rf x").is_concurrency_safe() && effects("rm -rf x").is_barrier());
     // `cd` only reads, but its directory change must be applied before the next call.
-    assert!(tool.is_read_only(&input("cd src && ls")));
-    assert!(!tool.is_concurrency_safe(&input("cd src && ls")));
-    match tool.rule_subject(&input("ls && git push origin main"), &h.session) {
-        hands_core::permissions::RuleSubject::Commands(subs) => {
-            let got: Vec<(&str, bool)> = subs.iter().map(|s| (s.text.as_str(), s.read_only)).collect();
-            assert_eq!(got, vec![("ls", true), ("git push origin main", false)]);
-        }
-        other => panic!("unexpected subject {other:?}"),
-    }
+    assert!(effects("cd src && ls").is_read_only());
+    assert!(!effects("cd src && ls").is_concurrency_safe() && effects("cd src && ls").changes_session);
+    let subs = effects("ls && git push origin main").commands;
+    let got: Vec<(&str, bool)> = subs.iter().map(|s| (s.text.as_str(), s.read_only)).collect();
+    assert_eq!(got, vec![("ls", true), ("git push origin main", false)]);
     assert!(!tool.prompt(&h.session).contains("hands-tool-marker"));
 }

@@ -17,8 +17,8 @@ pub mod render;
 use std::sync::{Arc, Mutex};
 
 use hands_core::edit::{self, CommitError};
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
-use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
@@ -92,10 +92,21 @@ impl TypedTool for EditTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
-    /// Overwrites what is there: the earlier content is gone (MCP's `destructiveHint`).
-    fn is_destructive(&self, _input: &EditInput) -> bool {
+    /// Writes the file it names; the earlier content is gone (MCP's `destructiveHint`).
+    fn effects(&self, input: &EditInput, session: &Session) -> Effects {
+        Effects::none()
+            .write_field("file_path", hands_core::path_policy::requested_path(session, &input.file_path))
+            .destructive()
+    }
+
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::WRITES
+    }
+
+    fn in_simple_mode(&self) -> bool {
         true
     }
+
     /// Acts on local files and session state only (MCP's `openWorldHint`).
     fn is_open_world(&self) -> bool {
         false
@@ -129,10 +140,6 @@ impl TypedTool for EditTool {
     async fn check_permissions(&self, input: &EditInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
         ctx.check_path(&input.file_path).write_permission(TOOL_NAME, session.permission_mode())
-    }
-
-    fn rule_subject(&self, input: &EditInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(hands_core::path_policy::requested_path(session, &input.file_path))
     }
 
     async fn call(&self, input: &EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

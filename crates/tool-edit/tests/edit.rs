@@ -409,9 +409,12 @@ async fn the_prompt_names_the_read_line_format() {
 }
 
 #[tokio::test]
-async fn rule_subject_is_the_edited_path() {
+async fn the_effect_is_a_write_of_the_edited_path() {
     let fx = fixture();
     let tool = hands_core::Typed::new(EditTool);
     let input = ToolInput::new(json!({"file_path": "src/../x.rs", "old_string": "a", "new_string": "b"}));
-    assert_eq!(tool.rule_subject(&input, &fx.session), hands_core::permissions::RuleSubject::EditPath(fx.path("x.rs")));
+    let effects = tool.effects(&input, &fx.session);
+    assert_eq!(effects.writes, vec![fx.path("x.rs")]);
+    assert!(effects.reads.is_empty() && !effects.is_read_only() && effects.is_destructive());
+    assert_eq!(effects.path_fields, vec![("file_path", fx.path("x.rs"))]);
 }

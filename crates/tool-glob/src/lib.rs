@@ -19,8 +19,8 @@ mod search;
 
 use std::time::{Duration, Instant};
 
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
-use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
@@ -138,12 +138,13 @@ impl TypedTool for GlobTool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &GlobInput) -> bool {
-        true
+    /// Reads the folder it searches.
+    fn effects(&self, input: &GlobInput, session: &Session) -> Effects {
+        Effects::none().read(searched_folder(session, input).path).subject_fields(&["path", "pattern"])
     }
 
-    fn is_concurrency_safe(&self, _input: &GlobInput) -> bool {
-        true
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::READS
     }
 
     async fn validate_input(&self, input: &GlobInput, ctx: &ToolContext) -> Result<(), ValidationError> {
@@ -162,10 +163,6 @@ impl TypedTool for GlobTool {
 
     async fn check_permissions(&self, input: &GlobInput, ctx: &ToolContext) -> PermissionResult {
         searched_folder(ctx.session(), input).read_permission(GLOB_TOOL_NAME)
-    }
-
-    fn rule_subject(&self, input: &GlobInput, session: &Session) -> RuleSubject {
-        RuleSubject::ReadPath(searched_folder(session, input).path)
     }
 
     async fn call(&self, input: &GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -265,23 +265,20 @@ fn schema_flags_and_render() {
     assert_eq!(names, ["pattern", "path"]);
     assert_eq!(schema["properties"]["pattern"]["description"], "Glob pattern the file paths have to match");
     let input = hands_core::ToolInput::new(json!({"pattern": "**/*.rs", "path": "src"}));
-    assert!(tool.is_read_only(&input) && tool.is_concurrency_safe(&input));
-    assert_eq!(tool.render_use(&input), "Glob(\"**/*.rs\", src)");
     let session = Session::new(SessionConfig::default()).unwrap();
+    let effects = tool.effects(&input, &session);
+    assert!(effects.is_read_only() && effects.is_concurrency_safe());
+    assert_eq!(tool.render_use(&input), "Glob(\"**/*.rs\", src)");
     assert!(!tool.prompt(&session).contains("hands-tool-marker"));
     assert_eq!(tool.max_result_size_chars(), hands_core::ResultLimit::Chars(100_000));
 }
 
 #[tokio::test]
 async fn permissions_are_judged_on_the_folder_searched() {
-    use hands_core::permissions::RuleSubject;
     let f = fixture();
     let tool = hands_core::tool::typed_arc(GlobTool::new());
-    let subject = |input: Value| tool.rule_subject(&hands_core::ToolInput::new(input), &f.session);
-    assert_eq!(subject(json!({"pattern": "*.rs"})), RuleSubject::ReadPath(f.root.clone()));
-    assert_eq!(subject(json!({"pattern": "*.rs", "path": "src"})), RuleSubject::ReadPath(f.root.join("src")));
-    assert_eq!(
-        subject(json!({"pattern": "/etc/**/*.conf", "path": "src"})),
-        RuleSubject::ReadPath(PathBuf::from("/etc"))
-    );
+    let reads = |input: Value| tool.effects(&hands_core::ToolInput::new(input), &f.session).reads;
+    assert_eq!(reads(json!({"pattern": "*.rs"})), vec![f.root.clone()]);
+    assert_eq!(reads(json!({"pattern": "*.rs", "path": "src"})), vec![f.root.join("src")]);
+    assert_eq!(reads(json!({"pattern": "/etc/**/*.conf", "path": "src"})), vec![PathBuf::from("/etc")]);
 }

@@ -21,7 +21,7 @@ mod search;
 
 use std::time::Duration;
 
-use hands_core::permissions::RuleSubject;
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
@@ -86,12 +86,13 @@ impl TypedTool for GrepTool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &GrepInput) -> bool {
-        true
+    /// Reads the file or folder it searches.
+    fn effects(&self, input: &GrepInput, session: &Session) -> Effects {
+        Effects::none().read(check_root(session, input.path.as_deref()).path).subject_fields(&["path", "pattern"])
     }
 
-    fn is_concurrency_safe(&self, _input: &GrepInput) -> bool {
-        true
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::READS
     }
 
     async fn validate_input(&self, input: &GrepInput, ctx: &ToolContext) -> Result<(), ValidationError> {
@@ -102,10 +103,6 @@ impl TypedTool for GrepTool {
 
     async fn check_permissions(&self, input: &GrepInput, ctx: &ToolContext) -> PermissionResult {
         check_root(ctx.session(), input.path.as_deref()).read_permission(GREP_TOOL_NAME)
-    }
-
-    fn rule_subject(&self, input: &GrepInput, session: &Session) -> RuleSubject {
-        RuleSubject::ReadPath(check_root(session, input.path.as_deref()).path)
     }
 
     async fn call(&self, input: &GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -425,8 +425,8 @@ fn schema_matches_claude_code() {
     assert_eq!(props["-C"]["description"], "Same as context.");
     let session = hands_core::Session::new(hands_core::SessionConfig::default()).unwrap();
     assert!(!tool.prompt(&session).contains("hands-tool-marker"));
-    assert!(tool.is_read_only(&hands_core::ToolInput::new(json!({"pattern": "x"}))));
-    assert!(tool.is_concurrency_safe(&hands_core::ToolInput::new(json!({"pattern": "x"}))));
+    let effects = tool.effects(&hands_core::ToolInput::new(json!({"pattern": "x"})), &session);
+    assert!(effects.is_read_only() && effects.is_concurrency_safe());
     assert_eq!(
         tool.render_use(&hands_core::ToolInput::new(json!({"pattern": "fn main", "path": "src/"}))),
         "Grep(\"fn main\", src/)"

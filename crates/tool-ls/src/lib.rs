@@ -13,7 +13,7 @@ pub mod prompt;
 pub mod render;
 pub mod walk;
 
-use hands_core::permissions::RuleSubject;
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -65,16 +65,13 @@ impl TypedTool for LsTool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &LsInput) -> bool {
-        true
+    /// Reads the folder it lists.
+    fn effects(&self, input: &LsInput, session: &Session) -> Effects {
+        Effects::none().read(session.resolve(&input.path)).subject_fields(&["path"])
     }
 
-    fn is_concurrency_safe(&self, _input: &LsInput) -> bool {
-        true
-    }
-
-    fn rule_subject(&self, input: &LsInput, session: &Session) -> RuleSubject {
-        RuleSubject::ReadPath(session.resolve(&input.path))
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::READS
     }
 
     async fn validate_input(&self, input: &LsInput, _ctx: &ToolContext) -> Result<(), ValidationError> {

@@ -18,8 +18,8 @@ pub mod render;
 use std::path::Path;
 use std::sync::Arc;
 
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::path_policy::{self, FileKind};
-use hands_core::permissions::RuleSubject;
 use hands_core::{
     InterruptBehavior, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool,
     ValidationError,
@@ -335,15 +335,13 @@ impl TypedTool for LspTool {
         !ENABLE_ENV.iter().find_map(|name| std::env::var(name).ok()).is_some_and(off)
     }
 
-    /// It only asks a server about files; servers are told about no edits of their own.
-    fn is_read_only(&self, _input: &LspInput) -> bool {
-        true
+    /// Reads the file it asks about (the language servers share the session's state, safely).
+    fn effects(&self, input: &LspInput, session: &Session) -> Effects {
+        Effects::none().read_field("file_path", path_policy::requested_path(session, &input.file_path))
     }
 
-    /// Calls share the session's servers, whose document sync and requests are safe to
-    /// interleave.
-    fn is_concurrency_safe(&self, _input: &LspInput) -> bool {
-        true
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::READS
     }
 
     fn should_defer(&self) -> bool {
@@ -383,10 +381,6 @@ impl TypedTool for LspTool {
 
     async fn check_permissions(&self, input: &LspInput, ctx: &ToolContext) -> PermissionResult {
         ctx.check_path(&input.file_path).read_permission(TOOL_NAME)
-    }
-
-    fn rule_subject(&self, input: &LspInput, session: &Session) -> RuleSubject {
-        RuleSubject::ReadPath(path_policy::requested_path(session, &input.file_path))
     }
 
     async fn call(&self, input: &LspInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

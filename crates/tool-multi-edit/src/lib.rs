@@ -13,10 +13,10 @@ pub mod render;
 use std::io;
 
 use hands_core::edit::{self, CommitError, EditError, EditSpec, FileSnapshot, ReadState, TextFile};
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::line_format::LineNumberFormat;
 use hands_core::messages::tool_use_error;
 use hands_core::path_policy::{FileKind, PathCheck, missing_file_message};
-use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
@@ -172,10 +172,17 @@ impl TypedTool for MultiEditTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
-    /// Overwrites what is there: the earlier content is gone (MCP's `destructiveHint`).
-    fn is_destructive(&self, _input: &MultiEditInput) -> bool {
-        true
+    /// Writes the file it names; the earlier content is gone (MCP's `destructiveHint`).
+    fn effects(&self, input: &MultiEditInput, session: &Session) -> Effects {
+        Effects::none()
+            .write_field("file_path", hands_core::path_policy::requested_path(session, &input.file_path))
+            .destructive()
     }
+
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::WRITES
+    }
+
     /// Acts on local files and session state only (MCP's `openWorldHint`).
     fn is_open_world(&self) -> bool {
         false
@@ -206,10 +213,6 @@ impl TypedTool for MultiEditTool {
     async fn check_permissions(&self, input: &MultiEditInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
         ctx.check_path(&input.file_path).write_permission(TOOL_NAME, session.permission_mode())
-    }
-
-    fn rule_subject(&self, input: &MultiEditInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(hands_core::path_policy::requested_path(session, &input.file_path))
     }
 
     async fn call(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -15,9 +15,9 @@ use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hands_core::edit::{self, CommitError, FileSnapshot, ReadState, TextFile};
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
 use hands_core::path_policy::PathCheck;
-use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
@@ -144,10 +144,17 @@ impl TypedTool for NotebookEditTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
-    /// Overwrites what is there: the earlier content is gone (MCP's `destructiveHint`).
-    fn is_destructive(&self, _input: &NotebookEditInput) -> bool {
-        true
+    /// Writes the notebook it names; the earlier content is gone (MCP's `destructiveHint`).
+    fn effects(&self, input: &NotebookEditInput, session: &Session) -> Effects {
+        Effects::none()
+            .write_field("notebook_path", hands_core::path_policy::requested_path(session, &input.notebook_path))
+            .destructive()
     }
+
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::WRITES
+    }
+
     /// Acts on local files and session state only (MCP's `openWorldHint`).
     fn is_open_world(&self) -> bool {
         false
@@ -182,10 +189,6 @@ impl TypedTool for NotebookEditTool {
     async fn check_permissions(&self, input: &NotebookEditInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
         ctx.check_path(&input.notebook_path).write_permission(TOOL_NAME, session.permission_mode())
-    }
-
-    fn rule_subject(&self, input: &NotebookEditInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(hands_core::path_policy::requested_path(session, &input.notebook_path))
     }
 
     async fn call(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

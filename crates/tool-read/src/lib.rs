@@ -35,11 +35,11 @@ use std::fs::File;
 use std::io::Read as _;
 use std::path::Path;
 
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::encoding::{self, Encoding};
 use hands_core::file_state::{FileState, hash_bytes, mtime_ms};
 use hands_core::line_format::LineNumberFormat;
 use hands_core::path_policy::{self, FileKind};
-use hands_core::permissions::RuleSubject;
 use hands_core::text::format_size;
 use hands_core::{
     ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool,
@@ -506,11 +506,16 @@ impl TypedTool for ReadTool {
         ResultLimit::Unlimited
     }
 
-    fn is_read_only(&self, _input: &ReadInput) -> bool {
-        true
+    /// Reads the file it names.
+    fn effects(&self, input: &ReadInput, session: &Session) -> Effects {
+        Effects::none().read_field("file_path", path_policy::requested_path(session, &input.file_path))
     }
 
-    fn is_concurrency_safe(&self, _input: &ReadInput) -> bool {
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::READS
+    }
+
+    fn in_simple_mode(&self) -> bool {
         true
     }
 
@@ -560,10 +565,6 @@ impl TypedTool for ReadTool {
 
     async fn check_permissions(&self, input: &ReadInput, ctx: &ToolContext) -> PermissionResult {
         ctx.check_path(&input.file_path).read_permission(TOOL_NAME)
-    }
-
-    fn rule_subject(&self, input: &ReadInput, session: &Session) -> RuleSubject {
-        RuleSubject::ReadPath(path_policy::requested_path(session, &input.file_path))
     }
 
     async fn call(&self, input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

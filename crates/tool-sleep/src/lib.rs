@@ -19,6 +19,7 @@ pub mod render;
 use std::ffi::OsStr;
 use std::time::Duration;
 
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::{
     InterruptBehavior, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
 };
@@ -101,12 +102,13 @@ impl TypedTool for SleepTool {
         }
     }
 
-    fn is_read_only(&self, _input: &SleepInput) -> bool {
-        true
+    /// Touches nothing outside itself.
+    fn effects(&self, _input: &SleepInput, _session: &Session) -> Effects {
+        Effects::none()
     }
 
-    fn is_concurrency_safe(&self, _input: &SleepInput) -> bool {
-        true
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
     }
 
     fn interrupt_behavior(&self) -> InterruptBehavior {

@@ -19,6 +19,7 @@ pub mod render;
 
 use std::time::Duration;
 
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::tasks::{BackgroundTask, TaskRegistry, TaskState, TaskStatus};
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
 use schemars::JsonSchema;
@@ -162,11 +163,12 @@ impl TypedTool for TaskOutputTool {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _input: &TaskOutputInput) -> bool {
-        true
+    /// Reads a background task's output: touches nothing another call of the batch changes.
+    fn effects(&self, _input: &TaskOutputInput, _session: &Session) -> Effects {
+        Effects::none()
     }
-    fn is_concurrency_safe(&self, _input: &TaskOutputInput) -> bool {
-        true
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
     }
     fn is_open_world(&self) -> bool {
         false
@@ -261,8 +263,12 @@ impl TypedTool for TaskStopTool {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_concurrency_safe(&self, _input: &TaskStopInput) -> bool {
-        true
+    /// Stops a background process: a change, but not to anything another call of the batch reads.
+    fn effects(&self, _input: &TaskStopInput, _session: &Session) -> Effects {
+        Effects::none().with_state_change()
+    }
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
     }
     fn is_open_world(&self) -> bool {
         false

@@ -16,6 +16,7 @@ pub mod constants;
 pub mod prompt;
 pub mod render;
 
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::permissions::PermissionResult;
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError};
 use schemars::JsonSchema;
@@ -112,6 +113,15 @@ impl TypedTool for TodoWriteTool {
     /// Acts on local files and session state only (MCP's `openWorldHint`).
     fn is_open_world(&self) -> bool {
         false
+    }
+
+    /// Replaces the session's todo list: later calls must see it, so it runs alone.
+    fn effects(&self, _input: &TodoWriteInput, _session: &Session) -> Effects {
+        Effects::none().with_session_change().with_state_change()
+    }
+
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
     }
 
     fn search_hint(&self) -> Option<&'static str> {

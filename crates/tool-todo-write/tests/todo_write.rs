@@ -152,7 +152,9 @@ fn the_tool_is_deferred_and_not_read_only() {
     let tool = typed_arc(TodoWriteTool);
     assert!(tool.should_defer());
     let input = hands_core::ToolInput::new(json!({ "todos": [] }));
-    assert!(!tool.is_read_only(&input));
-    assert!(!tool.is_concurrency_safe(&input));
+    let session = hands_core::Session::new(hands_core::SessionConfig::default()).unwrap();
+    let effects = tool.effects(&input, &session);
+    assert!(!effects.is_read_only());
+    assert!(!effects.is_concurrency_safe() && effects.is_barrier());
     assert_eq!(tool.input_schema()["properties"]["todos"]["items"]["properties"]["content"]["minLength"], json!(1));
 }

@@ -20,6 +20,7 @@ pub mod search;
 use std::sync::Arc;
 
 use hands_core::deferral::{self, ToolSearchMode};
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::{
     ContentBlock, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
 };
@@ -161,12 +162,15 @@ impl TypedTool for ToolSearch {
     fn is_enabled(&self) -> bool {
         ToolSearchMode::from_env() != ToolSearchMode::Off
     }
-    fn is_read_only(&self, _: &ToolSearchInput) -> bool {
-        true
+    /// Reads the pool only: touches nothing a call of the batch changes.
+    fn effects(&self, _input: &ToolSearchInput, _session: &Session) -> Effects {
+        Effects::none()
     }
-    fn is_concurrency_safe(&self, _: &ToolSearchInput) -> bool {
-        true
+
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
     }
+
     async fn validate_input(&self, input: &ToolSearchInput, _: &ToolContext) -> Result<(), ValidationError> {
         match input.max_results {
             Some(n) if !n.is_finite() || n < 1.0 => {

@@ -279,7 +279,8 @@ async fn max_results_below_one_is_refused() {
 async fn tool_search_is_read_only_and_concurrency_safe() {
     let tool = typed_arc(ToolSearch);
     let input = ToolInput::new(json!({"query": "x"}));
-    assert!(tool.is_read_only(&input) && tool.is_concurrency_safe(&input));
+    let effects = tool.effects(&input, &fixture().session);
+    assert!(effects.is_read_only() && effects.is_concurrency_safe());
     assert!(!hands_core::deferral::is_deferrable(tool.as_ref()));
     assert!(!tool.prompt(&fixture().session).contains("hands-tool-marker"));
 }

@@ -11,7 +11,7 @@
 //! Markdown cut at 100 000 characters, and a 15-minute cache.
 //!
 //! Read-only, concurrency-safe and deferred. Permission rules are per domain
-//! (`WebFetch(domain:example.com)`, through [`RuleSubject::Domain`]); without a rule the tool asks.
+//! (`WebFetch(domain:example.com)`, through its host effect); without a rule the tool asks.
 //!
 //! Modules: [`url`] (checks, upgrade, redirects), [`fetch`] (HTTP), [`convert`] (Markdown),
 //! [`cache`], [`prompt`] (texts), [`constants`], [`render`].
@@ -26,7 +26,8 @@ pub mod url;
 
 use std::time::Instant;
 
-use hands_core::permissions::{PermissionResult, RuleSubject};
+use hands_core::effects::{EffectKinds, Effects};
+use hands_core::permissions::PermissionResult;
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -91,20 +92,21 @@ impl TypedTool for WebFetchTool {
         ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
-    fn is_read_only(&self, _input: &WebFetchInput) -> bool {
-        true
+    /// Reaches the host of its URL.
+    fn effects(&self, input: &WebFetchInput, _session: &Session) -> Effects {
+        let effects = Effects::none().subject_fields(&["url"]);
+        match url::parse(&input.url) {
+            Ok(u) => effects.host(u.host),
+            Err(_) => effects,
+        }
     }
 
-    fn is_concurrency_safe(&self, _input: &WebFetchInput) -> bool {
-        true
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NETWORK
     }
 
     fn should_defer(&self) -> bool {
         true
-    }
-
-    fn rule_subject(&self, input: &WebFetchInput, _session: &Session) -> RuleSubject {
-        url::parse(&input.url).map_or(RuleSubject::None, |u| RuleSubject::Domain(u.host))
     }
 
     async fn validate_input(&self, input: &WebFetchInput, _ctx: &ToolContext) -> Result<(), ValidationError> {

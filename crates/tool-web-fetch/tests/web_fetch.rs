@@ -8,7 +8,6 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use hands_core::permissions::RuleSubject;
 use hands_core::tool::typed_arc;
 use hands_core::{
     Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolInput, ToolResult, Turn,
@@ -220,6 +219,7 @@ async fn fetching_asks_per_domain_and_nobody_answering_denies() {
 
     let tool = typed_arc(WebFetchTool);
     let input = ToolInput::new(json!({ "url": "http://Docs.Example.com/x", "prompt": "p" }));
-    assert_eq!(tool.rule_subject(&input, engine.session()), RuleSubject::Domain("docs.example.com".into()));
-    assert!(tool.is_read_only(&input) && tool.is_concurrency_safe(&input) && tool.should_defer());
+    let effects = tool.effects(&input, engine.session());
+    assert_eq!(effects.hosts, vec!["docs.example.com".to_string()]);
+    assert!(effects.is_read_only() && effects.is_concurrency_safe() && tool.should_defer());
 }

@@ -18,10 +18,10 @@ pub mod render;
 use std::path::{Path, PathBuf};
 
 use hands_core::edit;
+use hands_core::effects::{EffectKinds, Effects};
 use hands_core::encoding::{self, Encoding, LineEnding};
 use hands_core::file_state::{FileState, Freshness, hash_bytes, hash_file};
 use hands_core::path_policy::{self, FileKind, PathCheck};
-use hands_core::permissions::RuleSubject;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
@@ -155,10 +155,17 @@ impl TypedTool for WriteTool {
     fn name(&self) -> &'static str {
         TOOL_NAME
     }
-    /// Overwrites what is there: the earlier content is gone (MCP's `destructiveHint`).
-    fn is_destructive(&self, _input: &WriteInput) -> bool {
-        true
+    /// Writes the file it names; the earlier content is gone (MCP's `destructiveHint`).
+    fn effects(&self, input: &WriteInput, session: &Session) -> Effects {
+        Effects::none()
+            .write_field("file_path", hands_core::path_policy::requested_path(session, &input.file_path))
+            .destructive()
     }
+
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::WRITES
+    }
+
     /// Acts on local files and session state only (MCP's `openWorldHint`).
     fn is_open_world(&self) -> bool {
         false
@@ -198,10 +205,6 @@ impl TypedTool for WriteTool {
     async fn check_permissions(&self, input: &WriteInput, ctx: &ToolContext) -> PermissionResult {
         let session = ctx.session();
         ctx.check_path(&input.file_path).write_permission(TOOL_NAME, session.permission_mode())
-    }
-
-    fn rule_subject(&self, input: &WriteInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(hands_core::path_policy::requested_path(session, &input.file_path))
     }
 
     async fn call(&self, input: &WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -65,6 +65,7 @@ fn main() {
         .map(|tool| {
             let example = minimal_value(tool.input_schema());
             let input = ToolInput::new(example.clone());
+            let effects = tool.effects(&input, &session);
             json!({
                 "name": tool.name(),
                 "package": hands_core::registry::registered_package(tool.name()),
@@ -85,9 +86,9 @@ fn main() {
                     InterruptBehavior::Block => "block",
                 },
                 "example_input": example,
-                "read_only": tool.is_read_only(&input),
-                "concurrency_safe": tool.is_concurrency_safe(&input),
-                "destructive": tool.is_destructive(&input),
+                "read_only": effects.is_read_only(),
+                "concurrency_safe": effects.is_concurrency_safe(),
+                "destructive": effects.is_destructive(),
             })
         })
         .collect();

@@ -35,12 +35,13 @@ use tokio_util::sync::CancellationToken;
 use super::{HookPermission, Hooks, PostToolUseOutcome, PreToolUseOutcome};
 use crate::content::{ContentBlock, ToolResult};
 use crate::context::ToolContext;
+use crate::effects::Effects;
 use crate::input::ToolInput;
 use crate::permissions::path_rules::Anchors;
 use crate::permissions::rules::Rule;
 use crate::permissions::ruleset::{CallFacts, CompiledRule};
 use crate::permissions::settings::{RuleOrigin, SettingsScope};
-use crate::permissions::{Behavior, PermissionResult, RuleSubject};
+use crate::permissions::{Behavior, PermissionResult};
 
 /// How long a hook may run when its settings give no `timeout`.
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -455,9 +456,8 @@ impl CommandHooks {
             return Vec::new();
         }
         let session = ctx.session();
-        let subject = ctx.pool().find(tool).map(|e| e.tool().rule_subject(input, session));
-        let handlers =
-            config.handlers_for(event, tool, |rule| condition_holds(rule, tool, input, subject.as_ref(), ctx));
+        let found = ctx.pool().find(tool).map(|e| (e.tool().aliases(), e.tool().effects(input, session)));
+        let handlers = config.handlers_for(event, tool, |rule| condition_holds(rule, tool, input, found.as_ref(), ctx));
         if handlers.is_empty() {
             return Vec::new();
         }
@@ -469,7 +469,8 @@ impl CommandHooks {
         payload.insert("permission_mode".into(), json!(session.permission_mode().as_str()));
         payload.insert("hook_event_name".into(), json!(event.name()));
         payload.insert("tool_name".into(), json!(tool));
-        payload.insert("tool_input".into(), backfilled_input(input.value(), &cwd));
+        let effects = found.as_ref().map(|(_, e)| e);
+        payload.insert("tool_input".into(), backfilled_input(input.value(), effects));
         payload.insert("tool_use_id".into(), json!(ctx.tool_use_id()));
         payload.extend(extra);
         let stdin = serde_json::to_vec(&Value::Object(payload)).expect("hook payload serializes");
@@ -512,10 +513,10 @@ fn condition_holds(
     rule: &Rule,
     tool: &str,
     input: &ToolInput,
-    subject: Option<&RuleSubject>,
+    found: Option<&(&[&'static str], Effects)>,
     ctx: &ToolContext,
 ) -> bool {
-    let Some(subject) = subject else { return true };
+    let Some((aliases, effects)) = found else { return true };
     let session = ctx.session();
     let anchors = Anchors {
         settings_root: session.project_dir().to_path_buf(),
@@ -528,28 +529,28 @@ fn condition_holds(
     let passthrough = PermissionResult::passthrough();
     let facts = CallFacts {
         tool,
+        aliases,
         input: input.value(),
-        subject,
-        read_only: false,
+        effects,
         tool_result: &passthrough,
         mode: session.permission_mode(),
         working_dirs: &[],
         internal_dirs: &[],
         cwd: &cwd,
-        subject_real: None,
+        resolved: &[],
     };
     compiled.matches(&facts)
 }
 
-/// The input as hooks see it: `file_path` and `notebook_path` made absolute.
-fn backfilled_input(input: &Value, cwd: &Path) -> Value {
+/// The input as hooks see it: each field that names a path of the call's effects
+/// ([`Effects::path_fields`]) made absolute, as the tool resolves it.
+fn backfilled_input(input: &Value, effects: Option<&Effects>) -> Value {
     let mut value = input.clone();
-    if let Some(map) = value.as_object_mut() {
-        for key in ["file_path", "notebook_path"] {
-            if let Some(Value::String(p)) = map.get_mut(key) {
-                if !p.is_empty() && !Path::new(p.as_str()).is_absolute() {
-                    *p = crate::session::normalize_path(cwd, Path::new(p.as_str())).display().to_string();
-                }
+    let (Some(map), Some(effects)) = (value.as_object_mut(), effects) else { return value };
+    for (field, path) in &effects.path_fields {
+        if let Some(Value::String(p)) = map.get_mut(*field) {
+            if !p.is_empty() && !Path::new(p.as_str()).is_absolute() {
+                *p = path.display().to_string();
             }
         }
     }

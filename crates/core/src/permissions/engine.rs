@@ -544,35 +544,11 @@ impl PermissionEngine {
         }
     }
 
-    fn facts_for<'a>(
-        &self,
-        request: &'a PermissionRequest<'a>,
-        subject: &'a super::RuleSubject,
-        dirs: &'a [PathBuf],
-        internal: &'a [PathBuf],
-        cwd: &'a Path,
-        subject_real: Option<&'a Path>,
-    ) -> CallFacts<'a> {
-        CallFacts {
-            tool: request.tool.name(),
-            input: request.input.value(),
-            subject,
-            read_only: request.tool.is_read_only(request.input),
-            tool_result: request.tool_result,
-            mode: request.ctx.session().permission_mode(),
-            working_dirs: dirs,
-            internal_dirs: internal,
-            cwd,
-            subject_real,
-        }
-    }
-
     fn with_facts<T>(&self, request: &PermissionRequest<'_>, f: impl FnOnce(&RuleSet, &CallFacts<'_>) -> T) -> T {
         self.reload_if_changed();
         let session = request.ctx.session();
         self.attach(session);
         let snapshot = self.snapshot();
-        let subject = request.tool.rule_subject(request.input, session);
         // Both lists hold directories with symlinks resolved already (`Session::add_dir`,
         // settings loading): no file-system work per call.
         let mut dirs: Vec<PathBuf> = session.working_dirs();
@@ -583,12 +559,26 @@ impl PermissionEngine {
         }
         let internal = [session.tool_results_dir()];
         let cwd = session.cwd();
-        // The call's own path check resolved the path already (validation ran first).
-        let subject_real = match &subject {
-            super::RuleSubject::ReadPath(p) | super::RuleSubject::EditPath(p) => request.ctx.checked_real_path(p),
-            _ => None,
+        // The call's own path checks resolved its paths already (validation ran first).
+        let effects = request.effects;
+        let resolved: Vec<(PathBuf, PathBuf)> = effects
+            .reads
+            .iter()
+            .chain(&effects.writes)
+            .filter_map(|p| request.ctx.checked_real_path(p).map(|real| (p.clone(), real)))
+            .collect();
+        let facts = CallFacts {
+            tool: request.tool.name(),
+            aliases: request.tool.aliases(),
+            input: request.input.value(),
+            effects,
+            tool_result: request.tool_result,
+            mode: session.permission_mode(),
+            working_dirs: &dirs,
+            internal_dirs: &internal,
+            cwd: &cwd,
+            resolved: &resolved,
         };
-        let facts = self.facts_for(request, &subject, &dirs, &internal, &cwd, subject_real.as_deref());
         f(&snapshot.rules, &facts)
     }
 
@@ -686,7 +676,7 @@ fn read_source(source: &mut Source, warnings: &mut Vec<String>, broken: &mut Vec
 impl PermissionPolicy for PermissionEngine {
     async fn decide(&self, request: &PermissionRequest<'_>) -> Decision {
         self.with_facts(request, |rules, facts| {
-            if !facts.read_only
+            if !facts.effects.is_read_only()
                 && let Some(refusal) = self.snapshot().broken_refusal()
             {
                 return refusal;

@@ -58,6 +58,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::context::ToolContext;
+use crate::effects::Effects;
 use crate::input::ToolInput;
 use crate::tool::Tool;
 
@@ -123,25 +124,6 @@ impl FromStr for PermissionMode {
             .find(|m| m.as_str().eq_ignore_ascii_case(s))
             .ok_or_else(|| UnknownMode(s.to_string()))
     }
-}
-
-/// What content rules (`Tool(content)`) are matched against for one call. A tool says what its
-/// input means for the rules; the rule engine does the matching. See `Tool::rule_subject`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum RuleSubject {
-    /// Only bare rules (`ToolName`) apply.
-    #[default]
-    None,
-    /// Shell commands, one per subcommand of a compound command (Bash).
-    Commands(Vec<CommandSubject>),
-    /// A path that is read (Read, Grep, Glob): `Read(...)` rules apply.
-    ReadPath(std::path::PathBuf),
-    /// A path that is written (Write, Edit, MultiEdit, NotebookEdit): `Edit(...)` rules apply.
-    EditPath(std::path::PathBuf),
-    /// A host (`WebFetch(domain:host)`).
-    Domain(String),
-    /// Any other content string, matched literally with `*` wildcards (`Agent(Explore)`).
-    Content(String),
 }
 
 /// One subcommand of a shell command, as the rule engine sees it: its text for `Bash(...)` rules
@@ -338,6 +320,8 @@ pub struct PermissionRequest<'a> {
     pub tool: &'a dyn Tool,
     /// The (validated) input.
     pub input: &'a ToolInput,
+    /// What the call touches ([`Tool::effects`] for this input).
+    pub effects: &'a Effects,
     /// The call's context (session, cwd, mode).
     pub ctx: &'a ToolContext,
     /// What the tool's own `check_permissions` said.
@@ -379,7 +363,7 @@ impl PermissionPolicy for DefaultPolicy {
     async fn decide(&self, req: &PermissionRequest<'_>) -> Decision {
         let mode = req.ctx.session().permission_mode();
         let name = req.tool.name();
-        decide_without_rules(mode, name, req.tool.is_read_only(req.input), req.tool_result)
+        decide_without_rules(mode, name, req.effects.is_read_only(), req.tool_result)
     }
 }
 

@@ -1,8 +1,9 @@
 //! One permission rule in Claude Code's syntax (reference §3.2): parsing `Tool` and
-//! `Tool(content)` into a [`Rule`], which tools a rule names ([`rule_covers_tool`], with the
-//! `Read`/`Edit` families, the old `Task` name and the `mcp__` forms), and the content matchers
-//! that are not about commands or paths: `WebFetch(domain:...)`, plain content with `*`, and
-//! `key:value` rules on a top-level input parameter.
+//! `Tool(content)` into a [`Rule`], what the word before the parenthesis means ([`RuleWord`]: a
+//! kind of effect for the four words of the rule language, otherwise one tool), which tools a
+//! rule names ([`rule_covers_tool`]: the name, an alias, the `mcp__` forms), and the content
+//! matchers that are not about commands or paths: `WebFetch(domain:...)`, plain content with `*`,
+//! and `key:value` rules on a top-level input parameter.
 //!
 //! Bash command matching lives in `command_rules`, gitignore-style path matching in `path_rules`,
 //! and putting rules together into a decision in `ruleset`.
@@ -11,17 +12,45 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::effects::EffectKinds;
 use crate::permissions::Behavior;
+use crate::tool::Tool;
 
-/// Tools that `Read(...)` rules cover (reference §3.2: Read rules apply to every built-in reader).
-pub const READ_RULE_TOOLS: &[&str] = &["Read", "Grep", "Glob", "LS", "NotebookRead", "LSP"];
+/// What a rule's content is matched against, from the word before its parenthesis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RuleWord {
+    /// `Read(path)`: every path any call reads (its own reads and its commands' reads).
+    Reads,
+    /// `Edit(path)`: every path any call writes.
+    Writes,
+    /// `Bash(command)`: every shell command any call runs.
+    Commands,
+    /// `WebFetch(domain:host)`: every network host any call reaches.
+    Hosts,
+    /// Any other word names one tool: its content meets that tool's effects only.
+    Tool,
+}
 
-/// Tools that `Edit(...)` rules cover (every built-in tool that edits files).
-pub const EDIT_RULE_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// The words of Claude Code's rule language that name a kind of effect rather than one tool. They
+/// are settings syntax, kept here once; which tool has which effect is never listed in core.
+const EFFECT_WORDS: [(&str, RuleWord); 4] = [
+    ("Read", RuleWord::Reads),
+    ("Edit", RuleWord::Writes),
+    ("Bash", RuleWord::Commands),
+    ("WebFetch", RuleWord::Hosts),
+];
 
-/// Input fields that `key:value` rules never match: the tools' own canonical subjects, which the
-/// content rules already cover.
-const CANONICAL_FIELDS: &[&str] = &["command", "file_path", "notebook_path", "path", "url", "pattern"];
+impl RuleWord {
+    /// The meaning of the word `tool` of a rule.
+    pub fn of(tool: &str) -> RuleWord {
+        EFFECT_WORDS.iter().find(|(w, _)| *w == tool).map_or(RuleWord::Tool, |(_, k)| *k)
+    }
+
+    /// How rules of this kind are spelled (`Read`); `None` for [`RuleWord::Tool`].
+    pub fn spelling(self) -> Option<&'static str> {
+        EFFECT_WORDS.iter().find(|(_, k)| *k == self).map(|(w, _)| *w)
+    }
+}
 
 /// A parsed rule: `Bash`, `Bash(npm run *)`, `Read(./.env)`, `mcp__github__*`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -203,21 +232,16 @@ pub fn has_wildcard(pattern: &str) -> bool {
     wildcard_segments(pattern).len() > 1
 }
 
-/// Whether a rule naming `rule_tool` applies to `tool`, for a rule of kind `behavior`.
+/// Whether a rule naming `rule_tool` applies to `tool` (whose other names are `aliases`) by name,
+/// for a rule of kind `behavior`.
 ///
-/// Exact names; `Read` covers [`READ_RULE_TOOLS`] and `Edit` covers [`EDIT_RULE_TOOLS`]; `Task`
-/// is the old name of `Agent`; `mcp__server` covers every tool of that server; `mcp__server__*`
-/// and other `*` patterns in MCP names (allow rules only after a literal `mcp__server__`).
-pub fn rule_covers_tool(rule_tool: &str, tool: &str, behavior: Behavior) -> bool {
-    if rule_tool == tool {
+/// The name or one of the tool's aliases (a rule written with an old name still applies);
+/// `mcp__server` covers every tool of that server; `mcp__server__*` and other `*` patterns in MCP
+/// names (allow rules only after a literal `mcp__server__`). Rules by effect (`Read(...)`, ...)
+/// are matched in `ruleset`, not here.
+pub fn rule_covers_tool(rule_tool: &str, tool: &str, aliases: &[&str], behavior: Behavior) -> bool {
+    if rule_tool == tool || aliases.contains(&rule_tool) {
         return true;
-    }
-    match rule_tool {
-        "Read" => return READ_RULE_TOOLS.contains(&tool),
-        "Edit" => return EDIT_RULE_TOOLS.contains(&tool),
-        "Task" => return tool == "Agent",
-        "Agent" => return tool == "Task",
-        _ => {}
     }
     if !rule_tool.starts_with("mcp__") || !tool.starts_with("mcp__") {
         return false;
@@ -234,6 +258,18 @@ pub fn rule_covers_tool(rule_tool: &str, tool: &str, behavior: Behavior) -> bool
         }
     }
     wildcard_match(rule_tool, tool)
+}
+
+/// Whether a bare deny rule naming `rule_tool` removes `tool` from the pool: it names the tool (or
+/// its server), or it is `Read`/`Edit` and the tool's calls may read/write paths.
+pub fn bare_rule_removes(rule_tool: &str, tool: &dyn Tool) -> bool {
+    let kinds: EffectKinds = tool.effect_kinds();
+    match RuleWord::of(rule_tool) {
+        RuleWord::Reads if kinds.reads_paths => return true,
+        RuleWord::Writes if kinds.writes_paths => return true,
+        _ => {}
+    }
+    tool.aliases().contains(&rule_tool) || crate::registry::bare_deny_matches(rule_tool, tool.name())
 }
 
 /// `WebFetch(domain:PATTERN)` against a host: `*.example.com` matches subdomains at any depth but
@@ -258,15 +294,16 @@ pub fn domain_matches(pattern: &str, host: &str) -> bool {
 }
 
 /// A `key:value` rule on a top-level scalar input field (`Agent(model:opus)`,
-/// `Bash(run_in_background:true)`), for deny and ask rules. The tools' canonical fields
-/// (`command`, `file_path`, ...) are matched by the content rules instead.
-pub fn parameter_matches(content: &str, input: &Value) -> Option<String> {
+/// `Bash(run_in_background:true)`), for deny and ask rules. The fields the call's effects were
+/// taken from (`subject_fields`: its path, its command, ...) are matched by the effect rules
+/// instead.
+pub fn parameter_matches(content: &str, input: &Value, subject_fields: &[&str]) -> Option<String> {
     let (key, pattern) = content.split_once(':')?;
     let key = key.trim();
     let valid_key = !key.is_empty()
         && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !key.starts_with(|c: char| c.is_ascii_digit());
-    if !valid_key || CANONICAL_FIELDS.contains(&key) {
+    if !valid_key || subject_fields.contains(&key) {
         return None;
     }
     let value = match input.get(key)? {
@@ -330,14 +367,21 @@ mod tests {
 
     #[test]
     fn tool_coverage() {
-        assert!(rule_covers_tool("Read", "Grep", Behavior::Deny));
-        assert!(rule_covers_tool("Edit", "NotebookEdit", Behavior::Allow));
-        assert!(!rule_covers_tool("Write", "Edit", Behavior::Allow));
-        assert!(rule_covers_tool("mcp__gh", "mcp__gh__issues", Behavior::Allow));
-        assert!(rule_covers_tool("mcp__gh__*", "mcp__gh__issues", Behavior::Allow));
-        assert!(rule_covers_tool("mcp__*", "mcp__gh__issues", Behavior::Deny));
-        assert!(!rule_covers_tool("mcp__*", "mcp__gh__issues", Behavior::Allow));
-        assert!(rule_covers_tool("Task", "Agent", Behavior::Allow));
+        assert!(!rule_covers_tool("Write", "Edit", &[], Behavior::Allow));
+        assert!(rule_covers_tool("Old", "New", &["Old"], Behavior::Allow));
+        assert!(rule_covers_tool("mcp__gh", "mcp__gh__issues", &[], Behavior::Allow));
+        assert!(rule_covers_tool("mcp__gh__*", "mcp__gh__issues", &[], Behavior::Allow));
+        assert!(rule_covers_tool("mcp__*", "mcp__gh__issues", &[], Behavior::Deny));
+        assert!(!rule_covers_tool("mcp__*", "mcp__gh__issues", &[], Behavior::Allow));
+    }
+
+    #[test]
+    fn effect_words() {
+        for word in [RuleWord::Reads, RuleWord::Writes, RuleWord::Commands, RuleWord::Hosts] {
+            assert_eq!(RuleWord::of(word.spelling().unwrap()), word);
+        }
+        assert_eq!(RuleWord::of("Grep"), RuleWord::Tool);
+        assert_eq!(RuleWord::Tool.spelling(), None);
     }
 
     #[test]
@@ -353,9 +397,11 @@ mod tests {
     #[test]
     fn parameters() {
         let input = serde_json::json!({"model": "opus", "run_in_background": true, "command": "ls"});
-        assert_eq!(parameter_matches("model:opus", &input).as_deref(), Some("model:opus"));
-        assert!(parameter_matches("run_in_background:true", &input).is_some());
-        assert!(parameter_matches("command:ls", &input).is_none());
-        assert!(parameter_matches("npm run test:*", &input).is_none());
+        let fields = ["command"];
+        assert_eq!(parameter_matches("model:opus", &input, &fields).as_deref(), Some("model:opus"));
+        assert!(parameter_matches("run_in_background:true", &input, &fields).is_some());
+        assert!(parameter_matches("command:ls", &input, &fields).is_none());
+        assert!(parameter_matches("command:ls", &input, &[]).is_some());
+        assert!(parameter_matches("npm run test:*", &input, &fields).is_none());
     }
 }

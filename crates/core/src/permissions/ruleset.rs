@@ -1,22 +1,29 @@
 //! The merged rules of every settings scope ([`RuleSet`]) and the decision for one call
-//! ([`RuleSet::decide`]), in the order of reference §3.4:
+//! ([`RuleSet::decide`]), in the order of reference §3.4.
 //!
-//! 1. deny: a bare deny rule, a content deny rule (any Bash subcommand, the path or its symlink
-//!    target, a path a Bash subcommand reads or writes), the tool's own refusal; a Bash
-//!    subcommand the shell tool could not fully read (`opaque`) is matched by every `Bash(...)`
-//!    deny rule, since it could be anything;
+//! Rules apply by effect ([`Effects`]), whatever tool the call belongs to: `Read(path)` to every
+//! path the call reads (its own and its commands'), `Edit(path)` to every path it writes,
+//! `Bash(command)` to every command it runs, `WebFetch(domain:host)` to every host it reaches.
+//! A bare `Read`/`Edit` rule covers every call that reads/writes a path; any other bare rule,
+//! and content rules of any other word, name one tool (or its aliases, or an MCP server). A call
+//! with unknown effects meets every deny and ask rule that names its tool, whatever the content,
+//! and a bare `Read`/`Edit` deny or ask; no path or mode allows it.
+//!
+//! 1. deny: a bare deny rule, a content deny rule (any command, any path read or written or its
+//!    symlink target, any host), the tool's own refusal; a subcommand the shell tool could not
+//!    fully read (`opaque`) is matched by every `Bash(...)` deny rule, since it could be anything;
 //! 2. ask: a bare ask rule, a content ask rule (even in `bypassPermissions`), opaque subcommands
 //!    likewise;
 //! 3. safety checks that even `bypassPermissions` respects: writes to protected paths (`.git`,
-//!    `.claude`, shell start-up files, ...) by a file tool or a Bash subcommand, Bash commands of
-//!    more than 50 subcommands;
+//!    `.claude`, shell start-up files, ...) by any call or command, commands of more than 50
+//!    subcommands;
 //! 4. `bypassPermissions` allows;
 //! 5. a bare allow rule allows;
-//! 6. content allows: every Bash subcommand allowed by a rule, read-only or (in `acceptEdits`)
-//!    changing only files inside the working directories, and in each case reading only where
-//!    the Read tool may and writing only where the Write tool may; a path allow rule (an `Edit`
-//!    allow also allows reading); reads inside the working directories; edits inside them in
-//!    `acceptEdits`;
+//! 6. every effect approved: each command allowed by a rule, read-only or (in `acceptEdits`)
+//!    changing only files inside the working directories, reading and writing only where a file
+//!    read or write may; each path read under an allow rule (an `Edit` allow also allows
+//!    reading) or inside the working directories; each path written under an `Edit` allow rule
+//!    or, in `acceptEdits`, inside the working directories; each host under a domain allow rule;
 //! 7. the tool's own allow or ask, else the built-in default ([`decide_without_rules`]).
 //!
 //! At the end `dontAsk` turns every ask into a deny that says which rule would allow the call, and
@@ -31,11 +38,10 @@ use serde_json::Value;
 
 use super::command_rules::{CommandPattern, always_asks, command_forms};
 use super::path_rules::{Anchors, PathPattern, PathPatternError};
-use super::rules::{
-    EDIT_RULE_TOOLS, READ_RULE_TOOLS, Rule, domain_matches, parameter_matches, rule_covers_tool, wildcard_match,
-};
+use super::rules::{Rule, RuleWord, domain_matches, parameter_matches, rule_covers_tool, wildcard_match};
 use super::settings::RuleOrigin;
-use super::{Behavior, Decision, DecisionSource, PermissionMode, PermissionResult, RuleSubject, decide_without_rules};
+use super::{Behavior, Decision, DecisionSource, PermissionMode, PermissionResult, decide_without_rules};
+use crate::effects::Effects;
 use crate::path_policy::{canonicalize_with_ancestors, protected_component};
 use crate::session::normalize_path;
 
@@ -54,6 +60,7 @@ pub struct CompiledRule {
     pub behavior: Behavior,
     /// The file or flag it came from.
     pub origin: RuleOrigin,
+    word: RuleWord,
     path: Option<PathPattern>,
     command: Option<CommandPattern>,
 }
@@ -72,10 +79,6 @@ pub enum RuleCompileError {
     },
 }
 
-fn is_path_rule_tool(tool: &str) -> bool {
-    READ_RULE_TOOLS.contains(&tool) || EDIT_RULE_TOOLS.contains(&tool)
-}
-
 impl CompiledRule {
     /// Compile `rule`; path rules anchor `/` to `anchors.settings_root`.
     pub fn new(
@@ -84,15 +87,19 @@ impl CompiledRule {
         origin: RuleOrigin,
         anchors: &Anchors,
     ) -> Result<Self, RuleCompileError> {
-        let path = match &rule.content {
-            Some(content) if is_path_rule_tool(&rule.tool) => Some(
+        let word = RuleWord::of(&rule.tool);
+        let path = match (&rule.content, word) {
+            (Some(content), RuleWord::Reads | RuleWord::Writes) => Some(
                 PathPattern::compile(content, anchors)
                     .map_err(|source| RuleCompileError::Path { rule: rule.to_string(), source })?,
             ),
+            // A rule naming one tool may be about that tool's paths (`Write(*.lock)`); content
+            // that is no usable path pattern simply never matches a path.
+            (Some(content), RuleWord::Tool) => PathPattern::compile(content, anchors).ok(),
             _ => None,
         };
         let command = rule.content.as_deref().map(CommandPattern::compile);
-        Ok(Self { rule, behavior, origin, path, command })
+        Ok(Self { rule, behavior, origin, word, path, command })
     }
 
     /// The decision source naming this rule and its origin.
@@ -100,8 +107,27 @@ impl CompiledRule {
         DecisionSource::Rule { rule: self.rule.to_string(), origin: self.origin.to_string() }
     }
 
-    fn covers(&self, tool: &str) -> bool {
-        rule_covers_tool(&self.rule.tool, tool, self.behavior)
+    /// Whether the rule names the call's tool (by name, alias or MCP server).
+    fn covers(&self, facts: &CallFacts<'_>) -> bool {
+        rule_covers_tool(&self.rule.tool, facts.tool, facts.aliases, self.behavior)
+    }
+
+    /// Whether a bare rule matches the call: by name, or a bare `Read`/`Edit` by effect.
+    fn bare_matches(&self, call: &Prepared<'_>) -> bool {
+        if self.covers(call.facts) {
+            return true;
+        }
+        let effects = call.facts.effects;
+        let only_paths = !effects.unknown && effects.commands.is_empty() && effects.hosts.is_empty();
+        match (self.word, self.behavior) {
+            // Allow rules approve calls that do nothing else: `Read` pure readers, `Edit` calls
+            // that write (and read) paths.
+            (RuleWord::Reads, Behavior::Allow) => only_paths && effects.writes.is_empty() && !effects.reads.is_empty(),
+            (RuleWord::Writes, Behavior::Allow) => only_paths && !effects.writes.is_empty(),
+            (RuleWord::Reads, _) => effects.unknown || call.reads_any_path(),
+            (RuleWord::Writes, _) => effects.unknown || call.writes_any_path(),
+            _ => false,
+        }
     }
 
     fn command_matches(&self, forms: &SubcommandForms) -> bool {
@@ -128,61 +154,96 @@ impl CompiledRule {
         }
     }
 
-    /// Whether this rule matches the call: a bare rule names its tool, a content rule matches
-    /// what the call touches (hooks' `if` filters use this).
+    /// Whether this rule matches the call: a bare rule names its tool (or, `Read`/`Edit`, an
+    /// effect of the call), a content rule matches what the call touches (hooks' `if` filters
+    /// use this).
     pub fn matches(&self, facts: &CallFacts<'_>) -> bool {
+        let call = Prepared::new(facts);
         if self.rule.is_bare() {
-            return self.covers(facts.tool);
+            return self.bare_matches(&call);
         }
-        self.content_match(&Prepared::new(facts)).is_some()
+        self.content_match(&call).is_some()
     }
 
-    /// Whether this rule speaks about the path of this call: it covers the tool, or it is an
-    /// `Edit` allow rule and the call reads (an edit permission implies reading).
-    fn applies_to_path_call(&self, call: &Prepared<'_>) -> bool {
-        let edit_implies_read = matches!(call.facts.subject, RuleSubject::ReadPath(_))
-            && self.behavior == Behavior::Allow
-            && EDIT_RULE_TOOLS.contains(&self.rule.tool.as_str());
-        self.path.is_some() && (self.covers(call.facts.tool) || edit_implies_read)
+    /// Whether this path rule speaks about a path the call reads: a `Read` rule, an `Edit` allow
+    /// rule (an edit permission implies reading), or a rule naming the tool.
+    fn applies_to_reads(&self, facts: &CallFacts<'_>) -> bool {
+        self.path.is_some()
+            && match self.word {
+                RuleWord::Reads => true,
+                RuleWord::Writes => self.behavior == Behavior::Allow,
+                RuleWord::Tool => self.covers(facts),
+                _ => false,
+            }
     }
 
-    /// What in this call the rule's content matches, if it does.
+    /// Whether this path rule speaks about a path the call writes: an `Edit` rule, or a rule
+    /// naming the tool.
+    fn applies_to_writes(&self, facts: &CallFacts<'_>) -> bool {
+        self.path.is_some()
+            && match self.word {
+                RuleWord::Writes => true,
+                RuleWord::Tool => self.covers(facts),
+                _ => false,
+            }
+    }
+
+    /// What in this call a deny or ask rule's content matches, if it does.
     fn content_match(&self, call: &Prepared<'_>) -> Option<String> {
         let content = self.rule.content.as_deref()?;
-        let tool = call.facts.tool;
-        if self.behavior != Behavior::Allow && self.covers(tool) {
-            if let Some(param) = parameter_matches(content, call.facts.input) {
+        let facts = call.facts;
+        let effects = facts.effects;
+        let covers = self.covers(facts);
+        if covers && self.behavior != Behavior::Allow {
+            if effects.unknown {
+                // What the call touches is unknown: a rule about this tool might match, so it does.
+                return Some(content.to_string());
+            }
+            if let Some(param) = parameter_matches(content, facts.input, &effects.subject_fields) {
                 return Some(param);
             }
         }
-        match call.facts.subject {
-            RuleSubject::Commands(_) if self.covers(tool) => {
-                call.subcommands.iter().find(|s| self.command_matches(s)).map(|s| s.text.clone())
+        if self.word == RuleWord::Commands {
+            if let Some(sub) = call.subcommands.iter().find(|s| self.command_matches(s)) {
+                return Some(sub.text.clone());
             }
-            // A `Read(...)`/`Edit(...)` deny or ask rule meets the paths a command reads or writes.
-            RuleSubject::Commands(_) if self.path.is_some() && self.behavior != Behavior::Allow => {
-                let reads = READ_RULE_TOOLS.contains(&self.rule.tool.as_str());
-                call.subcommands.iter().find_map(|s| {
-                    let touched = if reads { &s.reads } else { &s.writes };
-                    touched
-                        .iter()
-                        .find(|c| {
-                            // A command may read a directory's entries too (`ls`, `grep -r`): a
-                            // rule about what is inside the directory applies.
-                            let entries: Vec<PathBuf> = c.iter().map(|p| p.join("*")).collect();
-                            self.path_matches(c) || (reads && self.path_matches(&entries))
-                        })
-                        .map(|c| c[0].display().to_string())
-                })
+        }
+        if let Some(pattern) = content.strip_prefix("domain:").filter(|_| self.word == RuleWord::Hosts || covers) {
+            if let Some(host) = effects.hosts.iter().find(|h| domain_matches(pattern, h)) {
+                return Some(format!("domain:{host}"));
             }
-            RuleSubject::ReadPath(_) | RuleSubject::EditPath(_) => (self.applies_to_path_call(call)
-                && self.path_matches(&call.paths))
-            .then(|| call.paths[0].display().to_string()),
-            RuleSubject::Domain(host) if self.covers(tool) => {
-                let pattern = content.strip_prefix("domain:")?;
-                domain_matches(pattern, host).then(|| format!("domain:{host}"))
+        }
+        if self.applies_to_reads(facts) {
+            if let Some(c) = call.reads.iter().find(|c| self.path_matches(c)) {
+                return Some(c[0].display().to_string());
             }
-            RuleSubject::Content(text) if self.covers(tool) => wildcard_match(content, text).then(|| text.clone()),
+        }
+        if self.applies_to_writes(facts) {
+            if let Some(c) = call.writes.iter().find(|c| self.path_matches(c)) {
+                return Some(c[0].display().to_string());
+            }
+        }
+        // A `Read(...)`/`Edit(...)` deny or ask rule meets the paths a command reads or writes.
+        if self.behavior != Behavior::Allow && matches!(self.word, RuleWord::Reads | RuleWord::Writes) {
+            let reads = self.word == RuleWord::Reads;
+            let hit = call.subcommands.iter().find_map(|s| {
+                let touched = if reads { &s.reads } else { &s.writes };
+                touched
+                    .iter()
+                    .find(|c| {
+                        // A command may read a directory's entries too (`ls`, `grep -r`): a
+                        // rule about what is inside the directory applies.
+                        let entries: Vec<PathBuf> = c.iter().map(|p| p.join("*")).collect();
+                        self.path_matches(c) || (reads && self.path_matches(&entries))
+                    })
+                    .map(|c| c[0].display().to_string())
+            });
+            if hit.is_some() {
+                return hit;
+            }
+        }
+        match &effects.rule_content {
+            Some(text) if covers && wildcard_match(content, text) => Some(text.clone()),
             _ => None,
         }
     }
@@ -193,12 +254,12 @@ impl CompiledRule {
 pub struct CallFacts<'a> {
     /// The tool's name.
     pub tool: &'a str,
+    /// The tool's other names (a rule written with one still applies).
+    pub aliases: &'a [&'static str],
     /// The input, for `key:value` rules.
     pub input: &'a Value,
-    /// What content rules match (from `Tool::rule_subject`).
-    pub subject: &'a RuleSubject,
-    /// `Tool::is_read_only` for this input.
-    pub read_only: bool,
+    /// What the call touches (from `Tool::effects`).
+    pub effects: &'a Effects,
     /// The tool's own `check_permissions` answer.
     pub tool_result: &'a PermissionResult,
     /// The permission mode in force.
@@ -209,9 +270,9 @@ pub struct CallFacts<'a> {
     pub internal_dirs: &'a [PathBuf],
     /// The current working directory, for relative paths.
     pub cwd: &'a Path,
-    /// Where the subject's path really leads, when the call has resolved it already (its path
-    /// check); `None` resolves it here.
-    pub subject_real: Option<&'a Path>,
+    /// Paths of the effects that the call's own checks resolved already: (as in the effects,
+    /// where it really leads). Others are resolved here.
+    pub resolved: &'a [(PathBuf, PathBuf)],
 }
 
 /// One subcommand with the forms allow rules and deny/ask rules are tried against, and the
@@ -236,78 +297,86 @@ struct SubcommandForms {
 struct Prepared<'a> {
     facts: &'a CallFacts<'a>,
     subcommands: Vec<SubcommandForms>,
-    /// The path as given (normalized), then its symlink-resolved form when different.
-    paths: Vec<PathBuf>,
+    /// Each path the call reads: as given (normalized), then its symlink-resolved form when
+    /// different.
+    reads: Vec<Vec<PathBuf>>,
+    /// Each path the call writes, likewise.
+    writes: Vec<Vec<PathBuf>>,
 }
 
 impl<'a> Prepared<'a> {
     fn new(facts: &'a CallFacts<'a>) -> Self {
-        let subcommands = match facts.subject {
-            RuleSubject::Commands(subs) => subs
-                .iter()
-                .map(|s| SubcommandForms {
-                    text: s.text.trim().to_string(),
-                    read_only: s.read_only,
-                    allow: command_forms(&s.text, false),
-                    strict: command_forms(&s.text, true),
-                    opaque: s.opaque,
-                    nested: s.nested,
-                    edits_only: s.edits_only,
-                    unknown_paths: s.unknown_paths,
-                    reads: s.reads.iter().map(|p| path_candidates(facts.cwd, p)).collect(),
-                    writes: s.writes.iter().map(|p| path_candidates(facts.cwd, p)).collect(),
-                })
-                .collect(),
-            _ => Vec::new(),
+        let subcommands = facts
+            .effects
+            .commands
+            .iter()
+            .map(|s| SubcommandForms {
+                text: s.text.trim().to_string(),
+                read_only: s.read_only,
+                allow: command_forms(&s.text, false),
+                strict: command_forms(&s.text, true),
+                opaque: s.opaque,
+                nested: s.nested,
+                edits_only: s.edits_only,
+                unknown_paths: s.unknown_paths,
+                reads: s.reads.iter().map(|p| path_candidates(facts.cwd, p)).collect(),
+                writes: s.writes.iter().map(|p| path_candidates(facts.cwd, p)).collect(),
+            })
+            .collect();
+        let candidates = |p: &PathBuf| match facts.resolved.iter().find(|(q, _)| q == p) {
+            Some((_, real)) => {
+                let normalized = normalize_path(facts.cwd, p);
+                if *real == normalized { vec![normalized] } else { vec![normalized, real.clone()] }
+            }
+            None => path_candidates(facts.cwd, p),
         };
-        let paths = match facts.subject {
-            RuleSubject::ReadPath(p) | RuleSubject::EditPath(p) => match facts.subject_real {
-                Some(real) => {
-                    let normalized = normalize_path(facts.cwd, p);
-                    if real == normalized { vec![normalized] } else { vec![normalized, real.to_path_buf()] }
-                }
-                None => path_candidates(facts.cwd, p),
-            },
-            _ => Vec::new(),
-        };
-        Self { facts, subcommands, paths }
+        let reads = facts.effects.reads.iter().map(candidates).collect();
+        let writes = facts.effects.writes.iter().map(candidates).collect();
+        Self { facts, subcommands, reads, writes }
     }
 
-    /// Whether the call only reads: every subcommand read-only, or a read-only tool that does
-    /// not edit a path.
+    /// Whether the call only reads.
     fn is_read_only(&self) -> bool {
-        match self.facts.subject {
-            RuleSubject::Commands(_) if !self.subcommands.is_empty() => self.subcommands.iter().all(|s| s.read_only),
-            RuleSubject::EditPath(_) => false,
-            _ => self.facts.read_only,
-        }
+        self.facts.effects.is_read_only()
     }
 
-    fn inside_working_dirs(&self) -> bool {
-        !self.paths.is_empty() && self.paths.iter().all(|p| self.facts.working_dirs.iter().any(|d| p.starts_with(d)))
+    fn reads_any_path(&self) -> bool {
+        !self.reads.is_empty() || self.subcommands.iter().any(|s| !s.reads.is_empty())
     }
 
-    fn inside_internal_dirs(&self) -> bool {
-        !self.paths.is_empty() && self.paths.iter().all(|p| self.facts.internal_dirs.iter().any(|d| p.starts_with(d)))
+    fn writes_any_path(&self) -> bool {
+        !self.writes.is_empty() || self.subcommands.iter().any(|s| !s.writes.is_empty())
+    }
+
+    fn inside(candidates: &[PathBuf], dirs: &[PathBuf]) -> bool {
+        candidates.iter().all(|p| dirs.iter().any(|d| p.starts_with(d)))
+    }
+
+    /// The call has effects of no other kind than commands.
+    fn only_commands(&self) -> bool {
+        let e = self.facts.effects;
+        !self.subcommands.is_empty()
+            && !e.unknown
+            && self.reads.is_empty()
+            && self.writes.is_empty()
+            && e.hosts.is_empty()
+            && e.rule_content.is_none()
     }
 
     /// How the call is shown in questions: `Bash(git push)`, `Write(/etc/hosts)`.
     fn display(&self) -> String {
         let tool = self.facts.tool;
-        let inner = match self.facts.subject {
-            RuleSubject::Commands(subs) => Some(
-                self.facts
-                    .input
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| subs.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" && ")),
-            ),
-            RuleSubject::ReadPath(_) | RuleSubject::EditPath(_) => Some(self.paths[0].display().to_string()),
-            RuleSubject::Domain(h) => Some(format!("domain:{h}")),
-            RuleSubject::Content(c) => Some(c.clone()),
-            RuleSubject::None => None,
-        };
+        let effects = self.facts.effects;
+        let inner = effects
+            .shown_as
+            .clone()
+            .or_else(|| {
+                (!self.subcommands.is_empty())
+                    .then(|| self.subcommands.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" && "))
+            })
+            .or_else(|| self.writes.first().or(self.reads.first()).map(|c| c[0].display().to_string()))
+            .or_else(|| effects.hosts.first().map(|h| format!("domain:{h}")))
+            .or_else(|| effects.rule_content.clone());
         match inner {
             Some(i) => format!("{tool}({})", crate::text::truncate_chars(i.trim(), 200)),
             None => tool.to_string(),
@@ -356,24 +425,13 @@ impl RuleSet {
         self.rules.iter().filter(|r| r.behavior == behavior).count()
     }
 
-    /// Tool names (and `mcp__` patterns) that bare deny rules remove from the pool; `Read` and
-    /// `Edit` take their whole family with them.
+    /// The tool names, `mcp__` patterns and effect words (`Read`, `Edit`) of bare deny rules:
+    /// the pool drops the tools they remove (`rules::bare_rule_removes`).
     pub fn bare_denied_tools(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        let mut push = |name: &str| {
-            if !out.iter().any(|n| n == name) {
-                out.push(name.to_string());
-            }
-        };
         for rule in self.rules.iter().filter(|r| r.behavior == Behavior::Deny && r.rule.is_bare()) {
-            match rule.rule.tool.as_str() {
-                "Read" => READ_RULE_TOOLS.iter().for_each(|t| push(t)),
-                "Edit" => EDIT_RULE_TOOLS.iter().for_each(|t| push(t)),
-                "Task" | "Agent" => {
-                    push("Agent");
-                    push("Task");
-                }
-                other => push(other),
+            if !out.contains(&rule.rule.tool) {
+                out.push(rule.rule.tool.clone());
             }
         }
         out
@@ -384,11 +442,8 @@ impl RuleSet {
     pub fn is_read_denied(&self, path: &Path) -> bool {
         // Searches ask this for every entry they walk: without a read-deny rule (the usual
         // case) it costs no allocation.
-        let mut denying = self
-            .rules
-            .iter()
-            .filter(|r| r.behavior == Behavior::Deny && READ_RULE_TOOLS.contains(&r.rule.tool.as_str()))
-            .peekable();
+        let mut denying =
+            self.rules.iter().filter(|r| r.behavior == Behavior::Deny && r.word == RuleWord::Reads).peekable();
         if denying.peek().is_none() {
             return false;
         }
@@ -396,46 +451,45 @@ impl RuleSet {
         denying.any(|r| r.path_matches(&candidates))
     }
 
-    fn bare(&self, behavior: Behavior, tool: &str) -> Option<&CompiledRule> {
-        self.rules.iter().find(|r| r.behavior == behavior && r.rule.is_bare() && r.covers(tool))
+    fn bare(&self, behavior: Behavior, call: &Prepared<'_>) -> Option<&CompiledRule> {
+        self.rules.iter().find(|r| r.behavior == behavior && r.rule.is_bare() && r.bare_matches(call))
     }
 
     fn content_hit(&self, behavior: Behavior, call: &Prepared<'_>) -> Option<(&CompiledRule, String)> {
-        if behavior == Behavior::Allow && call.paths.len() > 1 {
-            return self.symlink_allow(call);
-        }
         self.rules
             .iter()
             .filter(|r| r.behavior == behavior && !r.rule.is_bare())
             .find_map(|r| r.content_match(call).map(|m| (r, m)))
     }
 
-    /// A path reached through a symlink is allowed only when allow rules match both the link and
-    /// its target (one rule each, or one for both).
-    fn symlink_allow(&self, call: &Prepared<'_>) -> Option<(&CompiledRule, String)> {
+    /// The allow rule that approves a path with these candidates, when each candidate (a link and
+    /// its target) is matched by an allow rule that `applies`; the first candidate's is reported.
+    fn path_allow_rule(
+        &self,
+        candidates: &[PathBuf],
+        applies: impl Fn(&CompiledRule) -> bool,
+    ) -> Option<&CompiledRule> {
         let mut first = None;
-        for path in &call.paths {
+        for path in candidates {
             let single = std::slice::from_ref(path);
             let rule = self
                 .rules
                 .iter()
                 .filter(|r| r.behavior == Behavior::Allow && !r.rule.is_bare())
-                .find(|r| r.applies_to_path_call(call) && r.path_matches(single))?;
+                .find(|r| applies(r) && r.path_matches(single))?;
             first.get_or_insert(rule);
         }
-        first.map(|r| (r, call.paths[0].display().to_string()))
+        first
     }
 
     fn subcommand_approval(&self, sub: &SubcommandForms, call: &Prepared<'_>) -> Option<SubcommandApproval<'_>> {
         if sub.nested {
             return Some(SubcommandApproval::Nested);
         }
-        let tool = call.facts.tool;
         let reads_ok = sub.reads.iter().all(|c| self.read_approved(call, c));
-        let rule = self
-            .rules
-            .iter()
-            .find(|r| r.behavior == Behavior::Allow && !r.rule.is_bare() && r.covers(tool) && r.command_matches(sub));
+        let rule = self.rules.iter().find(|r| {
+            r.behavior == Behavior::Allow && !r.rule.is_bare() && r.word == RuleWord::Commands && r.command_matches(sub)
+        });
         if let Some(rule) = rule {
             // A rule naming the exact command approves its paths too; a wildcard rule approves
             // the command, not reads and writes where the file tools would ask.
@@ -461,44 +515,46 @@ impl RuleSet {
         None
     }
 
-    /// Whether a command may read the path with these candidates without asking, as the Read
-    /// tool may: inside the working directories (or hands's own results), or under an allow rule
-    /// of the `Read` or `Edit` family for every candidate.
+    /// Whether a command may read the path with these candidates without asking, as a file read
+    /// may: inside the working directories (or hands's own results), or under a `Read` or `Edit`
+    /// allow rule for every candidate.
     fn read_approved(&self, call: &Prepared<'_>, candidates: &[PathBuf]) -> bool {
         let facts = call.facts;
-        let inside = |dirs: &[PathBuf]| candidates.iter().all(|p| dirs.iter().any(|d| p.starts_with(d)));
-        inside(facts.working_dirs)
-            || inside(facts.internal_dirs)
-            || self.path_allowed(candidates, |t| READ_RULE_TOOLS.contains(&t) || EDIT_RULE_TOOLS.contains(&t))
+        Prepared::inside(candidates, facts.working_dirs)
+            || Prepared::inside(candidates, facts.internal_dirs)
+            || self.path_allowed(candidates, |w| matches!(w, RuleWord::Reads | RuleWord::Writes))
     }
 
-    /// Whether a command may write the path with these candidates without asking, as the Write
-    /// tool may: inside the working directories when `inside_ok`, or under an `Edit`-family allow
-    /// rule for every candidate. (Protected paths ask before this is consulted.)
+    /// Whether a command may write the path with these candidates without asking, as a file
+    /// write may: inside the working directories when `inside_ok`, or under an `Edit` allow rule
+    /// for every candidate. (Protected paths ask before this is consulted.)
     fn write_approved(&self, call: &Prepared<'_>, candidates: &[PathBuf], inside_ok: bool) -> bool {
-        let dirs = call.facts.working_dirs;
-        (inside_ok && candidates.iter().all(|p| dirs.iter().any(|d| p.starts_with(d))))
-            || self.path_allowed(candidates, |t| EDIT_RULE_TOOLS.contains(&t))
+        (inside_ok && Prepared::inside(candidates, call.facts.working_dirs))
+            || self.path_allowed(candidates, |w| w == RuleWord::Writes)
     }
 
-    /// Whether every candidate is matched by some path allow rule of a tool `family` accepts.
-    fn path_allowed(&self, candidates: &[PathBuf], family: impl Fn(&str) -> bool) -> bool {
+    /// Whether every candidate is matched by some path allow rule of a word `family` accepts.
+    fn path_allowed(&self, candidates: &[PathBuf], family: impl Fn(RuleWord) -> bool) -> bool {
         candidates.iter().all(|p| {
             let one = std::slice::from_ref(p);
-            self.rules.iter().any(|r| {
-                r.behavior == Behavior::Allow && r.path.is_some() && family(r.rule.tool.as_str()) && r.path_matches(one)
-            })
+            self.rules.iter().any(|r| r.behavior == Behavior::Allow && family(r.word) && r.path_matches(one))
         })
     }
 
-    /// A protected path (`.git`, `.claude`, ...) some Bash subcommand writes, with the name.
-    fn protected_command_write(call: &Prepared<'_>) -> Option<(String, &'static str)> {
-        call.subcommands.iter().flat_map(|s| &s.writes).find_map(|candidates| {
+    /// A protected path (`.git`, `.claude`, ...) the call or one of its commands writes, with
+    /// the name.
+    fn protected_write(call: &Prepared<'_>) -> Option<(String, &'static str, bool)> {
+        let find = |candidates: &Vec<PathBuf>| {
             candidates
                 .iter()
                 .find_map(|p| protected_component(p))
                 .map(|name| (candidates[0].display().to_string(), name))
-        })
+        };
+        call.writes
+            .iter()
+            .find_map(find)
+            .map(|(p, n)| (p, n, false))
+            .or_else(|| call.subcommands.iter().flat_map(|s| &s.writes).find_map(find).map(|(p, n)| (p, n, true)))
     }
 
     /// The decision for one call (see the module documentation for the order).
@@ -517,7 +573,7 @@ impl RuleSet {
         let tool = facts.tool;
 
         // 1. Deny.
-        if let Some(rule) = self.bare(Behavior::Deny, tool) {
+        if let Some(rule) = self.bare(Behavior::Deny, call) {
             return deny_by_rule(rule, tool, None);
         }
         if let Some((rule, matched)) = self.content_hit(Behavior::Deny, call) {
@@ -528,7 +584,7 @@ impl RuleSet {
         }
 
         // 2. Ask rules, even in bypassPermissions.
-        if let Some(rule) = self.bare(Behavior::Ask, tool) {
+        if let Some(rule) = self.bare(Behavior::Ask, call) {
             return ask_by_rule(rule, call, None);
         }
         if let Some((rule, matched)) = self.content_hit(Behavior::Ask, call) {
@@ -536,24 +592,13 @@ impl RuleSet {
         }
 
         // 3. Safety checks.
-        if matches!(facts.subject, RuleSubject::EditPath(_)) {
-            if let Some(name) = call.paths.iter().find_map(|p| protected_component(p)) {
-                return Decision::ask(
-                    DecisionSource::Tool,
-                    format!(
-                        "{} is a protected path ({name}): changes there always need confirmation",
-                        call.paths[0].display()
-                    ),
-                    format!("Allow {}?", call.display()),
-                );
-            }
-        }
-        if let Some((path, name)) = Self::protected_command_write(call) {
-            return Decision::ask(
-                DecisionSource::Tool,
-                format!("the command writes {path}, a protected path ({name}): changes there always need confirmation"),
-                format!("Allow {}?", call.display()),
-            );
+        if let Some((path, name, by_command)) = Self::protected_write(call) {
+            let reason = if by_command {
+                format!("the command writes {path}, a protected path ({name}): changes there always need confirmation")
+            } else {
+                format!("{path} is a protected path ({name}): changes there always need confirmation")
+            };
+            return Decision::ask(DecisionSource::Tool, reason, format!("Allow {}?", call.display()));
         }
         if call.subcommands.len() > MAX_SUBCOMMANDS {
             return Decision::ask(
@@ -577,51 +622,134 @@ impl RuleSet {
         }
 
         // 5. A bare allow rule.
-        if let Some(rule) = self.bare(Behavior::Allow, tool) {
+        if let Some(rule) = self.bare(Behavior::Allow, call) {
             return allow_by_rule(rule, None, facts.tool_result);
         }
 
-        // 6. Content allows.
-        match facts.subject {
-            RuleSubject::Commands(_) if !call.subcommands.is_empty() => {
-                if let Some(decision) = self.all_subcommands_approved(call) {
-                    return decision;
-                }
+        // 6. Every effect approved.
+        if call.only_commands() {
+            if let Some(decision) = self.all_subcommands_approved(call) {
+                return decision;
             }
-            _ => {
-                if let Some((rule, matched)) = self.content_hit(Behavior::Allow, call) {
-                    return allow_by_rule(rule, Some(&matched), facts.tool_result);
-                }
-            }
-        }
-        match facts.subject {
-            RuleSubject::ReadPath(_) if call.inside_working_dirs() => {
-                return Decision::allow(
-                    DecisionSource::Default,
-                    "reads inside the working directories run without asking",
-                );
-            }
-            RuleSubject::ReadPath(_) if call.inside_internal_dirs() => {
-                return Decision::allow(DecisionSource::Default, "hands's own saved tool results may always be read");
-            }
-            RuleSubject::EditPath(_) if facts.mode == PermissionMode::AcceptEdits && call.inside_working_dirs() => {
-                let mut d = Decision::allow(
-                    DecisionSource::Mode { mode: facts.mode },
-                    "acceptEdits allows edits inside the working directories",
-                );
-                d.updated_input = tool_updated_input(facts.tool_result);
-                return d;
-            }
-            _ => {}
+        } else if let Some(decision) = self.all_effects_approved(call) {
+            return decision;
         }
 
         // 7. The tool's own answer, then the defaults.
         match facts.tool_result {
             PermissionResult::Allow { .. } | PermissionResult::Ask { .. } => {
-                decide_without_rules(facts.mode, tool, facts.read_only, facts.tool_result)
+                decide_without_rules(facts.mode, tool, facts.effects.is_read_only(), facts.tool_result)
             }
             _ => self.default_decision(call),
         }
+    }
+
+    /// How a path read is approved, if it is.
+    fn read_path_approval(&self, call: &Prepared<'_>, candidates: &[PathBuf]) -> Option<Approval<'_>> {
+        let facts = call.facts;
+        if let Some(rule) = self.path_allow_rule(candidates, |r| r.applies_to_reads(facts)) {
+            return Some(Approval::Rule(rule, candidates[0].display().to_string()));
+        }
+        if Prepared::inside(candidates, facts.working_dirs) {
+            return Some(Approval::ReadInside);
+        }
+        if Prepared::inside(candidates, facts.internal_dirs) {
+            return Some(Approval::Internal);
+        }
+        None
+    }
+
+    /// How a path write is approved, if it is.
+    fn write_path_approval(&self, call: &Prepared<'_>, candidates: &[PathBuf]) -> Option<Approval<'_>> {
+        let facts = call.facts;
+        if let Some(rule) = self.path_allow_rule(candidates, |r| r.applies_to_writes(facts)) {
+            return Some(Approval::Rule(rule, candidates[0].display().to_string()));
+        }
+        if facts.mode == PermissionMode::AcceptEdits && Prepared::inside(candidates, facts.working_dirs) {
+            return Some(Approval::AcceptEdits);
+        }
+        None
+    }
+
+    /// Step 6 for calls with effects other than commands: allowed when every effect is.
+    fn all_effects_approved(&self, call: &Prepared<'_>) -> Option<Decision> {
+        let facts = call.facts;
+        let effects = facts.effects;
+        if effects.unknown {
+            return None;
+        }
+        let mut approvals: Vec<Approval<'_>> = Vec::new();
+        for sub in &call.subcommands {
+            match self.subcommand_approval(sub, call)? {
+                SubcommandApproval::Rule(rule) => approvals.push(Approval::Rule(rule, sub.text.clone())),
+                SubcommandApproval::AcceptEdits => approvals.push(Approval::AcceptEdits),
+                SubcommandApproval::ReadOnly | SubcommandApproval::Nested => {}
+            }
+        }
+        for candidates in &call.reads {
+            approvals.push(self.read_path_approval(call, candidates)?);
+        }
+        for candidates in &call.writes {
+            approvals.push(self.write_path_approval(call, candidates)?);
+        }
+        for host in &effects.hosts {
+            let rule = self.rules.iter().find(|r| {
+                r.behavior == Behavior::Allow
+                    && (r.word == RuleWord::Hosts || r.covers(facts))
+                    && r.rule
+                        .content
+                        .as_deref()
+                        .and_then(|c| c.strip_prefix("domain:"))
+                        .is_some_and(|p| domain_matches(p, host))
+            })?;
+            approvals.push(Approval::Rule(rule, format!("domain:{host}")));
+        }
+        if let Some(text) = &effects.rule_content {
+            let rule = self.rules.iter().find(|r| {
+                r.behavior == Behavior::Allow
+                    && r.covers(facts)
+                    && r.rule.content.as_deref().is_some_and(|c| wildcard_match(c, text))
+            })?;
+            approvals.push(Approval::Rule(rule, text.clone()));
+        }
+        let first = approvals.first()?;
+        let decision = match first {
+            _ if approvals.len() > 1 => {
+                let source = approvals
+                    .iter()
+                    .find_map(|a| match a {
+                        Approval::Rule(rule, _) => Some(rule.source()),
+                        _ => None,
+                    })
+                    .or_else(|| {
+                        approvals
+                            .iter()
+                            .any(|a| matches!(a, Approval::AcceptEdits))
+                            .then_some(DecisionSource::Mode { mode: facts.mode })
+                    })
+                    .unwrap_or(DecisionSource::Default);
+                let parts: Vec<String> = approvals.iter().map(Approval::describe).collect();
+                let mut d = Decision::allow(source, format!("every effect is allowed: {}", parts.join("; ")));
+                d.updated_input = tool_updated_input(facts.tool_result);
+                d
+            }
+            Approval::Rule(rule, matched) => allow_by_rule(rule, Some(matched), facts.tool_result),
+            Approval::ReadInside => {
+                Decision::allow(DecisionSource::Default, "reads inside the working directories run without asking")
+            }
+            Approval::Internal => {
+                Decision::allow(DecisionSource::Default, "hands's own saved tool results may always be read")
+            }
+            Approval::AcceptEdits => {
+                let mut d = Decision::allow(
+                    DecisionSource::Mode { mode: facts.mode },
+                    "acceptEdits allows edits inside the working directories",
+                );
+                d.updated_input = tool_updated_input(facts.tool_result);
+                d
+            }
+        };
+        Some(decision)
     }
 
     fn all_subcommands_approved(&self, call: &Prepared<'_>) -> Option<Decision> {
@@ -663,15 +791,17 @@ impl RuleSet {
     fn default_decision(&self, call: &Prepared<'_>) -> Decision {
         let facts = call.facts;
         let question = format!("Allow {}?", call.display());
-        match facts.subject {
-            RuleSubject::ReadPath(_) => Decision::ask(
+        if let Some(candidates) = call.reads.iter().find(|c| self.read_path_approval(call, c).is_none()) {
+            return Decision::ask(
                 DecisionSource::Default,
-                format!("{} is outside the working directories and no allow rule matches it", call.paths[0].display()),
+                format!("{} is outside the working directories and no allow rule matches it", candidates[0].display()),
                 question,
-            ),
-            RuleSubject::Commands(_) if !call.subcommands.is_empty() && facts.mode != PermissionMode::Plan => {
-                let pending: Vec<&SubcommandForms> =
-                    call.subcommands.iter().filter(|s| self.subcommand_approval(s, call).is_none()).collect();
+            );
+        }
+        if !call.subcommands.is_empty() && facts.mode != PermissionMode::Plan {
+            let pending: Vec<&SubcommandForms> =
+                call.subcommands.iter().filter(|s| self.subcommand_approval(s, call).is_none()).collect();
+            if !pending.is_empty() {
                 let outside = pending.iter().find_map(|s| {
                     s.reads.iter().find(|c| !self.read_approved(call, c)).map(|c| (s, "reads", c)).or_else(|| {
                         s.writes.iter().find(|c| !self.write_approved(call, c, true)).map(|c| (s, "writes", c))
@@ -688,33 +818,33 @@ impl RuleSet {
                         format!("{} may modify the system and no allow rule matches it", texts.join(", "))
                     }
                 };
-                Decision::ask(DecisionSource::Default, reason, question)
+                return Decision::ask(DecisionSource::Default, reason, question);
             }
-            RuleSubject::EditPath(_) if facts.mode != PermissionMode::Plan => {
-                let reason = if call.inside_working_dirs() {
+        }
+        if facts.mode != PermissionMode::Plan {
+            if let Some(candidates) = call.writes.iter().find(|c| self.write_path_approval(call, c).is_none()) {
+                let reason = if Prepared::inside(candidates, facts.working_dirs) {
                     format!(
                         "edits ask first in {} mode and no allow rule matches {}",
                         facts.mode,
-                        call.paths[0].display()
+                        candidates[0].display()
                     )
                 } else {
                     format!(
                         "{} is outside the working directories and no allow rule matches it",
-                        call.paths[0].display()
+                        candidates[0].display()
                     )
                 };
-                Decision::ask(DecisionSource::Default, reason, question)
-            }
-            _ => {
-                let read_only =
-                    facts.read_only && !matches!(facts.subject, RuleSubject::Commands(_) | RuleSubject::EditPath(_));
-                let mut d = decide_without_rules(facts.mode, facts.tool, read_only, facts.tool_result);
-                if d.behavior == Behavior::Ask {
-                    d.message = Some(question);
-                }
-                d
+                return Decision::ask(DecisionSource::Default, reason, question);
             }
         }
+        // Commands that reached this point are not approved: not read-only for the default.
+        let read_only = facts.effects.is_read_only() && call.subcommands.is_empty();
+        let mut d = decide_without_rules(facts.mode, facts.tool, read_only, facts.tool_result);
+        if d.behavior == Behavior::Ask {
+            d.message = Some(question);
+        }
+        d
     }
 
     fn dont_ask_denial(&self, asked: Decision, call: &Prepared<'_>) -> Decision {
@@ -748,35 +878,58 @@ impl RuleSet {
 
     fn suggested_rules_for(&self, call: &Prepared<'_>) -> Vec<String> {
         let tool = call.facts.tool;
-        let escape_command = |text: &str| Rule::with_content(tool, text.replace('*', "\\*")).to_string();
-        let parent_rule = |family: &str| {
-            let dir = call.paths.first().and_then(|p| p.parent()).unwrap_or(Path::new("/"));
+        let effects = call.facts.effects;
+        if effects.unknown {
+            return vec![tool.to_string()];
+        }
+        if call.writes.iter().flatten().any(|p| protected_component(p).is_some()) {
+            return Vec::new();
+        }
+        let word = |w: RuleWord| w.spelling().unwrap_or(tool);
+        let parent_rule = |family: &str, candidates: &Vec<PathBuf>| {
+            let dir = candidates.first().and_then(|p| p.parent()).unwrap_or(Path::new("/"));
             let dir = dir.display().to_string();
             format!("{family}(/{}/**)", dir.trim_end_matches('/'))
         };
-        match call.facts.subject {
-            RuleSubject::Commands(_) if !call.subcommands.is_empty() => call
-                .subcommands
-                .iter()
-                .filter(|s| self.subcommand_approval(s, call).is_none())
-                .map(|s| escape_command(&s.text))
-                .fold(Vec::new(), |mut acc, r| {
-                    if !acc.contains(&r) && acc.len() < MAX_SUGGESTED_RULES {
-                        acc.push(r);
-                    }
-                    acc
-                }),
-            RuleSubject::ReadPath(_) => vec![parent_rule("Read")],
-            RuleSubject::EditPath(_) => {
-                if call.paths.iter().any(|p| protected_component(p).is_some()) {
-                    Vec::new()
-                } else {
-                    vec![parent_rule("Edit")]
-                }
+        let pending_commands = call.subcommands.iter().filter(|s| self.subcommand_approval(s, call).is_none());
+        let suggestions = pending_commands
+            .map(|s| Rule::with_content(word(RuleWord::Commands), s.text.replace('*', "\\*")).to_string())
+            .chain(call.reads.iter().map(|c| parent_rule(word(RuleWord::Reads), c)))
+            .chain(call.writes.iter().map(|c| parent_rule(word(RuleWord::Writes), c)))
+            .chain(effects.hosts.iter().map(|h| format!("{}(domain:{h})", word(RuleWord::Hosts))))
+            .chain(effects.rule_content.iter().map(|text| Rule::with_content(tool, text.clone()).to_string()));
+        let mut out: Vec<String> = Vec::new();
+        for rule in suggestions {
+            if !out.contains(&rule) && out.len() < MAX_SUGGESTED_RULES {
+                out.push(rule);
             }
-            RuleSubject::Domain(host) => vec![format!("{tool}(domain:{host})")],
-            RuleSubject::Content(text) => vec![Rule::with_content(tool, text.clone()).to_string()],
-            _ => vec![tool.to_string()],
+        }
+        if out.is_empty() && call.subcommands.is_empty() {
+            out.push(tool.to_string());
+        }
+        out
+    }
+}
+
+/// How one effect of a call is approved at step 6.
+enum Approval<'r> {
+    /// An allow rule, with what it matched.
+    Rule(&'r CompiledRule, String),
+    /// A read inside the working directories.
+    ReadInside,
+    /// A read of hands's own saved results.
+    Internal,
+    /// A write inside the working directories in `acceptEdits`.
+    AcceptEdits,
+}
+
+impl Approval<'_> {
+    fn describe(&self) -> String {
+        match self {
+            Approval::Rule(rule, matched) => format!("`{matched}` by the rule `{}` in {}", rule.rule, rule.origin),
+            Approval::ReadInside => "a read inside the working directories".into(),
+            Approval::Internal => "a read of hands's own saved tool results".into(),
+            Approval::AcceptEdits => "an edit inside the working directories (acceptEdits)".into(),
         }
     }
 }

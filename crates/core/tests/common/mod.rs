@@ -45,11 +45,8 @@ impl TypedTool for Echo {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &TextInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &TextInput) -> bool {
-        true
+    fn effects(&self, _: &TextInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     async fn validate_input(&self, input: &TextInput, _: &ToolContext) -> Result<(), ValidationError> {
         if input.text == "invalid" { Err(ValidationError::new("text must not be `invalid`")) } else { Ok(()) }
@@ -95,11 +92,8 @@ impl TypedTool for BarrierTool {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &TextInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &TextInput) -> bool {
-        true
+    fn effects(&self, _: &TextInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     async fn call(&self, input: &TextInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.0.wait().await;
@@ -129,11 +123,10 @@ impl TypedTool for Logged {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &TextInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &TextInput) -> bool {
-        self.safe
+    /// Read-only; an unsafe one changes the session, so it runs alone.
+    fn effects(&self, _: &TextInput, _: &Session) -> hands_core::Effects {
+        let effects = hands_core::Effects::none();
+        if self.safe { effects } else { effects.with_session_change() }
     }
     async fn call(&self, input: &TextInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.log.lock().unwrap().push(format!("start:{}", input.text));
@@ -161,11 +154,8 @@ impl TypedTool for Panicky {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &NoInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &NoInput) -> bool {
-        true
+    fn effects(&self, _: &NoInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         panic!("deliberate test panic")
@@ -187,11 +177,8 @@ impl TypedTool for Failing {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &NoInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &NoInput) -> bool {
-        true
+    fn effects(&self, _: &NoInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Err(ToolError::msg("disk on fire"))
@@ -221,8 +208,8 @@ impl TypedTool for Chdir {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &DirInput) -> bool {
-        true
+    fn effects(&self, _: &DirInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none().with_session_change()
     }
     async fn call(&self, input: &DirInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let seen = ctx.cwd();
@@ -246,11 +233,8 @@ impl TypedTool for SafeChdir {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &DirInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &DirInput) -> bool {
-        true
+    fn effects(&self, _: &DirInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     async fn call(&self, input: &DirInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let seen = ctx.cwd();
@@ -281,11 +265,8 @@ impl TypedTool for Big {
     fn max_result_size_chars(&self) -> ResultLimit {
         self.0
     }
-    fn is_read_only(&self, _: &SizeInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &SizeInput) -> bool {
-        true
+    fn effects(&self, _: &SizeInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     async fn call(&self, input: &SizeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         let line =
@@ -314,8 +295,8 @@ impl TypedTool for Silent {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &NoInput) -> bool {
-        true
+    fn effects(&self, _: &NoInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none().with_session_change()
     }
     async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::blocks(Vec::new()))
@@ -343,11 +324,8 @@ impl TypedTool for WaitsForCancel {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &NoInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &NoInput) -> bool {
-        true
+    fn effects(&self, _: &NoInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     fn interrupt_behavior(&self) -> InterruptBehavior {
         self.behavior
@@ -384,8 +362,8 @@ impl TypedTool for Deferred {
     fn should_defer(&self) -> bool {
         true
     }
-    fn is_read_only(&self, _: &CountInput) -> bool {
-        true
+    fn effects(&self, _: &CountInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none().with_session_change()
     }
     async fn call(&self, input: &CountInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(format!("count={}", input.count)))

@@ -1,5 +1,5 @@
 //! Small tools and a project fixture for the permission and hook tests. The tools only say what
-//! their input means for the rules (`rule_subject`) and what they think of it
+//! their input touches (`effects`) and what they think of it
 //! (`check_permissions`); the real Bash and file tools live in their own crates.
 //!
 //! `Fixture` lays out a project, a home, an outside directory and a managed settings file in one
@@ -11,10 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
-use hands_core::permissions::{
-    CommandSubject, Decision, PermissionMode, PermissionPolicy, PermissionResult, RuleSubject,
-};
+use hands_core::permissions::{CommandSubject, Decision, PermissionMode, PermissionPolicy, PermissionResult};
 use hands_core::tool::typed_arc;
+use hands_core::{EffectKinds, Effects};
 use hands_core::{
     Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext, ToolError, ToolOutput,
     TypedTool,
@@ -80,11 +79,12 @@ impl TypedTool for Shell {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(30_000)
     }
-    fn is_read_only(&self, input: &ShellInput) -> bool {
-        split_command(&input.command).iter().all(|s| s.read_only)
+    fn effects(&self, input: &ShellInput, _: &Session) -> Effects {
+        let effects = Effects::none().subject_fields(&["command"]).shown_as(input.command.clone());
+        split_command(&input.command).into_iter().fold(effects, Effects::command)
     }
-    fn rule_subject(&self, input: &ShellInput, _: &Session) -> RuleSubject {
-        RuleSubject::Commands(split_command(&input.command))
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds { runs_commands: true, ..EffectKinds::NONE }
     }
     async fn call(&self, input: &ShellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(format!("ran {}", input.command)))
@@ -128,11 +128,15 @@ impl TypedTool for Reader {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(30_000)
     }
-    fn is_read_only(&self, _: &PathInput) -> bool {
-        true
+    fn effects(&self, input: &PathInput, session: &Session) -> Effects {
+        let effects = Effects::none().subject_fields(&["path", "pattern"]);
+        match input.file_path {
+            Some(_) => effects.read_field("file_path", input.target(session)),
+            None => effects.read(input.target(session)),
+        }
     }
-    fn rule_subject(&self, input: &PathInput, session: &Session) -> RuleSubject {
-        RuleSubject::ReadPath(input.target(session))
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::READS
     }
     async fn call(&self, input: &PathInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(format!("read {}", input.target(ctx.session()).display())))
@@ -154,8 +158,15 @@ impl TypedTool for Writer {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(30_000)
     }
-    fn rule_subject(&self, input: &PathInput, session: &Session) -> RuleSubject {
-        RuleSubject::EditPath(input.target(session))
+    fn effects(&self, input: &PathInput, session: &Session) -> Effects {
+        let effects = Effects::none().subject_fields(&["path"]);
+        match input.file_path {
+            Some(_) => effects.write_field("file_path", input.target(session)),
+            None => effects.write(input.target(session)),
+        }
+    }
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::WRITES
     }
     async fn call(&self, input: &PathInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(format!("wrote {}", input.target(ctx.session()).display())))
@@ -188,11 +199,11 @@ impl TypedTool for Fetch {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(30_000)
     }
-    fn is_read_only(&self, _: &UrlInput) -> bool {
-        true
+    fn effects(&self, input: &UrlInput, _: &Session) -> Effects {
+        Effects::none().host(host_of(&input.url)).subject_fields(&["url"])
     }
-    fn rule_subject(&self, input: &UrlInput, _: &Session) -> RuleSubject {
-        RuleSubject::Domain(host_of(&input.url))
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NETWORK
     }
     /// Like WebFetch: an unknown domain asks (allow rules for it are applied by the engine first).
     async fn check_permissions(&self, input: &UrlInput, _: &ToolContext) -> PermissionResult {
@@ -228,8 +239,15 @@ impl TypedTool for SubAgent {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(30_000)
     }
-    fn rule_subject(&self, input: &AgentInput, _: &Session) -> RuleSubject {
-        RuleSubject::Content(input.subagent_type.clone())
+    fn aliases(&self) -> &[&'static str] {
+        &["Task"]
+    }
+    /// Starts an agent: a change, known only by its type.
+    fn effects(&self, input: &AgentInput, _: &Session) -> Effects {
+        Effects::none().rule_content(input.subagent_type.clone()).with_state_change()
+    }
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
     }
     async fn call(&self, _: &AgentInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("done"))
@@ -254,8 +272,12 @@ impl TypedTool for Plain {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(30_000)
     }
-    fn is_read_only(&self, _: &AnyInput) -> bool {
-        self.1
+    /// Read-only, or a change to something no rule names.
+    fn effects(&self, _: &AnyInput, _: &Session) -> Effects {
+        if self.1 { Effects::none() } else { Effects::none().with_state_change() }
+    }
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
     }
     async fn call(&self, _: &AnyInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("ok"))

@@ -1,12 +1,12 @@
 //! A remote MCP tool as a hands [`Tool`]: named `mcp__<server>__<tool>`, input schema verbatim,
 //! deferred unless `alwaysLoad`, external, flags from the server's annotations as Claude Code
-//! reads them (`readOnlyHint` makes it read-only and concurrency-safe, `destructiveHint`,
-//! `openWorldHint`). Calls go through the server's connection.
+//! reads them (`readOnlyHint` makes it read-only and concurrency-safe, otherwise its effects
+//! are unknown; `destructiveHint`, `openWorldHint`). Calls go through the server's connection.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use hands_core::{ResultLimit, Session, Tool, ToolContext, ToolError, ToolInput, ToolOutput};
+use hands_core::{Effects, ResultLimit, Session, Tool, ToolContext, ToolError, ToolInput, ToolOutput};
 use serde_json::Value;
 
 use crate::client::connection::ServerConnection;
@@ -87,14 +87,14 @@ impl Tool for McpTool {
     fn max_result_size_chars(&self) -> ResultLimit {
         self.result_limit
     }
-    fn is_concurrency_safe(&self, _input: &ToolInput) -> bool {
-        self.read_only
-    }
-    fn is_read_only(&self, _input: &ToolInput) -> bool {
-        self.read_only
-    }
-    fn is_destructive(&self, _input: &ToolInput) -> bool {
-        self.destructive
+    /// What the server says (`readOnlyHint`): a read-only tool reads what it cannot list;
+    /// anything else has unknown effects (a scheduling barrier, not read-only, destructive).
+    fn effects(&self, _input: &ToolInput, _session: &Session) -> Effects {
+        if self.read_only {
+            Effects::none().with_unlisted_reads()
+        } else {
+            Effects { destructive: self.destructive, ..Effects::unknown() }
+        }
     }
     fn is_open_world(&self) -> bool {
         self.open_world

@@ -32,15 +32,16 @@ pub struct StaticFlags {
 const PROBE_WORDS: [&str; 2] = ["", "hands-probe"];
 
 impl StaticFlags {
-    /// Probe `tool`, failing closed.
-    pub fn of(tool: &dyn Tool) -> Self {
+    /// Probe `tool`'s effects in `session`, failing closed.
+    pub fn of(tool: &dyn Tool, session: &Session) -> Self {
         let ask = |f: &dyn Fn() -> bool, fallback: bool| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(fallback)
         };
         let probes: Vec<ToolInput> =
             PROBE_WORDS.iter().map(|word| ToolInput::new(minimal_input(tool.input_schema(), word))).collect();
-        let read_only = probes.iter().all(|input| ask(&|| tool.is_read_only(input), false));
-        let destructive = !read_only && probes.iter().any(|input| ask(&|| tool.is_destructive(input), true));
+        let read_only = probes.iter().all(|input| ask(&|| tool.effects(input, session).is_read_only(), false));
+        let destructive =
+            !read_only && probes.iter().any(|input| ask(&|| tool.effects(input, session).is_destructive(), true));
         let open_world = ask(&|| tool.is_open_world(), true);
         Self { read_only, destructive, idempotent: read_only, open_world }
     }
@@ -83,7 +84,7 @@ pub fn mcp_tool(tool: &dyn Tool, session: &Session) -> rmcp::model::Tool {
         // A tool whose schema is not an object cannot be called with arguments; say so honestly.
         _ => serde_json::from_value(serde_json::json!({"type": "object"})).unwrap_or_default(),
     };
-    let flags = StaticFlags::of(tool);
+    let flags = StaticFlags::of(tool, session);
     let annotations = ToolAnnotations::from_raw(
         Some(tool.name().to_string()),
         Some(flags.read_only),

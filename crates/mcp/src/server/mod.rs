@@ -384,8 +384,8 @@ impl ServerHandler for Connection {
 
         let probe = ToolInput::new(input.clone());
         let concurrency_safe =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.is_concurrency_safe(&probe)))
-                .unwrap_or(false);
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.effects(&probe, engine.session())))
+                .is_ok_and(|e| e.is_concurrency_safe());
         let _shared;
         let _exclusive;
         if concurrency_safe {

@@ -45,11 +45,8 @@ impl TypedTool for Echo {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &EchoInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &EchoInput) -> bool {
-        true
+    fn effects(&self, _: &EchoInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     fn is_open_world(&self) -> bool {
         false
@@ -80,8 +77,8 @@ impl TypedTool for Touch {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_destructive(&self, _: &TouchInput) -> bool {
-        true
+    fn effects(&self, _: &TouchInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::unknown()
     }
     async fn call(&self, input: &TouchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.session().resolve(&input.path);
@@ -110,11 +107,8 @@ impl TypedTool for Wait {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &WaitInput) -> bool {
-        true
-    }
-    fn is_concurrency_safe(&self, _: &WaitInput) -> bool {
-        true
+    fn effects(&self, _: &WaitInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none()
     }
     async fn call(&self, _: &WaitInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         ctx.progress_event("waiting: step 1".into(), Some(1.0), Some(3.0), None);
@@ -143,8 +137,8 @@ impl TypedTool for Where {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &WhereInput) -> bool {
-        true
+    fn effects(&self, _: &WhereInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none().with_session_change()
     }
     async fn call(&self, _: &WhereInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let value = serde_json::json!({"cwd": ctx.cwd(), "dirs": ctx.session().working_dirs()});
@@ -174,8 +168,8 @@ impl TypedTool for Picture {
     fn max_result_size_chars(&self) -> ResultLimit {
         ResultLimit::Chars(100_000)
     }
-    fn is_read_only(&self, _: &PictureInput) -> bool {
-        true
+    fn effects(&self, _: &PictureInput, _: &hands_core::Session) -> hands_core::Effects {
+        hands_core::Effects::none().with_session_change()
     }
     async fn call(&self, _: &PictureInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::blocks(vec![ContentBlock::text("a pixel"), ContentBlock::image("image/png", PIXEL_PNG)]))
