@@ -1,48 +1,74 @@
-//! Many calls (reference §2.2). [`Engine::run_batch`] takes one assistant message's `tool_use`
-//! blocks, partitions them in order into runs — consecutive concurrency-safe calls run in parallel
-//! (bounded by `max_concurrency`), every other call alone — and returns results in the model's
-//! order. Context changes from a parallel run are applied after the run in block order; from a
-//! serial call immediately, so the next call sees them. The per-message budget is applied last.
+//! Many calls (reference §2.2), scheduled by what they touch. [`Engine::run_batch`] takes one
+//! assistant message's `tool_use` blocks and starts each call as soon as every earlier call of the
+//! batch it conflicts with has finished ([`Footprint::conflicts_with`]: one writes a path the
+//! other reads or writes, a folder covering what is under it; unknown effects, session changes
+//! and shell commands that may change anything conflict with everything, so they run alone).
+//! `Edit(a)`, `Edit(b)` and `Read(c)` run together; `Read(a)` after `Edit(a)` waits for it. At
+//! most `max_concurrency` calls run at once, in a sliding window: a call starts the moment a slot
+//! frees, not when a whole chunk has ended. Results come back in the model's order; context
+//! changes are applied in block order once the calls before them have finished and nothing runs
+//! (so a call after a barrier sees its change, and calls running side by side see the session
+//! as it was when they started). The per-message budget is applied last.
 //!
-//! [`StreamingExecutor`] takes blocks one by one as the model streams them and starts each as soon
-//! as the rules allow: when nothing runs, or when it and everything running are safe; an unsafe
-//! queued call blocks those behind it. Results come out in the model's order.
+//! [`StreamingExecutor`] takes blocks one by one as the model streams them and starts each under
+//! the same rules, as soon as they allow. Results come out in the model's order.
 //!
-//! What a single call does is in `pipeline`.
+//! What a single call does is in `pipeline`; what a call touches is in `effects`.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use futures::stream::{self, StreamExt};
+use futures::stream::{FuturesUnordered, StreamExt};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::abort::Turn;
 use crate::budget::{self, BudgetItem};
 use crate::content::{ToolCall, ToolResult};
+use crate::effects::Footprint;
 use crate::messages;
 use crate::pipeline::{CallOutcome, Engine, Prepared};
+use crate::session::Session;
 
-/// A run of calls that execute together.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Run {
-    /// Indices into the batch, in order.
-    pub calls: Vec<usize>,
-    /// Whether the calls run in parallel.
-    pub parallel: bool,
+/// For each call of a batch, the earlier calls it must wait for (indices, ascending).
+pub fn dependencies(footprints: &[Footprint]) -> Vec<Vec<usize>> {
+    footprints
+        .iter()
+        .enumerate()
+        .map(|(j, later)| (0..j).filter(|&i| footprints[i].conflicts_with(later)).collect())
+        .collect()
 }
 
-/// Partition a batch given each call's concurrency safety: consecutive safe calls share a run,
-/// each unsafe call is a run of its own.
-pub fn partition(safe: &[bool]) -> Vec<Run> {
-    let mut runs: Vec<Run> = Vec::new();
-    for (i, &is_safe) in safe.iter().enumerate() {
-        match runs.last_mut() {
-            Some(run) if is_safe && run.parallel => run.calls.push(i),
-            _ => runs.push(Run { calls: vec![i], parallel: is_safe }),
+/// The footprint of a prepared call in `session` (unknown tool or bad input: a barrier).
+fn footprint(prepared: &Prepared, session: &Session) -> Footprint {
+    Footprint::of(&prepared.effects(session), &session.cwd())
+}
+
+/// Applies context changes in block order: each once every call before it has finished and
+/// nothing is running (a call already started never sees a change made beside it).
+struct InOrder {
+    next: usize,
+    finished: BTreeMap<usize, Option<crate::content::ContextChange>>,
+}
+
+impl InOrder {
+    fn new() -> Self {
+        Self { next: 0, finished: BTreeMap::new() }
+    }
+
+    fn finish(&mut self, index: usize, change: Option<crate::content::ContextChange>) {
+        self.finished.insert(index, change);
+    }
+
+    /// Apply the changes of the finished calls at the front of the batch.
+    fn apply_ready(&mut self, session: &Session) {
+        while let Some(change) = self.finished.remove(&self.next) {
+            if let Some(change) = change {
+                change.apply(session);
+            }
+            self.next += 1;
         }
     }
-    runs
 }
 
 fn panicked(id: &str, err: tokio::task::JoinError) -> CallOutcome {
@@ -69,43 +95,40 @@ impl Engine {
 
     /// [`Engine::run_batch`], keeping everything each call produced.
     pub async fn run_batch_outcomes(&self, calls: Vec<ToolCall>, turn: &Turn) -> Vec<CallOutcome> {
+        let session = Arc::clone(self.session());
         let prepared: Vec<Prepared> = calls.into_iter().map(|c| self.prepare(c)).collect();
-        let safe: Vec<bool> = prepared.iter().map(|p| p.effects(self.session()).is_concurrency_safe()).collect();
-        let runs = partition(&safe);
+        let footprints: Vec<Footprint> = prepared.iter().map(|p| footprint(p, &session)).collect();
+        let waits_for = dependencies(&footprints);
+        let window = self.options().max_concurrency.max(1);
         let mut slots: Vec<Option<Prepared>> = prepared.into_iter().map(Some).collect();
         let mut outcomes: Vec<Option<CallOutcome>> = (0..slots.len()).map(|_| None).collect();
-        let session = Arc::clone(self.session());
-
-        for run in runs {
-            if !run.parallel || run.calls.len() == 1 {
-                for &i in &run.calls {
-                    let p = slots[i].take().expect("each call runs once");
-                    let outcome = self.execute(p, turn).await;
-                    if let Some(change) = &outcome.context_change {
-                        change.apply(&session);
-                    }
-                    outcomes[i] = Some(outcome);
+        let mut done = vec![false; slots.len()];
+        let mut in_order = InOrder::new();
+        // Polled in this task: tools do blocking work on `spawn_blocking` (the contract), so this
+        // is parallel where it matters and avoids a task spawn per call.
+        let mut running = FuturesUnordered::new();
+        let mut first_waiting = 0usize;
+        loop {
+            // Start, in block order, every waiting call whose conflicts have finished, while the
+            // window has room.
+            let mut i = first_waiting;
+            while i < slots.len() && running.len() < window {
+                if slots[i].is_some() && waits_for[i].iter().all(|&d| done[d]) {
+                    let p = slots[i].take().expect("checked above");
+                    let index = i;
+                    running.push(async move { (index, self.execute(p, turn).await) });
                 }
-                continue;
+                i += 1;
             }
-            // A parallel run is polled concurrently in this task, at most `max_concurrency` at
-            // once, in block order. Tools do blocking work on `spawn_blocking` (the contract), so
-            // this is parallel where it matters and avoids a task spawn per call.
-            let prepared: Vec<(usize, Prepared)> =
-                run.calls.iter().map(|&i| (i, slots[i].take().expect("each call runs once"))).collect();
-            let finished: Vec<(usize, CallOutcome)> = stream::iter(prepared)
-                .map(|(i, p)| async move { (i, self.execute(p, turn).await) })
-                .buffered(self.options().max_concurrency.max(1))
-                .collect()
-                .await;
-            // Context changes of a parallel run: after the run, in block order.
-            for (_, outcome) in &finished {
-                if let Some(change) = &outcome.context_change {
-                    change.apply(&session);
-                }
+            while first_waiting < slots.len() && slots[first_waiting].is_none() {
+                first_waiting += 1;
             }
-            for (i, outcome) in finished {
-                outcomes[i] = Some(outcome);
+            let Some((index, outcome)) = running.next().await else { break };
+            done[index] = true;
+            in_order.finish(index, outcome.context_change.clone());
+            outcomes[index] = Some(outcome);
+            if running.is_empty() {
+                in_order.apply_ready(&session);
             }
         }
 
@@ -164,12 +187,6 @@ impl StreamingExecutor {
     }
 }
 
-struct Queued {
-    index: usize,
-    prepared: Prepared,
-    safe: bool,
-}
-
 async fn streaming_loop(
     engine: Engine,
     turn: Turn,
@@ -178,40 +195,23 @@ async fn streaming_loop(
 ) {
     let session = Arc::clone(engine.session());
     let budget_limit = engine.options().message_budget_chars;
-    let max_running = engine.options().max_concurrency.max(1);
-    let mut queue: VecDeque<Queued> = VecDeque::new();
-    let mut running: JoinSet<(usize, bool, CallOutcome)> = JoinSet::new();
-    let mut running_unsafe = 0usize;
-    // Task id -> (block index, safe, tool_use_id), to answer for a task that died.
-    let mut tasks: HashMap<tokio::task::Id, (usize, bool, String)> = HashMap::new();
+    let window = engine.options().max_concurrency.max(1);
+    // Every call pushed so far, by block index: its footprint, and whether it has finished.
+    let mut footprints: Vec<Footprint> = Vec::new();
+    let mut finished: Vec<bool> = Vec::new();
+    // Calls not started yet, in block order.
+    let mut waiting: BTreeMap<usize, Prepared> = BTreeMap::new();
+    let mut running: JoinSet<(usize, CallOutcome)> = JoinSet::new();
+    // Task id -> (block index, tool_use_id), to answer for a task that died.
+    let mut tasks: HashMap<tokio::task::Id, (usize, String)> = HashMap::new();
     let mut done: BTreeMap<usize, CallOutcome> = BTreeMap::new();
-    let mut next_index = 0usize;
     let mut next_emit = 0usize;
     let mut emitted_chars = 0usize;
     let mut input_open = true;
 
     loop {
-        // Start whatever the rules allow, in order.
-        while let Some(front) = queue.front() {
-            let can_start = running.is_empty() || (front.safe && running_unsafe == 0 && running.len() < max_running);
-            if !can_start {
-                break;
-            }
-            let q = queue.pop_front().expect("front exists");
-            if !q.safe {
-                running_unsafe += 1;
-            }
-            let engine = engine.clone();
-            let turn = turn.clone();
-            let meta = (q.index, q.safe, q.prepared.call.id.clone());
-            let handle = running.spawn(async move {
-                let outcome = engine.execute(q.prepared, &turn).await;
-                (q.index, q.safe, outcome)
-            });
-            tasks.insert(handle.id(), meta);
-        }
-
-        // Emit what is ready, in order.
+        // Emit what is ready, in order, applying context changes in block order: a call that
+        // waits for an earlier one starts only after this, so it sees the change.
         while let Some(mut outcome) = done.remove(&next_emit) {
             if let Some(change) = &outcome.context_change {
                 change.apply(&session);
@@ -227,7 +227,25 @@ async fn streaming_loop(
             next_emit += 1;
         }
 
-        if !input_open && queue.is_empty() && running.is_empty() {
+        // Start, in block order, every waiting call whose conflicts have all finished, while the
+        // window has room. (A barrier waits for every earlier call, so they have all been
+        // emitted above and their context changes applied.)
+        let startable: Vec<usize> = waiting
+            .keys()
+            .copied()
+            .filter(|&j| (0..j).all(|i| finished[i] || !footprints[i].conflicts_with(&footprints[j])))
+            .take(window.saturating_sub(running.len()))
+            .collect();
+        for index in startable {
+            let prepared = waiting.remove(&index).expect("listed above");
+            let engine = engine.clone();
+            let turn = turn.clone();
+            let id = prepared.call.id.clone();
+            let handle = running.spawn(async move { (index, engine.execute(prepared, &turn).await) });
+            tasks.insert(handle.id(), (index, id));
+        }
+
+        if !input_open && waiting.is_empty() && running.is_empty() {
             break;
         }
 
@@ -235,29 +253,23 @@ async fn streaming_loop(
             call = calls.recv(), if input_open => match call {
                 Some(call) => {
                     let prepared = engine.prepare(call);
-                    let safe = prepared.effects(&session).is_concurrency_safe();
-                    queue.push_back(Queued { index: next_index, prepared, safe });
-                    next_index += 1;
+                    footprints.push(footprint(&prepared, &session));
+                    finished.push(false);
+                    waiting.insert(footprints.len() - 1, prepared);
                 }
                 None => input_open = false,
             },
             Some(joined) = running.join_next_with_id(), if !running.is_empty() => {
-                let (task_id, index, safe, mut outcome) = match joined {
-                    Ok((task_id, (index, safe, outcome))) => (task_id, index, safe, outcome),
+                let (task_id, index, outcome) = match joined {
+                    Ok((task_id, (index, outcome))) => (task_id, index, outcome),
                     Err(e) => {
                         let task_id = e.id();
-                        let (index, safe, id) = tasks.get(&task_id).cloned().expect("every task is tracked");
-                        (task_id, index, safe, panicked(&id, e))
+                        let (index, id) = tasks.get(&task_id).cloned().expect("every task is tracked");
+                        (task_id, index, panicked(&id, e))
                     }
                 };
                 tasks.remove(&task_id);
-                if !safe {
-                    running_unsafe -= 1;
-                    // A serial call's change applies before anything after it starts.
-                    if let Some(change) = outcome.context_change.take() {
-                        change.apply(&session);
-                    }
-                }
+                finished[index] = true;
                 done.insert(index, outcome);
             }
         }
@@ -267,26 +279,32 @@ async fn streaming_loop(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::effects::Effects;
 
-    #[test]
-    fn partition_matches_reference_example() {
-        // [Read, Grep, Edit, Read, Read] -> {Read,Grep} ∥, {Edit}, {Read,Read} ∥
-        let runs = partition(&[true, true, false, true, true]);
-        assert_eq!(
-            runs,
-            vec![
-                Run { calls: vec![0, 1], parallel: true },
-                Run { calls: vec![2], parallel: false },
-                Run { calls: vec![3, 4], parallel: true },
-            ]
-        );
+    fn fp(effects: Effects) -> Footprint {
+        Footprint::of(&effects, std::path::Path::new("/nonexistent-hands-orchestrate-test"))
     }
 
     #[test]
-    fn unsafe_calls_are_alone() {
-        let runs = partition(&[false, false]);
-        assert_eq!(runs.len(), 2);
-        assert!(runs.iter().all(|r| !r.parallel && r.calls.len() == 1));
-        assert!(partition(&[]).is_empty());
+    fn edits_of_different_files_and_a_read_of_a_third_do_not_wait() {
+        let deps = dependencies(&[
+            fp(Effects::none().write("a")),
+            fp(Effects::none().write("b")),
+            fp(Effects::none().read("c")),
+            fp(Effects::none().read("a")),
+            fp(Effects::unknown()),
+            fp(Effects::none().read("c")),
+        ]);
+        assert_eq!(deps, vec![vec![], vec![], vec![], vec![0], vec![0, 1, 2, 3], vec![4]]);
+    }
+
+    #[test]
+    fn a_folder_read_waits_for_a_write_under_it() {
+        let deps = dependencies(&[
+            fp(Effects::none().write("src/a.rs")),
+            fp(Effects::none().read("src")),
+            fp(Effects::none().write("src/b.rs")),
+        ]);
+        assert_eq!(deps, vec![vec![], vec![0], vec![1]]);
     }
 }
