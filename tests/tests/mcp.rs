@@ -1,7 +1,8 @@
 //! MCP end to end: the official MCP Python SDK (pinned, see `.ci/run`) drives `hands serve` over
 //! stdio and streamable HTTP (tests/mcp/hands_client.py), a `hands serve` child is mounted by
 //! another hands (in a pool here, and through `hands serve --mcp-config`), and the config
-//! snippets of docs/mcp.md parse.
+//! snippets of docs/mcp.md parse. A stopped server (stdio: SIGINT, SIGTERM, end of input; HTTP:
+//! DELETE of the session, SIGINT, SIGTERM) leaves no background command behind.
 //!
 //! The Python tests skip, saying why, when `python3` cannot import the `mcp` 2.x SDK.
 
@@ -330,5 +331,129 @@ fn stop_with_a_background_command(how: Stop) {
 fn a_stopped_server_leaves_no_background_command_behind() {
     for how in [Stop::Signal("INT"), Stop::Signal("TERM"), Stop::EndOfInput] {
         stop_with_a_background_command(how);
+    }
+}
+
+/// One HTTP/1.1 request to `url` (a `hands serve --http` endpoint) on a fresh connection; returns
+/// the status code, the `mcp-session-id` header when there is one, and the JSON-RPC message of the
+/// body (a plain JSON body, or the `data:` line of a server-sent event that carries an `id`).
+fn http_exchange(
+    url: &str,
+    token: &str,
+    method: &str,
+    session: Option<&str>,
+    body: Option<&Value>,
+) -> (u16, Option<String>, Option<Value>) {
+    use std::io::{Read, Write};
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_string();
+    let mut stream = std::net::TcpStream::connect(&authority).expect("the server accepts connections");
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let mut request = format!(
+        "{method} /mcp HTTP/1.1\r\nHost: {authority}\r\nAuthorization: Bearer {token}\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        request.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = Vec::new();
+    // The answer's stream ends after its last message (a request's event stream closes then).
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).to_string();
+    let (head, payload) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let session = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id").then(|| value.trim().to_string())
+    });
+    let message = serde_json::from_str::<Value>(payload.trim()).ok().or_else(|| {
+        payload
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message.get("id").is_some())
+    });
+    (status, session, message)
+}
+
+/// How the HTTP session of [`stop_http_with_a_background_command`] is ended.
+#[derive(Debug, Clone, Copy)]
+enum HttpStop {
+    /// The client ends its session with `DELETE`; the server keeps serving others.
+    Delete,
+    /// The server process gets this signal.
+    Signal(&'static str),
+}
+
+/// Start `hands serve --http`, open a session and run a background command in it, end the session
+/// `how`, and check the command's process group is gone (and, for a signal, the server exited
+/// promptly; for `DELETE`, the server still answers new sessions).
+#[cfg(target_os = "linux")]
+fn stop_http_with_a_background_command(how: HttpStop) {
+    use std::time::{Duration, Instant};
+    let project = Project::new();
+    let mut server = HttpChild::start(&project, &["--permission-mode", "bypassPermissions"]);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let (status, session, _) = http_exchange(&server.url, &server.token, "POST", None, Some(&initialize));
+    assert_eq!(status, 200, "{how:?}: initialize");
+    let session = session.expect("the server names the session");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, _, _) = http_exchange(&server.url, &server.token, "POST", Some(&session), Some(&initialized));
+    assert_eq!(status, 202, "{how:?}: initialized");
+
+    let pid_file = project.dir.path().join("background.pid");
+    let command = format!("echo $$ > {}; sleep 300", pid_file.display());
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "Bash", "arguments": {"command": command, "run_in_background": true}}});
+    let (status, _, started) = http_exchange(&server.url, &server.token, "POST", Some(&session), Some(&call));
+    assert_eq!(status, 200, "{how:?}: tools/call");
+    let started = started.expect("the call is answered");
+    assert_eq!(started["result"]["isError"], false, "{started}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pgid: u32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&pid_file).ok().and_then(|s| s.trim().parse().ok()) {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the background command did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(group_alive(pgid));
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    match how {
+        HttpStop::Delete => {
+            let (status, _, _) = http_exchange(&server.url, &server.token, "DELETE", Some(&session), None);
+            assert_eq!(status, 204, "DELETE ends the session");
+        }
+        HttpStop::Signal(signal) => {
+            let sent = Command::new("kill").args(["-s", signal, &server.child.id().to_string()]).status().unwrap();
+            assert!(sent.success());
+            while server.child.try_wait().unwrap().is_none() {
+                assert!(Instant::now() < deadline, "{how:?}: hands serve did not exit");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+    while group_alive(pgid) {
+        assert!(Instant::now() < deadline, "{how:?}: the background command outlived its session");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if let HttpStop::Delete = how {
+        let (status, _, _) = http_exchange(&server.url, &server.token, "POST", None, Some(&initialize));
+        assert_eq!(status, 200, "the server goes on serving new sessions after a DELETE");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_ended_http_session_leaves_no_background_command_behind() {
+    for how in [HttpStop::Delete, HttpStop::Signal("INT"), HttpStop::Signal("TERM")] {
+        stop_http_with_a_background_command(how);
     }
 }
