@@ -77,7 +77,9 @@ pub enum LspError {
         detail: String,
     },
     /// The server answered with an error.
-    #[error("The language server `{server}` answered {method} with an error: {message}")]
+    #[error(
+        "The language server `{server}` answered {method} with an error: {message}. Check the file and position (documentSymbol lists the file's symbols), or search with Grep."
+    )]
     Server {
         /// The server's name.
         server: String,
@@ -87,7 +89,9 @@ pub enum LspError {
         message: String,
     },
     /// The server's answer did not have the shape the protocol gives it.
-    #[error("The language server `{server}` sent an answer to {method} that could not be read: {detail}")]
+    #[error(
+        "The language server `{server}` sent an answer to {method} that could not be read ({detail}). Try another operation, or search with Grep."
+    )]
     BadAnswer {
         /// The server's name.
         server: String,

@@ -395,6 +395,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn long_answers_are_capped_and_the_rest_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let session = Session::new(hands_core::SessionConfig {
+            cwd: Some(dir.path().into()),
+            state_dir: Some(state.path().into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let file = session.cwd().join("many.py");
+        let text: String = (0..MAX_ITEMS + 50).map(|i| format!("use_{i}()\n")).collect();
+        std::fs::write(&file, &text).unwrap();
+        let uri = hands_lsp::uri::from_path(&file).unwrap();
+        let locations: Vec<(Uri, Position)> =
+            (0..MAX_ITEMS + 50).map(|i| (uri.clone(), Position::new(i as u32, 0))).collect();
+        let mut formatter = Formatter::new(&session, PositionEncoding::Utf16, (&file, &text));
+        let out = formatter.locations("reference", "many.py:1:1", locations);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], format!("Found {} references:", MAX_ITEMS + 50));
+        assert_eq!(lines[1], "many.py:1:1: use_0()");
+        assert_eq!(lines.len(), MAX_ITEMS + 2, "header, the capped list, the count of the rest");
+        assert_eq!(lines[MAX_ITEMS + 1], "(50 more not shown.)");
+    }
+
+    #[test]
     fn symbol_kinds_have_their_protocol_names() {
         assert_eq!(kind_name(SymbolKind::FILE), "File");
         assert_eq!(kind_name(SymbolKind::FUNCTION), "Function");

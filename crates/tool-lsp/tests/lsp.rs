@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use hands_core::session::PathFilter;
 use hands_core::tool::typed_arc;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_lsp::{ServerConfig, ServerSet};
@@ -152,6 +153,11 @@ async fn every_operation_answers_from_pylsp() {
         outline.contains("\n  greet (Method) line 7") || outline.contains("\n  greet (Function) line 7"),
         "{outline}"
     );
+
+    // The same server answered everything so far: started once, kept warm.
+    let pid = project.server_pid("main.py");
+    assert_eq!(project.ok("goToDefinition", "pkg/util.py", 1, 5).await, definition);
+    assert_eq!(project.server_pid("main.py"), pid, "a warm server is reused");
 
     // Absolute paths work as well as relative ones.
     let absolute = project.path("main.py").to_string_lossy().into_owned();
@@ -309,6 +315,40 @@ async fn the_session_end_shuts_servers_down() {
     project.session.close();
     let messages = logged(&log, r#""method": "exit""#).await;
     assert!(messages.contains(r#""method": "shutdown""#), "{messages}");
+
+    // It had been started with the session's working directory as its workspace folder.
+    let initialize = messages
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|m| m["method"] == "initialize")
+        .unwrap();
+    let uri = hands_lsp::uri::from_path(&project.session.cwd()).unwrap().as_str().to_string();
+    assert_eq!(initialize["params"]["workspaceFolders"][0]["uri"], uri.as_str(), "{initialize}");
+    assert_eq!(initialize["params"]["rootUri"], uri.as_str());
+}
+
+/// Denies reading `pkg/util.py`, as a `Read(./pkg/util.py)` deny rule would.
+struct DenyUtil;
+
+impl PathFilter for DenyUtil {
+    fn is_read_denied(&self, path: &Path) -> bool {
+        path.ends_with("pkg/util.py")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_the_read_rules_deny_are_neither_asked_about_nor_shown() {
+    let project = Project::pylsp();
+    project.session.set_read_filter(Some(Arc::new(DenyUtil)));
+    let references = project.ok("findReferences", "main.py", 5, 13).await;
+    assert!(references.starts_with("Found 3 references:"), "{references}");
+    assert!(!references.contains("pkg/util.py") && !references.contains("def helper"), "{references}");
+    assert!(references.ends_with("(1 more in files your permission settings deny reading were left out.)"));
+    let definition = project.ok("goToDefinition", "main.py", 5, 13).await;
+    assert!(definition.starts_with("No definition found") && !definition.contains("def helper"), "{definition}");
+    let denied = project.lsp("documentSymbol", "pkg/util.py", 1, 1).await;
+    assert!(denied.is_error);
+    assert!(denied.text().contains(hands_tool_lsp::prompt::DENIED_BY_SETTINGS), "{}", denied.text());
 }
 
 const SHAPES_TS: &str = r#"export interface Shape {
