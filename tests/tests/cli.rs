@@ -218,3 +218,72 @@ fn sandbox_status_and_a_confined_call_through_the_binary() {
     assert!(text.contains("Read-only file system") && text.contains("<sandbox_violations>"), "{text}");
     assert!(!std::path::Path::new("/etc/hands-e2e-escape").exists());
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn landlock_confines_when_bubblewrap_is_passed_over() {
+    let p = Project::new();
+    p.file(".claude/settings.json", r#"{"sandbox": {"enabled": true}}"#);
+    p.file("src/lib.rs", "");
+    let forced = |args: &[&str]| {
+        p.hands()
+            .args(args)
+            .env("HANDS_SANDBOX_MECHANISM", "landlock")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = forced(&["sandbox", "status"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status = stdout(&out);
+    assert!(status.contains("mechanism: landlock"), "{status}");
+    assert!(status.contains("bubblewrap was skipped because HANDS_SANDBOX_MECHANISM=landlock"), "{status}");
+    let why = stdout(&forced(&["why", "Bash", r#"{"command":"touch x"}"#]));
+    assert!(why.contains("sandbox mechanism: landlock"), "{why}");
+
+    let escape = "/etc/hands-e2e-landlock-escape";
+    let script = format!(r#"{{"command":"echo $HTTP_PROXY; echo ok > src/inside && echo x > {escape}"}}"#);
+    let out = forced(&["call", "Bash", &script]);
+    let text = stdout(&out);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("http://127.0.0.1:"), "{text}");
+    assert!(text.contains("Permission denied") && text.contains("<sandbox_violations>"), "{text}");
+    assert!(!std::path::Path::new(escape).exists());
+    assert_eq!(std::fs::read_to_string(p.dir.path().join("src/inside")).unwrap(), "ok\n");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unavailable_sandbox_warns_or_refuses() {
+    let p = Project::new();
+    let off = |args: &[&str]| {
+        p.hands().args(args).env("HANDS_SANDBOX_MECHANISM", "none").stdin(std::process::Stdio::null()).output().unwrap()
+    };
+    p.file(".claude/settings.json", r#"{"sandbox": {"enabled": true}}"#);
+    let out = off(&["sandbox", "status"]);
+    assert!(!out.status.success(), "the sandbox is on but cannot run: exit 1");
+    assert!(stdout(&out).contains("mechanism: unavailable"), "{}", stdout(&out));
+    // Two calls of one session: both run, unsandboxed; the note comes with the first only.
+    let turn = r#"{"role":"assistant","content":[{"type":"tool_use","id":"b1","name":"Bash","input":{"command":"echo first"}},{"type":"tool_use","id":"b2","name":"Bash","input":{"command":"echo second"}}]}"#;
+    let mut child = p
+        .hands()
+        .arg("run")
+        .env("HANDS_SANDBOX_MECHANISM", "none")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), format!("{turn}\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("first") && text.contains("second"), "{text}");
+    assert_eq!(text.matches("cannot run here").count(), 1, "{text}");
+    let first = text.lines().find(|l| l.contains("first")).unwrap();
+    assert!(first.contains("cannot run here"), "the note rides on the first result: {text}");
+
+    p.file(".claude/settings.json", r#"{"sandbox": {"enabled": true, "failIfUnavailable": true}}"#);
+    let out = off(&["call", "Bash", r#"{"command":"echo hello"}"#]);
+    let text = stdout(&out);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("sandbox.failIfUnavailable") && !text.contains("hello\n"), "{text}");
+}

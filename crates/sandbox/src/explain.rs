@@ -1,14 +1,22 @@
 //! What a failed sandboxed command was blocked from, in words the model can act on.
 //!
 //! The proxy knows exactly which destinations it refused; for the filesystem the kernel only
-//! says `Read-only file system` or `Permission denied`, so the output is searched for those
-//! messages and the note names the writable directories. A note is only given when something in
+//! says `Read-only file system` (bubblewrap's read-only mounts) or `Permission denied`
+//! (Landlock, denied reads), and for refused sockets `Operation not permitted`, so the output is
+//! searched for those messages and the note names the writable directories. A note is only given when something in
 //! the output (or the proxy's record) points at the sandbox.
 
+use crate::Mechanism;
 use crate::policy::SandboxPolicy;
 
-/// The note to append to a failed command's result, or `None` when nothing points at the sandbox.
-pub fn explain_failure(output: &str, refused: &[String], policy: &SandboxPolicy) -> Option<String> {
+/// The note to append to a failed command's result (confined by `mechanism`), or `None` when
+/// nothing points at the sandbox.
+pub fn explain_failure(
+    output: &str,
+    refused: &[String],
+    policy: &SandboxPolicy,
+    mechanism: Mechanism,
+) -> Option<String> {
     let mut blocked = Vec::new();
     for destination in refused {
         blocked
@@ -21,6 +29,18 @@ pub fn explain_failure(output: &str, refused: &[String], policy: &SandboxPolicy)
             "a write outside the writable directories, or to a protected file such as .git/hooks or .claude (writable here: {})",
             if dirs.is_empty() { "nothing".to_string() } else { dirs.join(", ") }
         ));
+    }
+    if mechanism == Mechanism::Landlock && lower.contains("permission denied") {
+        let dirs: Vec<String> = policy.writable.iter().map(|d| d.display().to_string()).collect();
+        blocked.push(format!(
+            "possibly a write outside the writable directories ({}), to a protected file, to /tmp (use $TMPDIR), or a new entry directly in a working directory or in .git (the Landlock sandbox cannot allow those)",
+            if dirs.is_empty() { "none".to_string() } else { dirs.join(", ") }
+        ));
+    }
+    if mechanism == Mechanism::Landlock && lower.contains("operation not permitted") {
+        blocked.push(
+            "possibly a socket other than TCP to the proxy (UDP, DNS, raw or Unix sockets are refused)".to_string(),
+        );
     }
     if refused.is_empty()
         && [
@@ -72,6 +92,7 @@ mod tests {
             "touch: cannot touch '/etc/x': Read-only file system",
             &["evil.test:443".into()],
             &policy(),
+            Mechanism::Bubblewrap,
         )
         .unwrap();
         assert!(note.contains("evil.test:443"), "{note}");
@@ -80,6 +101,16 @@ mod tests {
 
     #[test]
     fn says_nothing_when_nothing_points_at_the_sandbox() {
-        assert_eq!(explain_failure("error: tests failed", &[], &policy()), None);
+        assert_eq!(explain_failure("error: tests failed", &[], &policy(), Mechanism::Bubblewrap), None);
+        assert_eq!(explain_failure("error: tests failed", &[], &policy(), Mechanism::Landlock), None);
+    }
+
+    #[test]
+    fn landlock_refusals_are_named() {
+        let output = "touch: cannot touch 'new.txt': Permission denied";
+        let note = explain_failure(output, &[], &policy(), Mechanism::Landlock).unwrap();
+        assert!(note.contains("directly in a working directory") && note.contains("/p"), "{note}");
+        // Under bubblewrap the same words come from the file's own permissions, not the sandbox.
+        assert_eq!(explain_failure(output, &[], &policy(), Mechanism::Bubblewrap), None);
     }
 }

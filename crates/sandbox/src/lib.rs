@@ -7,7 +7,7 @@
 //!
 //! Layout: [`settings`] (the `sandbox` block of the settings files), [`policy`] (what one command
 //! may touch, as real paths), [`status`] (which mechanism works here and why), `linux`
-//! (bubblewrap and seccomp), [`seatbelt`] (the macOS profile), [`proxy`] (the host-side HTTP
+//! (bubblewrap and seccomp), `landlock` (the Linux fallback: Landlock and seccomp), [`seatbelt`] (the macOS profile), [`proxy`] (the host-side HTTP
 //! proxy), [`helper`] (the first process inside a Linux sandbox that has a proxy), [`explain`]
 //! (what a failed command was blocked from). [`Sandbox`] ties them together: it turns an argv
 //! into the command that runs it confined ([`Prepared`]) and keeps the proxy running while the
@@ -18,6 +18,8 @@
 
 pub mod explain;
 pub mod helper;
+#[cfg(target_os = "linux")]
+pub mod landlock;
 #[cfg(target_os = "linux")]
 pub mod linux;
 pub mod policy;
@@ -144,7 +146,7 @@ impl Sandbox {
     /// Whether sandboxed commands can reach the network through the proxy.
     pub fn has_proxy(&self) -> bool {
         match self.status.mechanism {
-            Mechanism::Bubblewrap => self.helper.is_some(),
+            Mechanism::Bubblewrap | Mechanism::Landlock => self.helper.is_some(),
             Mechanism::Seatbelt => true,
             Mechanism::Unavailable => false,
         }
@@ -152,6 +154,12 @@ impl Sandbox {
 
     /// One paragraph for `hands sandbox status` and `hands why`.
     pub fn describe(&self) -> String {
+        if self.status.mechanism == Mechanism::Landlock && self.helper.is_none() {
+            return format!(
+                "mechanism: landlock (but the sandbox helper was not found, so no command can be confined)\nwhy: {}",
+                self.status.reason
+            );
+        }
         let network = if self.has_proxy() {
             "through hands' filtering proxy (allowedDomains, then the asker)"
         } else if self.status.is_available() {
@@ -205,6 +213,38 @@ impl Sandbox {
                     }),
                 })
             }
+            #[cfg(target_os = "linux")]
+            Mechanism::Landlock => {
+                let Some(helper) = &self.helper else {
+                    return Err(SandboxError::Unavailable(
+                        "the Landlock sandbox needs its helper (`hands __sandbox-helper` or hands-sandbox-helper), which was not found".into(),
+                    ));
+                };
+                let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+                    .map_err(|e| SandboxError::Setup(format!("cannot start the proxy: {e}")))?;
+                let port = listener.local_addr().map_err(|e| SandboxError::Setup(e.to_string()))?.port();
+                // The plan can be long (one rule per entry of a carved directory): it is the
+                // helper's stdin, a memory file, rather than on the command line, whose strings
+                // are limited. The command itself gets /dev/null.
+                let plan = serde_json::to_vec(&landlock::plan(policy, Some(port)))
+                    .map_err(|e| SandboxError::Setup(e.to_string()))?;
+                let plan = linux::memory_file("hands-sandbox-landlock", &plan)?;
+                let mut args: Vec<OsString> = helper.args.clone();
+                args.extend([OsString::from("--landlock"), "--".into()]);
+                args.extend(argv.iter().cloned());
+                Ok(Prepared {
+                    program: helper.program.clone().into_os_string(),
+                    args,
+                    env: sandbox_env(policy, port),
+                    inherited: Vec::new(),
+                    stdin: Some(plan),
+                    proxy: Some(ProxyStart {
+                        source: ListenerSource::Host(listener),
+                        filter,
+                        upstream: policy.network.http_proxy_port,
+                    }),
+                })
+            }
             #[cfg(target_os = "macos")]
             Mechanism::Seatbelt => seatbelt::prepare(&self.status, policy, argv, filter),
             #[allow(unreachable_patterns)]
@@ -214,6 +254,26 @@ impl Sandbox {
             ))),
         }
     }
+}
+
+/// The environment of a command whose proxy listens on the host's `127.0.0.1:port`: the proxy
+/// variables, `TMPDIR` (the session's temp folder) and `HANDS_SANDBOX=1`.
+#[cfg_attr(not(any(target_os = "linux", target_os = "macos")), allow(dead_code))]
+fn sandbox_env(policy: &SandboxPolicy, port: u16) -> Vec<(OsString, OsString)> {
+    let url = format!("http://127.0.0.1:{port}");
+    let mut env: Vec<(OsString, OsString)> =
+        ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"]
+            .into_iter()
+            .map(|k| (k.into(), url.clone().into()))
+            .collect();
+    for key in ["NO_PROXY", "no_proxy"] {
+        env.push((key.into(), "localhost,127.0.0.1,::1".into()));
+    }
+    if let Some(tmp) = &policy.temp_dir {
+        env.push(("TMPDIR".into(), tmp.clone().into_os_string()));
+    }
+    env.push(("HANDS_SANDBOX".into(), "1".into()));
+    env
 }
 
 /// A descriptor handed to the child (never created off Unix).
@@ -229,7 +289,7 @@ enum ListenerSource {
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     Handoff(ChildFd),
     /// Already listening on the host.
-    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    #[cfg_attr(not(any(target_os = "macos", target_os = "linux")), allow(dead_code))]
     Host(std::net::TcpListener),
 }
 

@@ -45,6 +45,10 @@ pub struct SyscallRules {
     pub block_unix_sockets: bool,
     /// Refuse `listen`.
     pub block_listen: bool,
+    /// Refuse every socket but TCP (and Unix, unless refused above), and io_uring, whose
+    /// socket operations seccomp cannot see. The Landlock fallback needs this: it has no
+    /// network namespace, and Landlock confines TCP alone.
+    pub tcp_only: bool,
 }
 
 impl SyscallRules {
@@ -53,6 +57,7 @@ impl SyscallRules {
         Self {
             block_unix_sockets: !policy.network.allow_all_unix_sockets,
             block_listen: !policy.network.allow_local_binding,
+            tcp_only: false,
         }
     }
 }
@@ -67,15 +72,38 @@ fn target_arch() -> Result<seccompiler::TargetArch, SandboxError> {
 pub fn seccomp_program(rules: SyscallRules) -> Result<BpfProgram, SandboxError> {
     let setup = |e: &dyn std::fmt::Display| SandboxError::Setup(format!("building the seccomp filter: {e}"));
     let mut map = std::collections::BTreeMap::new();
+    let family = |op: SeccompCmpOp, family: rustix::net::AddressFamily| {
+        SeccompCondition::new(0, SeccompCmpArgLen::Dword, op, family.as_raw().into()).map_err(|e| setup(&e))
+    };
+    let rule = |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions).map_err(|e| setup(&e));
+    let (unix, inet, inet6) =
+        (rustix::net::AddressFamily::UNIX, rustix::net::AddressFamily::INET, rustix::net::AddressFamily::INET6);
+    let mut socket_rules = Vec::new();
     if rules.block_unix_sockets {
-        let unix = SeccompCondition::new(
-            0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Eq,
-            rustix::net::AddressFamily::UNIX.as_raw().into(),
-        )
-        .map_err(|e| setup(&e))?;
-        map.insert(libc::SYS_socket, vec![SeccompRule::new(vec![unix]).map_err(|e| setup(&e))?]);
+        socket_rules.push(rule(vec![family(SeccompCmpOp::Eq, unix)?])?);
+    }
+    if rules.tcp_only {
+        // Any family but these three...
+        socket_rules.push(rule(vec![
+            family(SeccompCmpOp::Ne, unix)?,
+            family(SeccompCmpOp::Ne, inet)?,
+            family(SeccompCmpOp::Ne, inet6)?,
+        ])?);
+        // ...and for IP any type but a stream (the low four bits; the rest are flags).
+        let stream = u64::from(libc::SOCK_STREAM as u32);
+        for ip in [inet, inet6] {
+            for kind in (0..16u64).filter(|k| *k != stream) {
+                let of_kind = SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::MaskedEq(0xf), kind)
+                    .map_err(|e| setup(&e))?;
+                socket_rules.push(rule(vec![family(SeccompCmpOp::Eq, ip)?, of_kind])?);
+            }
+        }
+        for call in [libc::SYS_io_uring_setup, libc::SYS_io_uring_enter, libc::SYS_io_uring_register] {
+            map.insert(call, vec![]);
+        }
+    }
+    if !socket_rules.is_empty() {
+        map.insert(libc::SYS_socket, socket_rules);
     }
     if rules.block_listen {
         map.insert(libc::SYS_listen, vec![]);
@@ -110,16 +138,20 @@ fn inheritable(fd: OwnedFd) -> Result<OwnedFd, SandboxError> {
     Ok(fd)
 }
 
+/// `bytes` in a memory file, positioned at its start (close-on-exec).
+pub(crate) fn memory_file(name: &str, bytes: &[u8]) -> Result<OwnedFd, SandboxError> {
+    let fd = rustix::fs::memfd_create(name, rustix::fs::MemfdFlags::CLOEXEC)
+        .map_err(|e| SandboxError::Setup(format!("creating the memory file {name}: {e}")))?;
+    let mut file = File::from(fd);
+    file.write_all(bytes)
+        .and_then(|_| file.seek(SeekFrom::Start(0)).map(drop))
+        .map_err(|e| SandboxError::Setup(format!("writing the memory file {name}: {e}")))?;
+    Ok(OwnedFd::from(file))
+}
+
 /// The filter in a memory file bwrap reads with `--seccomp FD`.
 fn seccomp_fd(rules: SyscallRules) -> Result<OwnedFd, SandboxError> {
-    let bytes = program_bytes(&seccomp_program(rules)?);
-    let fd = rustix::fs::memfd_create("hands-sandbox-seccomp", rustix::fs::MemfdFlags::CLOEXEC)
-        .map_err(|e| SandboxError::Setup(format!("creating the seccomp filter file: {e}")))?;
-    let mut file = File::from(fd);
-    file.write_all(&bytes)
-        .and_then(|_| file.seek(SeekFrom::Start(0)).map(drop))
-        .map_err(|e| SandboxError::Setup(format!("writing the seccomp filter: {e}")))?;
-    inheritable(OwnedFd::from(file))
+    inheritable(memory_file("hands-sandbox-seccomp", &program_bytes(&seccomp_program(rules)?))?)
 }
 
 /// How bwrap is started for one command.
@@ -260,7 +292,8 @@ mod tests {
 
     #[test]
     fn the_filter_compiles_for_this_machine() {
-        let program = seccomp_program(SyscallRules { block_unix_sockets: true, block_listen: true }).unwrap();
+        let program =
+            seccomp_program(SyscallRules { block_unix_sockets: true, block_listen: true, tcp_only: true }).unwrap();
         assert!(!program.is_empty());
         assert_eq!(program_bytes(&program).len(), program.len() * 8);
     }

@@ -69,15 +69,7 @@ pub(crate) fn prepare(
     let port = listener.local_addr().map_err(|e| crate::SandboxError::Setup(e.to_string()))?.port();
     let mut args: Vec<OsString> = vec!["-p".into(), profile(policy, Some(port)).into()];
     args.extend(argv.iter().cloned());
-    let url = format!("http://127.0.0.1:{port}");
-    let mut env: Vec<(OsString, OsString)> = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]
-        .into_iter()
-        .map(|k| (k.into(), url.clone().into()))
-        .collect();
-    if let Some(tmp) = &policy.temp_dir {
-        env.push(("TMPDIR".into(), tmp.clone().into_os_string()));
-    }
-    env.push(("HANDS_SANDBOX".into(), "1".into()));
+    let env = crate::sandbox_env(policy, port);
     Ok(crate::Prepared {
         program: status.program.clone().unwrap_or_else(|| "/usr/bin/sandbox-exec".into()).into_os_string(),
         args,

@@ -369,24 +369,38 @@ impl SettingsFiles {
     }
 }
 
+impl SettingsFiles {
+    /// Every file read, highest scope first, with its scope and the directory its relative paths
+    /// start from.
+    fn sources(&self) -> Vec<(SettingsScope, PathBuf, PathBuf)> {
+        let mut sources: Vec<(SettingsScope, PathBuf, PathBuf)> = Vec::new();
+        if let Some(managed) = &self.managed {
+            let root = managed.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+            sources.push((SettingsScope::Managed, managed.clone(), root));
+        }
+        for extra in &self.extra {
+            sources.push((SettingsScope::CommandLine, self.cwd.join(extra), self.cwd.clone()));
+        }
+        let claude = self.cwd.join(".claude");
+        sources.push((SettingsScope::Local, claude.join("settings.local.json"), self.cwd.clone()));
+        sources.push((SettingsScope::Project, claude.join("settings.json"), self.cwd.clone()));
+        if let Some(home) = &self.home {
+            let dir = home.join(".claude");
+            sources.push((SettingsScope::User, dir.join("settings.json"), dir));
+        }
+        sources
+    }
+
+    /// The paths of the files [`load`] reads (whether or not they exist), for a watch on them.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.sources().into_iter().map(|(_, path, _)| path).collect()
+    }
+}
+
 /// Read every settings file in [`SettingsFiles`] and merge their `sandbox` blocks. A missing file
 /// is skipped; an unreadable or invalid one is skipped with a warning.
 pub fn load(files: &SettingsFiles) -> SandboxSettings {
-    let mut sources: Vec<(SettingsScope, PathBuf, PathBuf)> = Vec::new();
-    if let Some(managed) = &files.managed {
-        let root = managed.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-        sources.push((SettingsScope::Managed, managed.clone(), root));
-    }
-    for extra in &files.extra {
-        sources.push((SettingsScope::CommandLine, files.cwd.join(extra), files.cwd.clone()));
-    }
-    let claude = files.cwd.join(".claude");
-    sources.push((SettingsScope::Local, claude.join("settings.local.json"), files.cwd.clone()));
-    sources.push((SettingsScope::Project, claude.join("settings.json"), files.cwd.clone()));
-    if let Some(home) = &files.home {
-        let dir = home.join(".claude");
-        sources.push((SettingsScope::User, dir.join("settings.json"), dir));
-    }
+    let sources = files.sources();
     let mut warnings = Vec::new();
     let mut scopes = Vec::new();
     for (scope, path, root) in sources {

@@ -2,7 +2,10 @@
 //!
 //! Linux: bubblewrap is looked up (`$HANDS_BWRAP`, else `bwrap` on `PATH`) and tried once with
 //! the namespaces the sandbox uses; its error says what the machine lacks (no user namespaces in
-//! a nested container, an old kernel, a setuid-less bwrap where user namespaces are off). macOS:
+//! a nested container, an old kernel, a setuid-less bwrap where user namespaces are off). When it
+//! does not work, Landlock (ABI 4 or later) is the fallback ([`crate::landlock`]); the reason
+//! then says why bubblewrap was passed over. `HANDS_SANDBOX_MECHANISM=landlock` skips bubblewrap
+//! (`bubblewrap` insists on it, `none` turns both off), for tests and for users who prefer it. macOS:
 //! `sandbox-exec` must exist. Elsewhere nothing is available. The answer is computed once per
 //! process ([`status`]); [`probe`] computes it afresh.
 
@@ -14,6 +17,8 @@ use std::sync::OnceLock;
 pub enum Mechanism {
     /// Linux: bubblewrap namespaces and a seccomp filter.
     Bubblewrap,
+    /// Linux without working namespaces: Landlock rules and a seccomp filter.
+    Landlock,
     /// macOS: a Seatbelt profile through `sandbox-exec` (untested by hands' CI).
     Seatbelt,
     /// Nothing works here.
@@ -21,10 +26,11 @@ pub enum Mechanism {
 }
 
 impl Mechanism {
-    /// A short name: `bubblewrap`, `seatbelt`, `unavailable`.
+    /// A short name: `bubblewrap`, `landlock`, `seatbelt`, `unavailable`.
     pub fn label(self) -> &'static str {
         match self {
             Mechanism::Bubblewrap => "bubblewrap",
+            Mechanism::Landlock => "landlock",
             Mechanism::Seatbelt => "seatbelt",
             Mechanism::Unavailable => "unavailable",
         }
@@ -77,7 +83,7 @@ pub fn status() -> &'static SandboxStatus {
 pub fn probe() -> SandboxStatus {
     #[cfg(target_os = "linux")]
     {
-        probe_bubblewrap()
+        probe_linux(std::env::var(MECHANISM_ENV).ok().as_deref())
     }
     #[cfg(target_os = "macos")]
     {
@@ -96,6 +102,54 @@ pub fn probe() -> SandboxStatus {
     {
         unavailable("hands can sandbox commands only on Linux and macOS")
     }
+}
+
+/// Environment variable choosing the Linux mechanism: `landlock` (skip bubblewrap),
+/// `bubblewrap` (no fallback), `none`; unset or empty, bubblewrap then Landlock.
+pub const MECHANISM_ENV: &str = "HANDS_SANDBOX_MECHANISM";
+
+/// The Linux choice for `forced` (the value of [`MECHANISM_ENV`]): bubblewrap where it works,
+/// else Landlock, else unavailable with both reasons.
+#[cfg(target_os = "linux")]
+pub fn probe_linux(forced: Option<&str>) -> SandboxStatus {
+    let forced = forced.map(str::trim).filter(|f| !f.is_empty()).map(str::to_ascii_lowercase);
+    let bubblewrap = match forced.as_deref() {
+        None | Some("bubblewrap" | "bwrap") => probe_bubblewrap(),
+        Some("landlock") => unavailable(format!("bubblewrap was skipped because {MECHANISM_ENV}=landlock")),
+        Some("none" | "off") => {
+            return unavailable(format!("{MECHANISM_ENV}={} turns the sandbox off", forced.unwrap_or_default()));
+        }
+        Some(other) => {
+            return unavailable(format!(
+                "{MECHANISM_ENV}={other} names no mechanism (use bubblewrap, landlock or none)"
+            ));
+        }
+    };
+    if bubblewrap.is_available() || forced.as_deref().is_some_and(|f| f != "landlock") {
+        return bubblewrap;
+    }
+    match landlock_status(&bubblewrap.reason) {
+        Ok(status) => status,
+        Err(why) => unavailable(format!("{}; and {why}", bubblewrap.reason)),
+    }
+}
+
+/// Landlock as the mechanism, with `passed_over` saying why bubblewrap is not used.
+#[cfg(target_os = "linux")]
+pub fn landlock_status(passed_over: &str) -> Result<SandboxStatus, String> {
+    let support = crate::landlock::probe()?;
+    let signals = if support.scopes {
+        "signals stay inside the sandbox"
+    } else {
+        "signals to processes outside are NOT confined (Landlock scopes need Linux 6.12)"
+    };
+    Ok(SandboxStatus {
+        mechanism: Mechanism::Landlock,
+        program: None,
+        reason: format!(
+            "Landlock with a seccomp filter, because {passed_over}; writes and reads follow the policy, TCP may reach only the proxy's port, other sockets are refused, {signals}"
+        ),
+    })
 }
 
 fn unavailable(reason: impl Into<String>) -> SandboxStatus {

@@ -1,7 +1,9 @@
 //! The escape suite: real commands try to get out of the Linux sandbox, and the test checks from
 //! outside that nothing happened. Every case first runs unsandboxed and must succeed there, so
-//! each check is shown able to fail. Needs bubblewrap (`.ci/run` installs it) and python3 (for
-//! the Unix socket and ptrace cases).
+//! each check is shown able to fail, then runs under each mechanism: bubblewrap and the Landlock
+//! fallback (chosen directly, as `HANDS_SANDBOX_MECHANISM=landlock` would). Needs bubblewrap
+//! (`.ci/run` installs it), a kernel with Landlock ABI 4 or later, and python3 (for the Unix
+//! socket and ptrace cases).
 
 #![cfg(target_os = "linux")]
 
@@ -12,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hands_sandbox::settings::{FilesystemSettings, NetworkSettings};
-use hands_sandbox::{HelperCommand, Sandbox, SandboxPolicy, SandboxSettings};
+use hands_sandbox::{HelperCommand, Mechanism, Sandbox, SandboxPolicy, SandboxSettings};
 
 /// A fresh working directory and a sibling directory outside it, on a real disk (not `/tmp`,
 /// which the sandbox replaces with its own).
@@ -39,17 +41,21 @@ impl Fixture {
     }
 }
 
-fn sandbox() -> Sandbox {
-    let sandbox = Sandbox::new().with_helper(Some(HelperCommand {
-        program: PathBuf::from(env!("CARGO_BIN_EXE_hands-sandbox-helper")),
-        args: Vec::new(),
-    }));
+fn helper() -> Option<HelperCommand> {
+    Some(HelperCommand { program: PathBuf::from(env!("CARGO_BIN_EXE_hands-sandbox-helper")), args: Vec::new() })
+}
+
+/// Both Linux mechanisms, each with the helper.
+fn sandboxes() -> Vec<(&'static str, Sandbox)> {
+    let bwrap = Sandbox::new().with_helper(helper());
     assert!(
-        sandbox.status().is_available(),
+        bwrap.status().mechanism == Mechanism::Bubblewrap,
         "the escape suite needs a working bubblewrap (apt-get install bubblewrap): {}",
-        sandbox.status().reason
+        bwrap.status().reason
     );
-    sandbox
+    let landlock = hands_sandbox::status::landlock_status("the test chose it")
+        .unwrap_or_else(|why| panic!("the escape suite needs Landlock: {why}"));
+    vec![("bubblewrap", bwrap), ("landlock", Sandbox::new().with_status(landlock).with_helper(helper()))]
 }
 
 struct Ran {
@@ -89,19 +95,20 @@ async fn case(
     script: impl Fn(&Fixture) -> String,
     escaped: impl Fn(&Fixture, &Ran) -> bool,
 ) {
-    let sandbox = sandbox();
-    let plain = Fixture::new();
-    let command = script(&plain);
-    let ran = run(None, &plain.policy(settings), &plain.work, &command).await;
-    assert!(
-        escaped(&plain, &ran),
-        "{name}: unsandboxed, the attempt should succeed (else this case proves nothing): {}",
-        ran.output
-    );
-    let confined = Fixture::new();
-    let command = script(&confined);
-    let ran = run(Some(&sandbox), &confined.policy(settings), &confined.work, &command).await;
-    assert!(!escaped(&confined, &ran), "{name}: the sandbox let it through: {}", ran.output);
+    for (mechanism, sandbox) in sandboxes() {
+        let plain = Fixture::new();
+        let command = script(&plain);
+        let ran = run(None, &plain.policy(settings), &plain.work, &command).await;
+        assert!(
+            escaped(&plain, &ran),
+            "{name}: unsandboxed, the attempt should succeed (else this case proves nothing): {}",
+            ran.output
+        );
+        let confined = Fixture::new();
+        let command = script(&confined);
+        let ran = run(Some(&sandbox), &confined.policy(settings), &confined.work, &command).await;
+        assert!(!escaped(&confined, &ran), "{name}: {mechanism} let it through: {}", ran.output);
+    }
 }
 
 fn exists(path: impl AsRef<Path>) -> bool {
@@ -199,8 +206,9 @@ async fn protected_files_cannot_change() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn denied_paths_cannot_be_read() {
     // The denied path depends on the fixture, so this case builds its settings per run.
-    let sandbox = sandbox();
-    for confined in [false, true] {
+    for (confined, (mechanism, sandbox)) in
+        [false, true].into_iter().flat_map(|c| sandboxes().into_iter().map(move |s| (c, s)))
+    {
         let f = Fixture::new();
         let secret = f.outside.join("ssh");
         std::fs::create_dir(&secret).unwrap();
@@ -216,7 +224,7 @@ async fn denied_paths_cannot_be_read() {
             &format!("cat {}/id_ed25519", secret.display()),
         )
         .await;
-        assert_eq!(ran.output.contains("TOP-SECRET-KEY"), !confined, "confined={confined}: {}", ran.output);
+        assert_eq!(ran.output.contains("TOP-SECRET-KEY"), !confined, "{mechanism} confined={confined}: {}", ran.output);
     }
 }
 
@@ -384,59 +392,80 @@ async fn the_proxy_allows_listed_domains_and_refuses_others() {
             let _ = stream.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 15\r\n\r\nhello-from-host").await;
         }
     });
-    let asked: Arc<Mutex<Vec<String>>> = Arc::default();
-    let record = Arc::clone(&asked);
-    let sandbox = sandbox().with_ask(Arc::new(move |host, _port| {
-        record.lock().unwrap().push(host);
-        Box::pin(async { false })
-    }));
-    let settings = SandboxSettings {
-        network: NetworkSettings { allowed_domains: vec!["localhost".into()], ..Default::default() },
-        ..Default::default()
-    };
-    let f = Fixture::new();
-    let policy = f.policy(&settings);
-    // Through the proxy named in HTTP_PROXY, with plain requests and with CONNECT tunnels.
-    let request = |host: &str| {
-        format!(
-            "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://{host}:{port}/ HTTP/1.0\\r\\nHost: {host}\\r\\n\\r\\n' >&3 && cat <&3"
-        )
-    };
-    let tunnel = |host: &str| {
-        format!(
-            "exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'CONNECT {host}:{port} HTTP/1.1\\r\\n\\r\\nGET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"
-        )
-    };
-    let ok = run(Some(&sandbox), &policy, &f.work, &format!("echo $HTTP_PROXY; {}", request("localhost"))).await;
-    assert!(ok.output.contains("http://127.0.0.1:3128"), "{}", ok.output);
-    assert!(ok.output.contains("hello-from-host"), "{}", ok.output);
-    let ok = run(Some(&sandbox), &policy, &f.work, &tunnel("localhost")).await;
-    assert!(ok.output.contains("200 Connection Established") && ok.output.contains("hello-from-host"), "{}", ok.output);
-    assert_eq!(*served.lock().unwrap(), 2);
+    for (mechanism, sandbox) in sandboxes() {
+        *served.lock().unwrap() = 0;
+        let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+        let record = Arc::clone(&asked);
+        let sandbox = sandbox.with_ask(Arc::new(move |host, _port| {
+            record.lock().unwrap().push(host);
+            Box::pin(async { false })
+        }));
+        let settings = SandboxSettings {
+            network: NetworkSettings { allowed_domains: vec!["localhost".into()], ..Default::default() },
+            ..Default::default()
+        };
+        let f = Fixture::new();
+        let policy = f.policy(&settings);
+        // Through the proxy named in HTTP_PROXY (its port differs by mechanism), with plain
+        // requests and with CONNECT tunnels.
+        let proxy = "exec 3<>/dev/tcp/127.0.0.1/${HTTP_PROXY##*:}";
+        let request = |host: &str| {
+            format!(
+                "{proxy} && printf 'GET http://{host}:{port}/ HTTP/1.0\\r\\nHost: {host}\\r\\n\\r\\n' >&3 && cat <&3"
+            )
+        };
+        let tunnel = |host: &str| {
+            format!(
+                "{proxy} && printf 'CONNECT {host}:{port} HTTP/1.1\\r\\n\\r\\nGET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"
+            )
+        };
+        let ok = run(Some(&sandbox), &policy, &f.work, &format!("echo $HTTP_PROXY; {}", request("localhost"))).await;
+        assert!(ok.output.contains("http://127.0.0.1:"), "{mechanism}: {}", ok.output);
+        assert!(ok.output.contains("hello-from-host"), "{mechanism}: {}", ok.output);
+        let ok = run(Some(&sandbox), &policy, &f.work, &tunnel("localhost")).await;
+        assert!(
+            ok.output.contains("200 Connection Established") && ok.output.contains("hello-from-host"),
+            "{mechanism}: {}",
+            ok.output
+        );
+        assert_eq!(*served.lock().unwrap(), 2, "{mechanism}");
 
-    let refused = run(Some(&sandbox), &policy, &f.work, &request("127.0.0.1")).await;
-    assert!(refused.output.contains("403 Forbidden"), "{}", refused.output);
-    assert_eq!(refused.refused, [format!("127.0.0.1:{port}")]);
-    let refused = run(Some(&sandbox), &policy, &f.work, &tunnel("127.0.0.1")).await;
-    assert!(refused.output.contains("403 Forbidden"), "{}", refused.output);
-    assert_eq!(*served.lock().unwrap(), 2, "the refused requests never reached the server");
-    assert_eq!(*asked.lock().unwrap(), ["127.0.0.1"], "asked once, the answer remembered");
+        let refused = run(Some(&sandbox), &policy, &f.work, &request("127.0.0.1")).await;
+        assert!(refused.output.contains("403 Forbidden"), "{mechanism}: {}", refused.output);
+        assert_eq!(refused.refused, [format!("127.0.0.1:{port}")], "{mechanism}");
+        let refused = run(Some(&sandbox), &policy, &f.work, &tunnel("127.0.0.1")).await;
+        assert!(refused.output.contains("403 Forbidden"), "{mechanism}: {}", refused.output);
+        assert_eq!(*served.lock().unwrap(), 2, "{mechanism}: the refused requests never reached the server");
+        assert_eq!(*asked.lock().unwrap(), ["127.0.0.1"], "{mechanism}: asked once, the answer remembered");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_working_directory_and_temp_folder_stay_writable() {
-    let sandbox = sandbox();
-    let f = Fixture::new();
-    let temp = tempfile::tempdir().unwrap();
-    let policy = SandboxPolicy::new(&SandboxSettings::default(), std::slice::from_ref(&f.work), Some(temp.path()));
-    let ran = run(
-        Some(&sandbox),
-        &policy,
-        &f.work,
-        "echo kept > kept.txt && mkdir -p sub && echo t > \"$TMPDIR/t\" && echo scratch > /tmp/scratch && cat /tmp/scratch",
-    )
-    .await;
-    assert!(ran.success, "{}", ran.output);
-    assert_eq!(std::fs::read_to_string(f.work.join("kept.txt")).unwrap(), "kept\n");
-    assert!(temp.path().join("t").exists());
+    for (mechanism, sandbox) in sandboxes() {
+        let f = Fixture::new();
+        std::fs::create_dir(f.work.join("src")).unwrap();
+        std::fs::write(f.work.join("README"), "old\n").unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let policy = SandboxPolicy::new(&SandboxSettings::default(), std::slice::from_ref(&f.work), Some(temp.path()));
+        // What both mechanisms allow: existing files and folders of the working directory,
+        // anything beneath them, the temp folder.
+        let ran = run(
+            Some(&sandbox),
+            &policy,
+            &f.work,
+            "echo new > README && echo kept > src/kept.txt && mkdir -p src/sub/deeper && mv src/kept.txt src/sub/ && echo t > \"$TMPDIR/t\" && echo quiet > /dev/null",
+        )
+        .await;
+        assert!(ran.success, "{mechanism}: {}", ran.output);
+        assert_eq!(std::fs::read_to_string(f.work.join("README")).unwrap(), "new\n", "{mechanism}");
+        assert!(f.work.join("src/sub/kept.txt").exists(), "{mechanism}");
+        assert!(temp.path().join("t").exists(), "{mechanism}");
+        // Where they differ (docs/sandbox.md): bubblewrap gives a private /tmp and lets new
+        // entries appear at the top of the working directory; Landlock can do neither, because
+        // its rights cover whole hierarchies and the top holds protected names.
+        let top = run(Some(&sandbox), &policy, &f.work, "echo kept > kept.txt && echo s > /tmp/scratch").await;
+        assert_eq!(top.success, mechanism == "bubblewrap", "{mechanism}: {}", top.output);
+        assert_eq!(f.work.join("kept.txt").exists(), mechanism == "bubblewrap", "{mechanism}");
+    }
 }

@@ -331,7 +331,9 @@ impl TypedTool for BashTool {
             sandboxing::SandboxPlan::Off => (None, None),
         };
         let mut output = self.run(input, ctx, launch.as_deref()).await?;
-        if let Some(note) = sandbox_note {
+        if let Some(note) = sandbox_note
+            && sandboxing::SessionSandbox::of(ctx.session()).take_note()
+        {
             output.content.push(hands_core::ContentBlock::text(note));
         }
         Ok(output)
@@ -405,9 +407,12 @@ impl BashTool {
             change = change.or_else(|| Some(ContextChange::set_cwd(session.project_dir().to_path_buf())));
         }
         let violations = match sandbox {
-            Some(launch) if outcome.exit_code != Some(0) => {
-                hands_sandbox::explain::explain_failure(&outcome.output.text, &outcome.sandbox_refused, &launch.policy)
-            }
+            Some(launch) if outcome.exit_code != Some(0) => hands_sandbox::explain::explain_failure(
+                &outcome.output.text,
+                &outcome.sandbox_refused,
+                &launch.policy,
+                launch.session_sandbox.sandbox().status().mechanism,
+            ),
             _ => None,
         };
         let stopped = stopped_because(one_shot, outcome.background_refused.as_deref());

@@ -1,7 +1,11 @@
 //! Whether a Bash call runs in the operating-system sandbox (`hands-sandbox`), and what that means
 //! for its permission.
 //!
-//! The settings' `sandbox` block is read afresh for every call (so edits apply at once). With
+//! The settings' `sandbox` block is read when the session's first Bash call needs it and again
+//! only when a settings file may have changed: the same inotify directory watch the permission
+//! rules use (`hands_core::permissions::watch::DirWatch`) is asked first, one non-blocking `read`
+//! per call, so an edit applies to the next command without a `stat` or parse per call. Where
+//! there is no inotify (off Linux, or out of descriptors) the block is read on every call. With
 //! `sandbox.enabled`:
 //! - a command runs confined unless one of its subcommands is in `excludedCommands` (those run
 //!   outside, through the normal permission flow);
@@ -18,11 +22,12 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use hands_core::Session;
 use hands_core::permissions::engine::CommandLineSettingsFiles;
+use hands_core::permissions::watch::DirWatch;
 use hands_core::permissions::{AskAnswer, AskRequest, Asker, PermissionResult};
 use hands_sandbox::{AskDomain, Prepared, Sandbox, SandboxPolicy, SandboxSettings, SettingsFiles};
 
@@ -37,6 +42,42 @@ pub struct SessionSandbox {
     warned: AtomicBool,
 }
 
+/// The last `sandbox` block read, the files it came from, and the watch on their directories (a
+/// session extension of its own, so a session with the sandbox off never probes for it).
+#[derive(Debug, Default)]
+struct SettingsCache {
+    last: Mutex<Option<Cached>>,
+}
+
+#[derive(Debug)]
+struct Cached {
+    paths: Vec<PathBuf>,
+    settings: Arc<SandboxSettings>,
+    /// `None`: no inotify here, so every call reads the files.
+    watch: Option<DirWatch>,
+}
+
+impl SettingsCache {
+    /// The block for `files`: the cached one while the watch saw nothing in the files'
+    /// directories, else read again. The watch is made before the files are read, so a change
+    /// made while they are read is seen by the next call.
+    fn get(&self, files: &SettingsFiles) -> Arc<SandboxSettings> {
+        let paths = files.paths();
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(cached) = last.as_ref().filter(|c| c.paths == paths)
+            && cached.watch.as_ref().is_some_and(|w| !w.changed())
+        {
+            return Arc::clone(&cached.settings);
+        }
+        // A watch that saw something is replaced rather than drained: a directory may have
+        // appeared that is now the one to watch.
+        let watch = DirWatch::new(paths.iter().map(PathBuf::as_path));
+        let settings = Arc::new(hands_sandbox::settings::load(files));
+        *last = Some(Cached { paths, settings: Arc::clone(&settings), watch });
+        settings
+    }
+}
+
 impl SessionSandbox {
     fn new() -> Self {
         let temp = tempfile::Builder::new().prefix("hands-sandbox-tmp-").tempdir().ok();
@@ -46,6 +87,16 @@ impl SessionSandbox {
     /// The session's sandbox (created on first use).
     pub fn of(session: &Session) -> Arc<SessionSandbox> {
         session.extension(SessionSandbox::new)
+    }
+
+    /// Whether the one-time "unavailable" note is still to be given; true once per session (the
+    /// warning is logged then too).
+    pub fn take_note(&self) -> bool {
+        let first = !self.warned.swap(true, Ordering::SeqCst);
+        if first {
+            tracing::warn!(reason = %self.sandbox.status().reason, "the sandbox is enabled but unavailable; Bash runs unsandboxed");
+        }
+        first
     }
 
     /// The sandbox itself (status, proxy asker).
@@ -116,14 +167,19 @@ impl Launch {
     }
 }
 
-/// The `sandbox` settings that apply to `session` (the project's and user's files, and the
+/// Where the `sandbox` settings of `session` come from (the project's and user's files, and the
 /// `--settings` files its permission engine reads).
-pub fn settings_for(session: &Session) -> SandboxSettings {
+fn settings_files(session: &Session) -> SettingsFiles {
     let mut files = SettingsFiles::for_project(session.project_dir());
     if let Some(cli) = session.get_extension::<CommandLineSettingsFiles>() {
         files.extra = cli.0.clone();
     }
-    hands_sandbox::settings::load(&files)
+    files
+}
+
+/// The `sandbox` settings that apply to `session` now (see the module's note on reloading).
+pub fn settings_for(session: &Session) -> Arc<SandboxSettings> {
+    session.extension(SettingsCache::default).get(&settings_files(session))
 }
 
 /// Decide how `input` runs in `session`.
@@ -161,10 +217,8 @@ pub fn plan(input: &BashInput, session: &Session) -> SandboxPlan {
                 status.reason
             ));
         }
-        let first = !session_sandbox.warned.swap(true, Ordering::SeqCst);
-        if first {
-            tracing::warn!(reason = %status.reason, "the sandbox is enabled but unavailable; Bash runs unsandboxed");
-        }
+        // Only a call that runs takes the note (`take_note`): the permission check plans too.
+        let first = !session_sandbox.warned.load(Ordering::SeqCst);
         return SandboxPlan::Unsandboxed {
             ask: false,
             reason: format!("the sandbox is unavailable: {}", status.reason),
@@ -250,6 +304,32 @@ mod tests {
         let allowed = ask("example.org".to_string(), 443).await;
         let asked = asker.asked.lock().unwrap().clone();
         (allowed, asked)
+    }
+
+    #[test]
+    fn the_block_is_read_again_only_after_a_settings_file_changed() {
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir(project.path().join(".claude")).unwrap();
+        let file = project.path().join(".claude/settings.json");
+        std::fs::write(&file, r#"{"sandbox": {"enabled": true}}"#).unwrap();
+        let files = SettingsFiles { cwd: project.path().into(), home: None, managed: None, extra: Vec::new() };
+        let cache = SettingsCache::default();
+        let first = cache.get(&files);
+        assert!(first.enabled);
+        // Nothing changed: the same block, not a new read.
+        assert!(Arc::ptr_eq(&first, &cache.get(&files)));
+        if cfg!(target_os = "linux") {
+            // A read beside the settings is no change either.
+            let _ = std::fs::read_to_string(&file).unwrap();
+            assert!(Arc::ptr_eq(&first, &cache.get(&files)));
+        }
+        std::fs::write(&file, r#"{"sandbox": {"enabled": false}}"#).unwrap();
+        let second = cache.get(&files);
+        assert!(!second.enabled, "the edit applies to the next call");
+        // A settings file that appears where none was (the local one) is seen too.
+        std::fs::write(project.path().join(".claude/settings.local.json"), r#"{"sandbox": {"enabled": true}}"#)
+            .unwrap();
+        assert!(cache.get(&files).enabled);
     }
 
     #[tokio::test]

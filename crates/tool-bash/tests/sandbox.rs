@@ -188,3 +188,19 @@ async fn a_settings_file_given_on_the_command_line_can_turn_the_sandbox_on() {
     assert!(!r.is_error, "{r:?}");
     assert_eq!(r.text(), "1", "the --settings file's sandbox block applies");
 }
+
+#[tokio::test]
+async fn an_edited_sandbox_block_applies_to_the_next_call() {
+    assert!(sandbox_available());
+    let h = Harness::new(json!({ "sandbox": { "enabled": true } }), PermissionMode::BypassPermissions);
+    let target = h.outside.join("after-reload.txt");
+    let command = json!({ "command": format!("echo x > {}", target.display()) });
+    let r = h.call(command.clone()).await;
+    assert!(r.is_error && !target.exists(), "{r:?}");
+    // The user makes the outside folder writable; no restart, no new session.
+    let settings = json!({ "sandbox": { "enabled": true, "filesystem": { "allowWrite": [h.outside] } } });
+    std::fs::write(h.session.project_dir().join(".claude/settings.json"), settings.to_string()).unwrap();
+    let r = h.call(command).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(target.exists(), "the new allowWrite applies to the next command");
+}
