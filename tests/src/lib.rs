@@ -16,16 +16,21 @@ pub fn hands_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "hands", "--bin", "hands"])
+        // The path cargo reports for the executable it built: `debug/hands` under a target
+        // directory shared by several checkouts may hold another checkout's build.
+        let output = Command::new(cargo)
+            .args(["build", "--quiet", "-p", "hands", "--bin", "hands", "--message-format=json"])
             .current_dir(workspace_root())
-            .status()
+            .stderr(Stdio::inherit())
+            .output()
             .expect("cargo runs");
-        assert!(status.success(), "building the hands binary failed");
-        let target =
-            std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace_root().join("target"));
-        let target = if target.is_absolute() { target } else { workspace_root().join(target) };
-        let bin = target.join("debug").join("hands");
+        assert!(output.status.success(), "building the hands binary failed");
+        let bin = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter(|message| message["target"]["name"] == "hands")
+            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+            .expect("cargo names the executable it built");
         assert!(bin.exists(), "no binary at {}", bin.display());
         bin
     })

@@ -334,8 +334,9 @@ fn a_stopped_server_leaves_no_background_command_behind() {
     }
 }
 
-/// One HTTP/1.1 request to `url` (a `hands serve --http` endpoint) on a fresh connection; returns
-/// the status code, the `mcp-session-id` header when there is one, and the JSON-RPC message of the
+/// One HTTP/1.1 request to `url` (a `hands serve --http` endpoint) on a fresh connection, of
+/// protocol revision `version` (2026-07-28 and later also send the `Mcp-Method` and `Mcp-Name`
+/// headers that revision requires); returns the status code, the `mcp-session-id` header when there is one, and the JSON-RPC message of the
 /// body (a plain JSON body, or the `data:` line of a server-sent event that carries an `id`).
 fn http_exchange(
     url: &str,
@@ -343,8 +344,18 @@ fn http_exchange(
     method: &str,
     session: Option<&str>,
     body: Option<&Value>,
+    version: &str,
 ) -> (u16, Option<String>, Option<Value>) {
     use std::io::{Read, Write};
+    let mut standard = String::new();
+    if version >= "2026-07-28" {
+        if let Some(rpc) = body.and_then(|b| b["method"].as_str()) {
+            standard.push_str(&format!("Mcp-Method: {rpc}\r\n"));
+        }
+        if let Some(name) = body.and_then(|b| b["params"]["name"].as_str()) {
+            standard.push_str(&format!("Mcp-Name: {name}\r\n"));
+        }
+    }
     let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_string();
     let mut stream = std::net::TcpStream::connect(&authority).expect("the server accepts connections");
     stream.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
@@ -352,7 +363,7 @@ fn http_exchange(
     let mut request = format!(
         "{method} /mcp HTTP/1.1\r\nHost: {authority}\r\nAuthorization: Bearer {token}\r\n\
          Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
-         MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\nConnection: close\r\n",
+         MCP-Protocol-Version: {version}\r\n{standard}Content-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
     if let Some(session) = session {
@@ -388,6 +399,9 @@ enum HttpStop {
     Delete,
     /// The server process gets this signal.
     Signal(&'static str),
+    /// The command was started by a stateless request of 2026-07-28 (no MCP session; the
+    /// server's shared session holds it), then the server process gets this signal.
+    StatelessSignal(&'static str),
 }
 
 /// Start `hands serve --http`, open a session and run a background command in it, end the session
@@ -400,19 +414,37 @@ fn stop_http_with_a_background_command(how: HttpStop) {
     let mut server = HttpChild::start(&project, &["--permission-mode", "bypassPermissions"]);
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
-    let (status, session, _) = http_exchange(&server.url, &server.token, "POST", None, Some(&initialize));
-    assert_eq!(status, 200, "{how:?}: initialize");
-    let session = session.expect("the server names the session");
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let (status, _, _) = http_exchange(&server.url, &server.token, "POST", Some(&session), Some(&initialized));
-    assert_eq!(status, 202, "{how:?}: initialized");
-
     let pid_file = project.dir.path().join("background.pid");
     let command = format!("echo $$ > {}; sleep 300", pid_file.display());
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "Bash", "arguments": {"command": command, "run_in_background": true}}});
-    let (status, _, started) = http_exchange(&server.url, &server.token, "POST", Some(&session), Some(&call));
-    assert_eq!(status, 200, "{how:?}: tools/call");
+    let (session, started) = if let HttpStop::StatelessSignal(_) = how {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        });
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "Bash", "arguments": {"command": command, "run_in_background": true}, "_meta": meta}});
+        let (status, session, started) =
+            http_exchange(&server.url, &server.token, "POST", None, Some(&call), "2026-07-28");
+        assert_eq!(status, 200, "{how:?}: tools/call {started:?}");
+        assert!(session.is_none(), "2026-07-28 has no MCP session");
+        (String::new(), started)
+    } else {
+        let (status, session, _) =
+            http_exchange(&server.url, &server.token, "POST", None, Some(&initialize), "2025-06-18");
+        assert_eq!(status, 200, "{how:?}: initialize");
+        let session = session.expect("the server names the session");
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, _, _) =
+            http_exchange(&server.url, &server.token, "POST", Some(&session), Some(&initialized), "2025-06-18");
+        assert_eq!(status, 202, "{how:?}: initialized");
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "Bash", "arguments": {"command": command, "run_in_background": true}}});
+        let (status, _, started) =
+            http_exchange(&server.url, &server.token, "POST", Some(&session), Some(&call), "2025-06-18");
+        assert_eq!(status, 200, "{how:?}: tools/call");
+        (session, started)
+    };
     let started = started.expect("the call is answered");
     assert_eq!(started["result"]["isError"], false, "{started}");
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -428,10 +460,11 @@ fn stop_http_with_a_background_command(how: HttpStop) {
     let deadline = Instant::now() + Duration::from_secs(20);
     match how {
         HttpStop::Delete => {
-            let (status, _, _) = http_exchange(&server.url, &server.token, "DELETE", Some(&session), None);
+            let (status, _, _) =
+                http_exchange(&server.url, &server.token, "DELETE", Some(&session), None, "2025-06-18");
             assert_eq!(status, 204, "DELETE ends the session");
         }
-        HttpStop::Signal(signal) => {
+        HttpStop::Signal(signal) | HttpStop::StatelessSignal(signal) => {
             let sent = Command::new("kill").args(["-s", signal, &server.child.id().to_string()]).status().unwrap();
             assert!(sent.success());
             while server.child.try_wait().unwrap().is_none() {
@@ -445,7 +478,7 @@ fn stop_http_with_a_background_command(how: HttpStop) {
         std::thread::sleep(Duration::from_millis(20));
     }
     if let HttpStop::Delete = how {
-        let (status, _, _) = http_exchange(&server.url, &server.token, "POST", None, Some(&initialize));
+        let (status, _, _) = http_exchange(&server.url, &server.token, "POST", None, Some(&initialize), "2025-06-18");
         assert_eq!(status, 200, "the server goes on serving new sessions after a DELETE");
     }
 }
@@ -453,7 +486,13 @@ fn stop_http_with_a_background_command(how: HttpStop) {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_ended_http_session_leaves_no_background_command_behind() {
-    for how in [HttpStop::Delete, HttpStop::Signal("INT"), HttpStop::Signal("TERM")] {
+    for how in [
+        HttpStop::Delete,
+        HttpStop::Signal("INT"),
+        HttpStop::Signal("TERM"),
+        HttpStop::StatelessSignal("INT"),
+        HttpStop::StatelessSignal("TERM"),
+    ] {
         stop_http_with_a_background_command(how);
     }
 }

@@ -11,12 +11,15 @@
 //! - request bodies are capped;
 //! - a body that is not a JSON-RPC message gets a JSON-RPC error (`-32700` parse error,
 //!   `-32600` invalid request) and the server goes on;
-//! - `server/discover` (protocol 2026-07-28) is answered "method not found", as a server from
-//!   before it would: sessions here come from the `initialize` handshake, to which a client then
-//!   falls back.
+//! - both eras of the protocol are served: a client of the revisions with an `initialize`
+//!   handshake (up to 2025-11-25) gets an MCP session (`Mcp-Session-Id`) and a hands session of its
+//!   own; a client of 2026-07-28 (`server/discover`, then requests that carry their revision and
+//!   capabilities in `_meta`, no MCP session) is served statelessly, and all such requests share
+//!   one hands session that lives as long as the server (read-before-edit and the working
+//!   directory carry from one request to the next; its background commands end at shutdown).
 //!
-//! The MCP session logic itself is rmcp's `StreamableHttpService`, one hands session per MCP
-//! session; this module only guards the door.
+//! The MCP logic itself is rmcp's `StreamableHttpService` (one for the sessions of the older
+//! revisions, one for stateless requests); this module guards the door and picks the service.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -30,8 +33,9 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -112,7 +116,11 @@ impl std::fmt::Debug for HttpServer {
 struct Gate {
     token: String,
     max_body_bytes: usize,
-    service: StreamableHttpService<Connection, LocalSessionManager>,
+    /// Sessions of the revisions with an `initialize` handshake, one hands session each.
+    sessions: StreamableHttpService<Connection, LocalSessionManager>,
+    /// Requests of 2026-07-28, which have no MCP session: served one by one, over one shared
+    /// hands session.
+    stateless: StreamableHttpService<Connection, NeverSessionManager>,
 }
 
 type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
@@ -143,14 +151,21 @@ impl HttpServer {
             // The bearer token is the guard for remote use; any Host may reach it.
             config = config.disable_allowed_hosts();
         }
-        let service = StreamableHttpService::new(
+        let stateless_config = config.clone().with_legacy_session_mode(false);
+        let shared = SharedConnection { server: server.clone(), slot: Arc::default() };
+        let stateless = StreamableHttpService::new(
+            move || shared.get().map_err(std::io::Error::from),
+            Arc::new(NeverSessionManager::default()),
+            stateless_config,
+        );
+        let sessions = StreamableHttpService::new(
             move || server.connection_with_handshake().map_err(std::io::Error::from),
             Arc::new(LocalSessionManager::default()),
             config,
         );
         let listener = TcpListener::bind(addr).await.map_err(|source| HttpError::Bind { addr, source })?;
         let local_addr = listener.local_addr().map_err(|source| HttpError::Bind { addr, source })?;
-        let gate = Arc::new(Gate { token, max_body_bytes: options.max_body_bytes, service });
+        let gate = Arc::new(Gate { token, max_body_bytes: options.max_body_bytes, sessions, stateless });
         Ok(Self { listener, local_addr, token_generated, gate, shutdown })
     }
 
@@ -212,6 +227,26 @@ impl HttpServer {
     }
 }
 
+/// The one connection (hands session) every stateless request of 2026-07-28 runs on, made at the
+/// first such request and kept for the server's lifetime ([`McpServer::end_sessions`] ends it).
+#[derive(Clone)]
+struct SharedConnection {
+    server: McpServer,
+    slot: Arc<std::sync::Mutex<Option<Connection>>>,
+}
+
+impl SharedConnection {
+    fn get(&self) -> Result<Connection, crate::server::ConnectionError> {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(connection) = slot.as_ref() {
+            return Ok(connection.clone());
+        }
+        let connection = self.server.connection()?;
+        *slot = Some(connection.clone());
+        Ok(connection)
+    }
+}
+
 /// Bind `addr`, print the endpoint (and a generated token) to stderr, and serve until the
 /// process ends.
 pub async fn serve_http(addr: SocketAddr, server: McpServer, options: HttpOptions) -> Result<(), HttpError> {
@@ -254,7 +289,7 @@ impl Gate {
         if request.method() == Method::DELETE {
             // rmcp acknowledges the end of a session with 202; clients (the Python SDK among
             // them) expect 200 or 204 for a DELETE that succeeded.
-            let mut response = self.service.handle(request).await;
+            let mut response = self.sessions.handle(request).await;
             if response.status() == StatusCode::ACCEPTED {
                 *response.status_mut() = StatusCode::NO_CONTENT;
                 *response.body_mut() = Full::new(Bytes::new()).boxed();
@@ -262,7 +297,7 @@ impl Gate {
             return response;
         }
         if request.method() != Method::POST {
-            return self.service.handle(request).await;
+            return self.sessions.handle(request).await;
         }
         let declared = request
             .headers()
@@ -286,16 +321,12 @@ impl Gate {
             Ok(message) => message,
             Err(response) => return *response,
         };
-        if let ClientJsonRpcMessage::Request(request) = &message {
-            if matches!(request.request, ClientRequest::DiscoverRequest(_)) {
-                // Over HTTP, sessions come from the `initialize` handshake (see
-                // `McpServer::connection_with_handshake`): answer as a server from before
-                // `server/discover`, so that the client falls back to `initialize`.
-                let id = serde_json::to_value(&request.id).ok();
-                return rpc_error(StatusCode::OK, id, -32601, "Method not found: server/discover");
-            }
+        let request = Request::from_parts(parts, Full::new(bytes));
+        if is_stateless(&message, request.headers()) {
+            self.stateless.handle(request).await
+        } else {
+            self.sessions.handle(request).await
         }
-        self.service.handle(Request::from_parts(parts, Full::new(bytes))).await
     }
 
     fn authorized(&self, headers: &HeaderMap) -> bool {
@@ -333,6 +364,35 @@ fn ambiguous_target<B>(request: &Request<B>) -> Option<String> {
         return None;
     }
     Some(format!("the request target names the host `{authority}` but the `Host` header does not"))
+}
+
+/// Whether `message` belongs to the stateless era (2026-07-28), as rmcp classifies it: a
+/// `server/discover` outside an MCP session, or a request whose `_meta` (or, for other messages,
+/// the `MCP-Protocol-Version` header) names 2026-07-28 or later, or carries all of that
+/// revision's request metadata. `initialize` always opens a session of the older revisions.
+fn is_stateless(message: &ClientJsonRpcMessage, headers: &HeaderMap) -> bool {
+    let newest = ProtocolVersion::V_2026_07_28;
+    let header_version = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
+    let in_session = headers.contains_key("mcp-session-id");
+    match message {
+        ClientJsonRpcMessage::Request(request) => {
+            let meta = request.request.get_meta();
+            match &request.request {
+                ClientRequest::InitializeRequest(_) => false,
+                ClientRequest::DiscoverRequest(_) if !in_session => true,
+                _ => {
+                    meta.missing_required_keys(&newest).is_empty()
+                        || meta
+                            .protocol_version()
+                            .as_ref()
+                            .map(ProtocolVersion::as_str)
+                            .or(header_version)
+                            .is_some_and(|v| v >= newest.as_str())
+                }
+            }
+        }
+        _ => !in_session && header_version.is_some_and(|v| v >= newest.as_str()),
+    }
 }
 
 /// The message, when `bytes` is one JSON-RPC message rmcp can route; otherwise the error response.

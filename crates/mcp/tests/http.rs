@@ -199,3 +199,150 @@ async fn repeated_host_or_origin_headers_and_foreign_absolute_targets_are_refuse
         assert_eq!(raw_status(&s, &request).await, 400, "{request}");
     }
 }
+
+/// A server of the fixture tools in `mode`, on loopback, with its handle kept for the test.
+async fn start_server(mode: PermissionMode) -> (Dirs, McpServer, String) {
+    let dirs = Dirs::new();
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let server = McpServer::new(factory(&dirs, mode, Arc::new(Mutex::new(fixture_tools(tx)))));
+    let options = HttpOptions { token: Some(TOKEN.into()), ..HttpOptions::default() };
+    let bound = HttpServer::bind("127.0.0.1:0".parse().unwrap(), server.clone(), options).await.unwrap();
+    let url = bound.url();
+    tokio::spawn(bound.run());
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    (dirs, server, url)
+}
+
+/// An rmcp client over HTTP to `url` with the test token, in `lifecycle`.
+async fn rmcp_client(
+    url: &str,
+    lifecycle: rmcp::service::ClientLifecycleMode,
+    elicit: Option<rmcp::model::ElicitationAction>,
+) -> rmcp::service::RunningService<rmcp::RoleClient, common::TestClient> {
+    use rmcp::service::ClientServiceExt;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_string()).auth_header(TOKEN.to_string());
+    let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+    let (client, _progress, _list) = common::TestClient::new(elicit, Vec::new());
+    client.serve_with_lifecycle(transport, lifecycle).await.expect("the client connects")
+}
+
+fn echo(text: &str) -> rmcp::model::CallToolRequestParams {
+    let arguments = json!({"text": text}).as_object().cloned().unwrap();
+    rmcp::model::CallToolRequestParams::new("Echo").with_arguments(arguments)
+}
+
+fn text_of(result: &rmcp::model::CallToolResult) -> String {
+    serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap_or_default().to_string()
+}
+
+#[tokio::test]
+async fn serves_both_eras_of_the_protocol_side_by_side() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::ClientLifecycleMode;
+    let (_dirs, server, url) = start_server(PermissionMode::Default).await;
+
+    let modern =
+        rmcp_client(&url, ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::LATEST] }, None)
+            .await;
+    let legacy = rmcp_client(&url, ClientLifecycleMode::Initialize, None).await;
+    assert_eq!(modern.peer().peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
+    assert_eq!(legacy.peer().peer_info().unwrap().protocol_version, ProtocolVersion::LATEST_WITH_INITIALIZE);
+
+    for client in [&modern, &legacy] {
+        let names: Vec<String> =
+            client.peer().list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+        assert!(names.iter().any(|n| n == "Echo"), "{names:?}");
+    }
+    for i in 0..5 {
+        let result = modern.peer().call_tool(echo(&format!("modern {i}"))).await.unwrap();
+        assert_eq!(text_of(&result), format!("modern {i}"));
+    }
+    let result = legacy.peer().call_tool(echo("legacy")).await.unwrap();
+    assert_eq!(text_of(&result), "legacy");
+    // The legacy client has its own session; every stateless request of the modern one ran on
+    // one shared session (a session per request would lose read-before-edit and the directory).
+    assert_eq!(server.live_connections(), 2);
+    // Ending every session (what `hands serve` does at shutdown) ends the shared one too.
+    server.end_sessions();
+}
+
+#[tokio::test]
+async fn an_auto_client_negotiates_the_newest_revision_and_a_legacy_one_still_works() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::ClientLifecycleMode;
+    let (_dirs, _server, url) = start_server(PermissionMode::Default).await;
+    let auto = rmcp_client(
+        &url,
+        ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::LATEST],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        },
+        None,
+    )
+    .await;
+    assert_eq!(auto.peer().peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
+    let old = rmcp_client(&url, ClientLifecycleMode::Initialize, None).await;
+    assert_eq!(text_of(&old.peer().call_tool(echo("old")).await.unwrap()), "old");
+}
+
+#[tokio::test]
+async fn server_discover_lists_every_revision_over_http() {
+    let s = start(1 << 20).await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+    });
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}});
+    let response = s
+        .post(discover.to_string())
+        .bearer_auth(TOKEN)
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "server/discover")
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    if status != 200 {
+        panic!("{status}: {}", response.text().await.unwrap());
+    }
+    assert!(response.headers().get("mcp-session-id").is_none(), "2026-07-28 has no sessions");
+    let text = response.text().await.unwrap();
+    let message: Value = serde_json::from_str(text.trim())
+        .ok()
+        .or_else(|| {
+            text.lines().filter_map(|l| l.strip_prefix("data:")).find_map(|d| serde_json::from_str(d.trim()).ok())
+        })
+        .unwrap_or_else(|| panic!("no JSON-RPC message in {text}"));
+    let versions = message["result"]["supportedVersions"].as_array().cloned().unwrap_or_default();
+    for version in ["2026-07-28", "2025-11-25", "2025-06-18"] {
+        assert!(versions.contains(&json!(version)), "{version} missing: {message}");
+    }
+}
+
+#[tokio::test]
+async fn a_stateless_ask_is_refused_with_what_would_allow_it() {
+    use rmcp::model::{ElicitationAction, ProtocolVersion};
+    use rmcp::service::ClientLifecycleMode;
+    let (dirs, _server, url) = start_server(PermissionMode::Default).await;
+    // Even a client that would accept cannot be asked: 2026-07-28 has no server-to-client
+    // request outside a call's own stream that hands could wait on.
+    let modern = rmcp_client(
+        &url,
+        ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::LATEST] },
+        Some(ElicitationAction::Accept),
+    )
+    .await;
+    let arguments = json!({"path": "made.txt"}).as_object().cloned().unwrap();
+    let result = modern
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("Touch").with_arguments(arguments))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let text = text_of(&result);
+    assert!(text.contains("--permission-mode"), "says what would allow it: {text}");
+    assert!(!dirs.work.path().join("made.txt").exists());
+}

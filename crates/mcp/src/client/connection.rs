@@ -11,7 +11,7 @@ use std::time::Duration;
 use hands_core::{ToolContext, ToolError, ToolOutput};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation, JsonObject,
-    ProtocolVersion,
+    ProtocolVersion, ServerNotification, SubscriptionFilter,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -221,9 +221,43 @@ impl ServerConnection {
                     .map_err(|e| format!("handshake with {url} failed: {e}"))?
             }
         };
+        self.listen_for_changes(live.peer()).await;
         let tools = live.peer().list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
         self.table.replace(tools);
         Ok(live)
+    }
+
+    /// Under 2026-07-28 a server announces a change of its tools only on a `subscriptions/listen`
+    /// stream: open one when the server says its list can change, and refresh the tools on each
+    /// notification until the stream ends. (Older revisions notify on the connection, handled by
+    /// `ClientSide::on_tool_list_changed`.)
+    async fn listen_for_changes(&self, peer: &Peer<RoleClient>) {
+        let Some(info) = peer.peer_info() else { return };
+        let modern = info.protocol_version.as_str() >= ProtocolVersion::V_2026_07_28.as_str();
+        let announces = info.capabilities.tools.as_ref().is_some_and(|t| t.list_changed == Some(true));
+        if !modern || !announces {
+            return;
+        }
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let mut subscription = match peer.listen(filter).await {
+            Ok(subscription) => subscription,
+            Err(e) => {
+                tracing::warn!(server = %self.config.name, error = %e, "cannot listen for tool changes");
+                return;
+            }
+        };
+        let table = Arc::clone(&self.table);
+        let peer = peer.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(notification)) = subscription.next().await {
+                if matches!(notification, ServerNotification::ToolListChangedNotification(_)) {
+                    match peer.list_all_tools().await {
+                        Ok(tools) => table.replace(tools),
+                        Err(e) => tracing::warn!(error = %e, "could not refresh an MCP server's tools"),
+                    }
+                }
+            }
+        });
     }
 
     fn drain_stderr(&self, stderr: tokio::process::ChildStderr) {

@@ -6,7 +6,10 @@
 //! A connection lists the pool (full schemas, prompts as descriptions, annotations from the
 //! tools' flags; tools with no use over MCP left out, see [`DEFAULT_UNLISTED_TOOLS`]), runs `tools/call` through the whole pipeline, forwards progress when the client
 //! sent a progress token, aborts a call on `notifications/cancelled`, asks permission through
-//! elicitation, and adopts the client's roots as working directories.
+//! elicitation, and adopts the client's roots as working directories. A change of the pool is
+//! announced with `notifications/tools/list_changed`: to the client of a session with an
+//! `initialize` handshake directly, and under 2026-07-28 (no server-to-client messages outside a
+//! request) on every `subscriptions/listen` stream that asked for it.
 //!
 //! Transports live in `stdio` and `http`; this module does not know how bytes travel.
 
@@ -24,12 +27,13 @@ use hands_core::progress::ProgressSink;
 use hands_core::{Engine, Session, ToolCall, ToolInput, Turn};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
 
 pub use asker::{ElicitationAsker, question_text};
 pub use convert::{StaticFlags, call_result, mcp_tool, minimal_input};
@@ -172,7 +176,11 @@ impl McpServer {
         let max_result_chars = self.inner.options.max_result_chars.max(MIN_MAX_RESULT_CHARS);
         hands_core::budget::set_delivery_limit(engine.session(), max_result_chars);
         let (roots_ready, _) = watch::channel(true);
+        let (pool_generation, _) = watch::channel(0);
         let state = Arc::new(ConnectionState {
+            pool_generation,
+            listeners: Mutex::new(Vec::new()),
+            ended: CancellationToken::new(),
             engine: RwLock::new(engine),
             peer,
             progress,
@@ -227,10 +235,15 @@ impl McpServer {
                     tracing::warn!(error = %e, "could not rebuild an MCP session's engine; keeping the old pool")
                 }
             }
+            // Listen streams (2026-07-28) hold a receiver each; a receiver is taken before the
+            // stream is acknowledged, so a change right after the acknowledgment is not lost.
+            state.pool_generation.send_modify(|n| *n += 1);
             if let Some(peer) = state.peer.get() {
                 if peer.notify_tool_list_changed().await.is_ok() {
                     notified += 1;
                 }
+            } else if state.pool_generation.receiver_count() > 0 {
+                notified += 1;
             }
         }
         notified
@@ -249,6 +262,12 @@ struct ConnectionState {
     options: ServerOptions,
     /// The newest protocol revision served.
     newest: ProtocolVersion,
+    /// Bumped when the pool changes; each `subscriptions/listen` stream watches it.
+    pool_generation: watch::Sender<u64>,
+    /// Receivers taken for listen streams being acknowledged, claimed when the stream starts.
+    listeners: Mutex<Vec<watch::Receiver<u64>>>,
+    /// Cancelled when the session ends: listen streams close.
+    ended: CancellationToken,
 }
 
 impl ConnectionState {
@@ -260,6 +279,7 @@ impl ConnectionState {
 impl ConnectionState {
     /// Stop what the session started (background shells, watchers). Idempotent.
     fn end(&self) {
+        self.ended.cancel();
         self.engine.read().unwrap_or_else(|e| e.into_inner()).session().close();
     }
 }
@@ -349,6 +369,37 @@ impl ServerHandler for Connection {
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.state.roots_ready.send_replace(false);
         self.spawn_roots_fetch(context.peer);
+    }
+
+    fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        // Called before the stream is acknowledged: from here on, no change of the pool is missed.
+        let receiver = self.state.pool_generation.subscribe();
+        self.state.listeners.lock().unwrap_or_else(|e| e.into_inner()).push(receiver);
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let taken = self.state.listeners.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut changes = taken.unwrap_or_else(|| self.state.pool_generation.subscribe());
+        if context.accepted().tools_list_changed != Some(true) {
+            // Nothing hands sends was asked for: hold the stream open until it ends.
+            tokio::select! {
+                () = context.cancelled() => {}
+                () = self.state.ended.cancelled() => {}
+            }
+            return Ok(());
+        }
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                () = self.state.ended.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() || context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn list_tools(
