@@ -1,17 +1,20 @@
 //! `cargo xtask bench-sandbox [--runs N]`: what the Bash sandbox adds to starting a command.
 //!
-//! Times `true` started three ways, interleaved round by round so the machine's noise falls on
-//! all alike: unsandboxed (the peer), under bubblewrap with no network, and under bubblewrap with
-//! the proxy helper (the path a sandboxed Bash command takes when the helper is found). Each
-//! time is from spawn to reaped exit, plus the sandbox's preparation (seccomp filter, mount
-//! list, socket pair). Prints medians, the ratio and the difference against the peer (goal:
-//! under +5 ms). The helper is built first (`hands-sandbox-helper`, same profile as xtask).
+//! Times `true` started five ways, interleaved round by round so the machine's noise falls on
+//! all alike: unsandboxed (the peer); a bare `bwrap` with the same mounts and namespaces as
+//! hands uses (no seccomp filter, no helper: what the kernel and bwrap cost alone); under
+//! bubblewrap through hands with no network; the same with the proxy helper (the path a
+//! sandboxed Bash command takes when the helper is found); and the Landlock fallback (helper,
+//! Landlock rules, seccomp, proxy listener). Each time is from spawn to reaped exit, plus the
+//! sandbox's preparation. Prints medians, the ratio and the difference against the peer (goal:
+//! under +5 ms), and hands' own share (through hands minus bare bwrap). The helper is built first
+//! (`hands-sandbox-helper`, in the profile xtask was built in).
 
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use hands_sandbox::{HelperCommand, Sandbox, SandboxPolicy, SandboxSettings};
+use hands_sandbox::{HelperCommand, Mechanism, Sandbox, SandboxPolicy, SandboxSettings};
 
 use crate::util::cargo;
 
@@ -44,45 +47,90 @@ async fn confined(sandbox: &Sandbox, policy: &SandboxPolicy) -> anyhow::Result<D
     Ok(started.elapsed())
 }
 
+/// The bare bwrap command line hands would run for `policy` (same mounts and namespace flags,
+/// without the seccomp descriptor, which cannot be reused across runs).
+fn bare_bwrap(sandbox: &Sandbox, policy: &SandboxPolicy) -> anyhow::Result<(OsString, Vec<OsString>)> {
+    let prepared = sandbox.prepare(policy, &[OsString::from("true")])?;
+    let mut args = Vec::new();
+    let mut it = prepared.args.iter();
+    while let Some(arg) = it.next() {
+        if arg == "--seccomp" {
+            it.next();
+            continue;
+        }
+        args.push(arg.clone());
+    }
+    Ok((prepared.program.clone(), args))
+}
+
+async fn bare(program: &OsString, args: &[OsString]) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let status = tokio::process::Command::new(program).args(args).status().await?;
+    if !status.success() {
+        bail!("bare bwrap failed");
+    }
+    Ok(started.elapsed())
+}
+
 /// Run the benchmark.
 pub fn run(runs: usize) -> anyhow::Result<()> {
-    cargo(&["build", "-q", "-p", "hands-sandbox", "--bin", "hands-sandbox-helper"])?;
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    let mut build = vec!["build", "-q", "-p", "hands-sandbox", "--bin", "hands-sandbox-helper"];
+    if profile == "release" {
+        build.push("--release");
+    }
+    cargo(&build)?;
     let helper = HelperCommand::discover().context("hands-sandbox-helper was built but not found beside xtask")?;
     let no_network = Sandbox::new().with_helper(None);
-    if !no_network.status().is_available() {
-        bail!("the sandbox is not available here: {}", no_network.status().reason);
+    if no_network.status().mechanism != Mechanism::Bubblewrap {
+        bail!("bubblewrap does not work here: {}", no_network.status().reason);
     }
-    let with_proxy = Sandbox::new().with_helper(Some(helper));
+    let with_proxy = Sandbox::new().with_helper(Some(helper.clone()));
+    let landlock = hands_sandbox::status::landlock_status("the benchmark measures it")
+        .map_err(|why| anyhow::anyhow!("Landlock is not available here: {why}"))?;
+    let landlock = Sandbox::new().with_status(landlock).with_helper(Some(helper));
     let work = tempfile::tempdir()?;
     let policy = SandboxPolicy::new(&SandboxSettings::default(), &[work.path().to_path_buf()], None);
+    let (bwrap, bwrap_args) = bare_bwrap(&no_network, &policy)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let (mut base, mut bare, mut proxied) = (Vec::new(), Vec::new(), Vec::new());
+    let mut samples: [Vec<Duration>; 5] = Default::default();
     runtime.block_on(async {
         // Warm-up: page cache, the dynamic loader, bwrap itself.
-        for _ in 0..5 {
-            plain().await?;
-            confined(&no_network, &policy).await?;
-            confined(&with_proxy, &policy).await?;
-        }
-        for _ in 0..runs {
-            base.push(plain().await?);
-            bare.push(confined(&no_network, &policy).await?);
-            proxied.push(confined(&with_proxy, &policy).await?);
+        for round in 0..runs + 5 {
+            let times = [
+                plain().await?,
+                bare(&bwrap, &bwrap_args).await?,
+                confined(&no_network, &policy).await?,
+                confined(&with_proxy, &policy).await?,
+                confined(&landlock, &policy).await?,
+            ];
+            if round >= 5 {
+                for (kind, time) in times.into_iter().enumerate() {
+                    samples[kind].push(time);
+                }
+            }
         }
         anyhow::Ok(())
     })?;
-    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
-    let peer = median(&mut base);
-    println!("`true`, {runs} runs each, interleaved ({profile} build, mechanism: bubblewrap)");
-    println!("  unsandboxed (peer)          median {:>8.2} ms", peer.as_secs_f64() * 1e3);
-    for (name, samples) in [("sandboxed, no network", &mut bare), ("sandboxed, proxy helper", &mut proxied)] {
-        let m = median(samples);
+    let medians: Vec<Duration> = samples.iter_mut().map(|s| median(s)).collect();
+    let peer = medians[0];
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("`true`, {runs} runs each, interleaved ({profile} build; load average {})", load.trim());
+    println!("  unsandboxed (peer)               median {:>8.2} ms", peer.as_secs_f64() * 1e3);
+    let names = ["bare bwrap, same arguments", "bubblewrap, no network", "bubblewrap, proxy helper", "landlock, proxy"];
+    for (name, m) in names.iter().zip(&medians[1..]) {
         println!(
-            "  {name:<27} median {:>8.2} ms   ratio {:>5.2}x   +{:.2} ms",
+            "  {name:<32} median {:>8.2} ms   ratio {:>5.2}x   +{:.2} ms",
             m.as_secs_f64() * 1e3,
             m.as_secs_f64() / peer.as_secs_f64(),
             (m.as_secs_f64() - peer.as_secs_f64()) * 1e3
         );
     }
+    let share = |m: Duration| (m.as_secs_f64() - medians[1].as_secs_f64()) * 1e3;
+    println!(
+        "  hands' share over bare bwrap: {:+.2} ms without network, {:+.2} ms with the proxy helper",
+        share(medians[2]),
+        share(medians[3])
+    );
     Ok(())
 }

@@ -445,3 +445,41 @@ async fn typescript_language_server_answers_symbols_implementations_and_calls() 
         assert!(outgoing.contains(expected), "{expected} missing from:\n{outgoing}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_outside_the_working_directory_need_permission_like_read() {
+    let project = Project::pylsp();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("other.py");
+    std::fs::write(&outside, UTIL).unwrap();
+    let input = json!({ "operation": "hover", "filePath": outside, "line": 1, "character": 5 });
+    // Default mode with nobody to answer: the read permission is asked, and refused.
+    let refused = project.call("LSP", input.clone()).await;
+    assert!(refused.is_error, "{}", refused.text());
+    assert!(project.session.working_dirs().iter().all(|d| !outside.starts_with(d)));
+    let read = project.call("Read", json!({ "file_path": outside })).await;
+    assert!(read.is_error, "Read is refused the same way: {}", read.text());
+    assert!(
+        LspSession::of(&project.session).manager().unwrap().running_for(&outside).is_none(),
+        "no server was started for the refused call"
+    );
+}
+
+#[test]
+fn calls_are_read_only_and_may_run_beside_each_other() {
+    use hands_core::tool::TypedTool;
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let session = Session::new(SessionConfig {
+        cwd: Some(dir.path().into()),
+        state_dir: Some(state.path().into()),
+        ..Default::default()
+    })
+    .unwrap();
+    let input: hands_tool_lsp::LspInput = serde_json::from_value(
+        json!({ "operation": "findReferences", "filePath": "main.py", "line": 1, "character": 1 }),
+    )
+    .unwrap();
+    let effects = LspTool.effects(&input, &session);
+    assert!(effects.is_read_only() && effects.is_concurrency_safe(), "{effects:?}");
+}
