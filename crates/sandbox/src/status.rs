@@ -196,3 +196,23 @@ fn probe_bubblewrap() -> SandboxStatus {
         Err(e) => unavailable(format!("bubblewrap at {} cannot be started: {e}", bwrap.display())),
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mechanism_can_be_chosen_or_turned_off() {
+        let off = probe_linux(Some("none"));
+        assert_eq!(off.mechanism, Mechanism::Unavailable);
+        assert!(off.reason.contains("HANDS_SANDBOX_MECHANISM=none"), "{}", off.reason);
+        let unknown = probe_linux(Some("chroot"));
+        assert_eq!(unknown.mechanism, Mechanism::Unavailable);
+        assert!(unknown.reason.contains("bubblewrap, landlock or none"), "{}", unknown.reason);
+        // This machine has Landlock (the escape suite needs it too): choosing it skips bubblewrap
+        // and the reason says so.
+        let landlock = probe_linux(Some("landlock"));
+        assert_eq!(landlock.mechanism, Mechanism::Landlock, "{}", landlock.reason);
+        assert!(landlock.reason.contains("bubblewrap was skipped"), "{}", landlock.reason);
+    }
+}
