@@ -19,6 +19,7 @@
 
 mod commands;
 mod setup;
+mod terminal;
 
 use std::process::ExitCode;
 

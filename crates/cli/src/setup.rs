@@ -8,12 +8,12 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::terminal::TerminalAsker;
 use anyhow::Context;
-use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
-use hands_core::permissions::terminal::TerminalAsker;
 use hands_core::permissions::{Asker, NoAsker, PermissionMode};
 use hands_core::progress::ProgressSink;
 use hands_core::{Engine, EngineOptions, PoolConfig, Session, SessionConfig, Tool};
+use hands_permissions::engine::{LoadOptions, PermissionEngine};
 
 /// Who answers permission questions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

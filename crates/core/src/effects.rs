@@ -4,7 +4,7 @@
 //!
 //! Everything that used to be a question to the tool (is it read-only, may it run beside others,
 //! is it destructive, what do permission rules match) is answered from these values: the
-//! permission rules apply by effect (`permissions::ruleset`), the scheduler runs calls whose
+//! permission rules apply by effect (the rule set of `hands-permissions`), the scheduler runs calls whose
 //! effects do not conflict side by side ([`Footprint`], used by `orchestrate`), and hooks see the
 //! paths of the effects made absolute.
 //!
@@ -250,8 +250,8 @@ impl Footprint {
         }
         let expand = |paths: &mut Vec<PathBuf>, from: &[PathBuf]| {
             for p in from {
-                let normalized = crate::session::normalize_path(cwd, p);
-                let real = crate::path_policy::canonicalize_with_ancestors(&normalized);
+                let normalized = hands_fs::normalize_path(cwd, p);
+                let real = hands_fs::canonicalize_with_ancestors(&normalized);
                 if real != normalized {
                     paths.push(real);
                 }
@@ -360,7 +360,7 @@ mod tests {
         std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
         let through_link = Footprint::of(&Effects::none().write("link/a"), dir.path());
         let direct = Footprint::of(&Effects::none().read(real.join("a")), dir.path());
-        let real_dir = crate::path_policy::canonicalize_with_ancestors(&real);
+        let real_dir = hands_fs::canonicalize_with_ancestors(&real);
         let direct_real = Footprint::of(&Effects::none().read(real_dir.join("a")), dir.path());
         assert!(through_link.conflicts_with(&direct) || through_link.conflicts_with(&direct_real));
         assert!(through_link.conflicts_with(&direct_real));

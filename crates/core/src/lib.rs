@@ -18,8 +18,13 @@
 //! - [`orchestrate`]: batches (calls whose effects do not conflict run side by side, barriers
 //!   alone) and the streaming executor.
 //! - [`budget`]: per-tool and per-message result caps, persisting large output to disk.
-//! - [`permissions`], [`hooks`]: the decision stages, as interfaces with built-in defaults.
-//! - [`session`], [`file_state`], [`context`], [`abort`], [`progress`]: what calls share.
+//! - [`permissions`], [`hooks`]: the decision stages, as interfaces with built-in defaults;
+//!   Claude Code's rules, settings files and hooks implement them in `hands-permissions`.
+//! - [`path_policy`]: where a path really leads and whether it is inside the working directories.
+//! - [`session`], [`context`], [`abort`], [`progress`]: what calls share.
+//!
+//! File-system primitives (atomic writes, real paths, encodings, file state) are in `hands-fs`,
+//! beneath this crate; the edit engine is `hands-edit`, background tasks `hands-tasks`.
 //!
 //! ## A tool in a dozen lines
 //!
@@ -58,15 +63,10 @@ pub mod budget;
 pub mod content;
 pub mod context;
 pub mod deferral;
-pub mod edit;
 pub mod effects;
-pub mod encoding;
 pub mod error;
-pub mod file_state;
-pub mod fs;
 pub mod hooks;
 pub mod input;
-pub mod line_format;
 pub mod messages;
 pub mod orchestrate;
 pub mod path_policy;
@@ -76,7 +76,6 @@ pub mod progress;
 pub mod registry;
 pub mod schema;
 pub mod session;
-pub mod tasks;
 pub mod text;
 pub mod tool;
 

@@ -23,7 +23,9 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::permissions::{PermissionMode, PermissionResult};
-use crate::session::{Session, normalize_path};
+use hands_fs::{canonicalize_with_ancestors, expand_tilde, normalize_path};
+
+use crate::session::Session;
 
 /// What a path names on disk (symlinks followed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,58 +196,6 @@ pub struct PathCheck {
     pub unc: bool,
 }
 
-/// Expand a leading `~` or `~/` to the home directory (`~user` is left as written).
-pub fn expand_tilde(raw: &str) -> PathBuf {
-    let home = || std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-    if raw == "~" {
-        if let Some(h) = home() {
-            return h;
-        }
-    } else if let Some(rest) = raw.strip_prefix("~/") {
-        if let Some(h) = home() {
-            return h.join(rest);
-        }
-    }
-    PathBuf::from(raw)
-}
-
-/// Resolve symlinks in `path` (absolute, normalized). A path that does not exist resolves its
-/// nearest existing ancestor and keeps the rest; a dangling symlink is followed to where a write
-/// would land.
-pub fn canonicalize_with_ancestors(path: &Path) -> PathBuf {
-    if let Ok(real) = crate::fs::real_path(path) {
-        return real;
-    }
-    // A dangling symlink: a write through it creates its target, so judge the target.
-    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        if let Ok(target) = crate::fs::write_target(path) {
-            let target = normalize_path(path.parent().unwrap_or(Path::new("/")), &target);
-            if target != path {
-                return canonicalize_with_ancestors(&target);
-            }
-        }
-    }
-    let mut missing = Vec::new();
-    let mut ancestor = path;
-    loop {
-        let Some(name) = ancestor.file_name() else {
-            return path.to_path_buf();
-        };
-        missing.push(name.to_os_string());
-        let Some(parent) = ancestor.parent() else {
-            return path.to_path_buf();
-        };
-        ancestor = parent;
-        if let Ok(real) = crate::fs::real_path(ancestor) {
-            let mut out = real;
-            for part in missing.iter().rev() {
-                out.push(part);
-            }
-            return out;
-        }
-    }
-}
-
 fn kind_of(path: &Path) -> FileKind {
     kind_from(path, fs::metadata(path).ok().as_ref())
 }
@@ -339,7 +289,7 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
     }
     // An existing path: where it leads and what is there, from one descriptor. Otherwise the
     // nearest existing ancestor decides where a write would land.
-    let (real, kind, size) = match crate::fs::real_path_with_metadata(&path) {
+    let (real, kind, size) = match hands_fs::fs::real_path_with_metadata(&path) {
         Ok((real, meta)) => {
             let kind = kind_from(&path, Some(&meta));
             (real, kind, if kind == FileKind::Regular { meta.len() } else { 0 })

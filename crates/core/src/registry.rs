@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use crate::permissions::rules::bare_rule_removes;
+use crate::permissions::bare_rule_removes;
 use crate::schema::CompiledSchema;
 use crate::tool::Tool;
 

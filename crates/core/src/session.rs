@@ -13,7 +13,7 @@
 
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -21,7 +21,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::file_state::{FileState, FileStateCache};
+use hands_fs::file_state::{FileState, FileStateCache};
+use hands_fs::normalize_path;
+
 use crate::permissions::PermissionMode;
 
 /// Errors opening or saving a session.
@@ -140,22 +142,6 @@ fn valid_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-/// Make `path` absolute against `base` and remove `.` and `..` components lexically.
-pub fn normalize_path(base: &Path, path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() { path.to_path_buf() } else { base.join(path) };
-    let mut out = PathBuf::new();
-    for comp in joined.components() {
-        match comp {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
 impl Session {
     /// A new session that is not saved anywhere unless `config.name` is set.
     pub fn new(config: SessionConfig) -> Result<Arc<Session>, SessionError> {
@@ -261,7 +247,7 @@ impl Session {
             std::fs::create_dir_all(parent).map_err(io)?;
         }
         let json = serde_json::to_vec_pretty(&snap).expect("snapshot serializes");
-        crate::fs::atomic_write(&path, &json).map_err(io)
+        hands_fs::fs::atomic_write(&path, &json).map_err(io)
     }
 
     /// Unique id (stable across save and restore).
@@ -287,8 +273,7 @@ impl Session {
     /// This session's own state folder (`<state>/<id>`) with symlinks resolved: files in it
     /// (persisted results, task output) are the session's own, whatever the working directories.
     pub fn own_state_dir_real(&self) -> &Path {
-        self.own_state_real
-            .get_or_init(|| crate::path_policy::canonicalize_with_ancestors(&self.state_dir.join(&self.id)))
+        self.own_state_real.get_or_init(|| hands_fs::canonicalize_with_ancestors(&self.state_dir.join(&self.id)))
     }
 
     /// The directory the session started in (the project).
@@ -314,7 +299,7 @@ impl Session {
     /// Add a working directory (absolute, normalized); kept with its symlinks resolved, as every
     /// working directory is, so that path checks compare against it without touching the disk.
     pub fn add_dir(&self, dir: PathBuf) {
-        let dir = crate::fs::real_path(&dir).unwrap_or(dir);
+        let dir = hands_fs::fs::real_path(&dir).unwrap_or(dir);
         let mut dirs = self.additional_dirs.write().unwrap_or_else(|e| e.into_inner());
         if !dirs.contains(&dir) {
             dirs.push(dir);

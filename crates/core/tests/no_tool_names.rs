@@ -1,4 +1,5 @@
-//! Core names no concrete tool: its non-test source holds no built-in tool name and no tool input
+//! Core names no concrete tool: the non-test source of the crates beneath the tools (`hands-core`,
+//! `hands-fs`, `hands-permissions`, `hands-tasks`) holds no built-in tool name and no tool input
 //! field name as a string literal. Tools state what they touch as effects; rules, hooks and the
 //! scheduler read the effects. The few literals allowed below are not about a tool: the words of
 //! the permission rule language, the wire name of the deferral protocol, and the `command` key of
@@ -36,18 +37,22 @@ const TOOL_NAMES: &[&str] = &[
 const FIELD_NAMES: &[&str] =
     &["command", "edits", "file_path", "new_string", "notebook_path", "old_string", "path", "pattern", "todos", "url"];
 
-/// (file relative to `src/`, literal): allowed, with the reason in the module documentation.
+/// The crates checked, relative to the workspace's `crates/`: core and what sits beside it
+/// beneath the tool crates.
+const CRATES: &[&str] = &["core", "fs", "permissions", "tasks"];
+
+/// (file relative to `crates/`, literal): allowed, with the reason in the module documentation.
 const ALLOWED: &[(&str, &str)] = &[
     // The rule language: `Read(...)` means every path read, whatever the tool.
-    ("permissions/rules.rs", "Read"),
-    ("permissions/rules.rs", "Edit"),
-    ("permissions/rules.rs", "Bash"),
-    ("permissions/rules.rs", "WebFetch"),
+    ("core/src/permissions.rs", "Read"),
+    ("core/src/permissions.rs", "Edit"),
+    ("core/src/permissions.rs", "Bash"),
+    ("core/src/permissions.rs", "WebFetch"),
     // The name the deferral protocol announces and the schema hint refer to.
-    ("deferral.rs", "ToolSearch"),
+    ("core/src/deferral.rs", "ToolSearch"),
     // The `command` key of a hook in the settings files, and a background task's debug output.
-    ("hooks/command.rs", "command"),
-    ("tasks.rs", "command"),
+    ("permissions/src/hooks.rs", "command"),
+    ("tasks/src/lib.rs", "command"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -67,12 +72,13 @@ fn non_test_code(text: &str) -> String {
     text[..end].lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
 }
 
-fn offending_literals(src: &Path) -> Vec<String> {
+/// The offending literals of the files under `src`, named relative to `base`.
+fn offending_literals(base: &Path, src: &Path) -> Vec<String> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     let mut found = Vec::new();
     for file in files {
-        let relative = file.strip_prefix(src).unwrap().to_string_lossy().replace('\\', "/");
+        let relative = file.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
         let code = non_test_code(&std::fs::read_to_string(&file).unwrap());
         for name in TOOL_NAMES.iter().chain(FIELD_NAMES) {
             if code.contains(&format!("\"{name}\"")) && !ALLOWED.contains(&(relative.as_str(), name)) {
@@ -85,17 +91,23 @@ fn offending_literals(src: &Path) -> Vec<String> {
 
 #[test]
 fn core_source_names_no_tool_and_no_tool_field() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let found = offending_literals(&src);
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for krate in CRATES {
+        let src = crates.join(krate).join("src");
+        assert!(src.is_dir(), "{} is missing", src.display());
+        found.extend(offending_literals(&crates, &src));
+    }
     assert!(found.is_empty(), "core names tools or their fields (declare effects instead): {found:?}");
 }
 
 #[test]
 fn the_scan_finds_a_planted_name() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("permissions")).unwrap();
-    std::fs::write(dir.path().join("a.rs"), "const X: &[&str] = &[\"Grep\"];\n#[cfg(test)]\nmod tests { \"Write\" }\n")
+    let src = dir.path().join("core/src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("a.rs"), "const X: &[&str] = &[\"Grep\"];\n#[cfg(test)]\nmod tests { \"Write\" }\n")
         .unwrap();
-    std::fs::write(dir.path().join("permissions/rules.rs"), "(\"Read\", 1)\n// \"file_path\"\n").unwrap();
-    assert_eq!(offending_literals(dir.path()), vec!["a.rs: \"Grep\"".to_string()]);
+    std::fs::write(src.join("permissions.rs"), "(\"Read\", 1)\n// \"file_path\"\n").unwrap();
+    assert_eq!(offending_literals(dir.path(), &src), vec!["core/src/a.rs: \"Grep\"".to_string()]);
 }

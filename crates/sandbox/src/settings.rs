@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hands_core::permissions::settings::{MANAGED_SETTINGS_PATH, SettingsScope};
+use hands_permissions::settings::{MANAGED_SETTINGS_PATH, SettingsScope};
 use serde_json::{Map, Value};
 
 /// One settings source: the parsed JSON of a file (or of `--settings`), where it came from and
@@ -120,7 +120,7 @@ pub fn resolve_setting_path(text: &str, root: &Path, home: Option<&Path>) -> Pat
             return home.join(text.trim_start_matches('~').trim_start_matches('/'));
         }
     }
-    hands_core::session::normalize_path(root, Path::new(text))
+    hands_fs::normalize_path(root, Path::new(text))
 }
 
 /// The domain of a `WebFetch(domain:x)` rule's content.
@@ -140,7 +140,7 @@ fn rule_path(content: &str, base: &Path, home: Option<&Path>) -> Option<PathBuf>
     if text.starts_with("//") || text == "~" || text.starts_with("~/") {
         return Some(resolve_setting_path(text, base, home));
     }
-    Some(hands_core::session::normalize_path(base, Path::new(text.trim_start_matches('/'))))
+    Some(hands_fs::normalize_path(base, Path::new(text.trim_start_matches('/'))))
 }
 
 /// Reads typed values from one object, reporting wrong types.

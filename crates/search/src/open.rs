@@ -3,7 +3,7 @@
 //! looks up every component again for every file. Opened as `src/a/b.rs` against a descriptor of
 //! `/home/me/project`, it looks up only what is below the root (ripgrep, run in the project,
 //! opens relative paths and gets the same saving). The kernel is told to stay below the root and
-//! follow no symlink on the way (`hands_core::fs::open_beneath_for_read`: `openat2` with
+//! follow no symlink on the way (`hands_fs::fs::open_beneath_for_read`: `openat2` with
 //! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, or an `O_NOFOLLOW` walk): the walk never follows
 //! links, so nothing it found is lost, and a folder swapped for a symlink to elsewhere after the
 //! walk listed it makes the open fail instead of reading outside. Which files to open and what to
@@ -52,7 +52,7 @@ impl RootOpener {
         #[cfg(target_os = "linux")]
         if let (Some(dir), Some(below)) = (&self.dir, self.below_root(path)) {
             use std::os::fd::AsFd;
-            return hands_core::fs::open_beneath_for_read(dir.as_fd(), below);
+            return hands_fs::fs::open_beneath_for_read(dir.as_fd(), below);
         }
         File::open(path)
     }

@@ -92,7 +92,7 @@ pub fn suggest_path_under_cwd(cwd: &Path, requested: &Path) -> Option<PathBuf> {
     let parent = cwd.parent()?;
     // Resolve symlinks in the requested path's folder so the prefix test compares like with like
     // (the session's cwd is canonical).
-    let resolved = match (requested.parent().and_then(|p| hands_core::fs::real_path(p).ok()), requested.file_name()) {
+    let resolved = match (requested.parent().and_then(|p| hands_fs::fs::real_path(p).ok()), requested.file_name()) {
         (Some(dir), Some(name)) => dir.join(name),
         _ => requested.to_path_buf(),
     };

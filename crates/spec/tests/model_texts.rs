@@ -14,8 +14,8 @@
 mod common;
 
 use common::Fixture;
-use hands_core::line_format::LINE_FORMAT_KEY;
 use hands_core::{Session, Tool, messages};
+use hands_edit::line_format::LINE_FORMAT_KEY;
 use serde_json::{Value, json};
 
 /// Phrases of the prompts and messages that were copied from Claude Code and rewritten. Compared
@@ -135,9 +135,9 @@ fn model_texts(session: &Session) -> Vec<(String, String)> {
         ("reject message", messages::REJECT_MESSAGE.to_string()),
         ("schema-not-sent hint", messages::schema_not_sent_hint("NotebookEdit")),
         ("TodoWrite result", hands_tool_todo_write::prompt::RESULT_TEXT.to_string()),
-        ("not read", hands_core::edit::FILE_NOT_READ.to_string()),
-        ("modified since read", hands_core::edit::FILE_MODIFIED_SINCE_READ.to_string()),
-        ("unexpectedly modified", hands_core::edit::FILE_UNEXPECTEDLY_MODIFIED.to_string()),
+        ("not read", hands_edit::FILE_NOT_READ.to_string()),
+        ("modified since read", hands_edit::FILE_MODIFIED_SINCE_READ.to_string()),
+        ("unexpectedly modified", hands_edit::FILE_UNEXPECTEDLY_MODIFIED.to_string()),
     ] {
         texts.push((label.into(), text));
     }

@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hands_core::file_state::FileState;
 use hands_core::hooks::Hooks;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
+use hands_fs::file_state::FileState;
 use serde_json::Value;
 
 /// A working directory, a session and an engine over some tools; everything is removed on drop.

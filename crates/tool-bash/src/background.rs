@@ -8,8 +8,8 @@
 use std::fs::OpenOptions;
 use std::process::Stdio;
 
-use hands_core::tasks::{ReserveError, TaskRegistry};
 use hands_core::{ToolContext, ToolError, ToolOutput};
+use hands_tasks::{ReserveError, TaskRegistry};
 use rustix::process::Signal;
 use serde_json::json;
 

@@ -349,7 +349,7 @@ impl<'s> Walker<'s> {
 
     /// Resolve a path word against every directory the shell may be in.
     fn resolve(&self, word: &str) -> Vec<PathBuf> {
-        let path = hands_core::path_policy::expand_tilde(word);
+        let path = hands_fs::expand_tilde(word);
         if path.is_absolute() {
             return vec![path];
         }
@@ -822,7 +822,7 @@ impl<'s> Walker<'s> {
             args.iter().filter(|a| !a.value.as_deref().is_some_and(|v| v.starts_with('-'))).collect();
         match (name, targets.as_slice()) {
             ("cd", []) => {
-                let home = hands_core::path_policy::expand_tilde("~");
+                let home = hands_fs::expand_tilde("~");
                 if home.is_absolute() {
                     self.bases.push(home);
                 } else {

@@ -368,7 +368,7 @@ impl BashTool {
             vanished_cwd = Some(format!("Shell cwd was reset to {}", session.project_dir().display()));
             cwd = session.project_dir().to_path_buf();
         }
-        let registry = hands_core::tasks::TaskRegistry::of(session);
+        let registry = hands_tasks::TaskRegistry::of(session);
         let one_shot = registry.is_one_shot();
         let on_timeout = if one_shot || !may_go_on_in_background(&input.command) {
             OnTimeout::Stop

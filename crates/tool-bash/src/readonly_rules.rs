@@ -260,7 +260,7 @@ fn check_cd(words: &[&str], scope: Option<Scope<'_>>) -> Result<(), String> {
     }
     match scope {
         Some(scope) => {
-            let resolved = hands_core::session::normalize_path(scope.cwd, Path::new(target));
+            let resolved = hands_fs::normalize_path(scope.cwd, Path::new(target));
             if scope.working_dirs.iter().any(|d| resolved.starts_with(d)) {
                 Ok(())
             } else {

@@ -14,7 +14,7 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hands_core::tasks::{BackgroundTask, TaskRegistry};
+use hands_tasks::{BackgroundTask, TaskRegistry};
 use rustix::process::Signal;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdout};

@@ -3,7 +3,7 @@
 //!
 //! The settings' `sandbox` block is read when the session's first Bash call needs it and again
 //! only when a settings file may have changed: the same inotify directory watch the permission
-//! rules use (`hands_core::permissions::watch::DirWatch`) is asked first, one non-blocking `read`
+//! rules use (`hands_permissions::watch::DirWatch`) is asked first, one non-blocking `read`
 //! per call, so an edit applies to the next command without a `stat` or parse per call. Where
 //! there is no inotify (off Linux, or out of descriptors) the block is read on every call. With
 //! `sandbox.enabled`:
@@ -26,9 +26,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use hands_core::Session;
-use hands_core::permissions::engine::CommandLineSettingsFiles;
-use hands_core::permissions::watch::DirWatch;
+use hands_permissions::watch::DirWatch;
 use hands_core::permissions::{AskAnswer, AskRequest, Asker, PermissionResult};
+use hands_permissions::engine::CommandLineSettingsFiles;
 use hands_sandbox::{AskDomain, Prepared, Sandbox, SandboxPolicy, SandboxSettings, SettingsFiles};
 
 use crate::BashInput;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use common::{Harness, alive, eventually, group_members, numbers_after};
 use hands_core::progress::ProgressEvent;
-use hands_core::tasks::{TaskRegistry, TaskStatus};
 use hands_core::{ToolInput, Turn};
+use hands_tasks::{TaskRegistry, TaskStatus};
 use hands_tool_bash::BashTool;
 use hands_tool_bash::constants::ABORTED_MESSAGE;
 use serde_json::json;

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use hands_core::permissions::Behavior;
-use hands_core::permissions::engine::{LoadOptions, PermissionEngine};
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_permissions::engine::{LoadOptions, PermissionEngine};
 use hands_tool_bash::BashTool;
 use serde_json::{Value, json};
 

@@ -1,5 +1,5 @@
 //! Names, limits and the model-visible messages of the Edit tool that are not shared with other
-//! file tools (those live in `hands_core::edit`).
+//! file tools (those live in `hands_edit`).
 
 /// Wire name.
 pub const TOOL_NAME: &str = "Edit";

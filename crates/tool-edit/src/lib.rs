@@ -7,7 +7,7 @@
 //! Beyond Claude Code, a failed match says where the closest text is and how it differs.
 //!
 //! The checks are in [`plan`]; the replacement engine and the atomic commit are shared with
-//! MultiEdit and NotebookEdit in `hands_core::edit`.
+//! MultiEdit and NotebookEdit in `hands_edit`.
 
 pub mod constants;
 pub mod plan;
@@ -16,12 +16,12 @@ pub mod render;
 
 use std::sync::{Arc, Mutex};
 
-use hands_core::edit::{self, CommitError};
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
+use hands_edit::{self as edit, CommitError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

@@ -6,11 +6,11 @@ use std::io;
 use std::path::Path;
 
 use hands_core::Session;
-use hands_core::edit::{
-    self, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input, read_with_snapshot,
-};
-use hands_core::line_format::LineNumberFormat;
 use hands_core::path_policy::{FileKind, PathCheck, missing_file_message};
+use hands_edit::line_format::LineNumberFormat;
+use hands_edit::{
+    self as edit, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input, read_with_snapshot,
+};
 
 use crate::EditInput;
 use crate::constants::{self, codes};

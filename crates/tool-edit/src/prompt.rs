@@ -1,10 +1,10 @@
 //! The text the model reads about Edit: its one-line description and its prompt, written for
 //! hands (field descriptions are the doc comments of `EditInput`). The prompt names the
 //! line-number prefix the session's Read prints. Error and result texts live in `constants.rs`
-//! and `hands_core::edit`.
+//! and `hands_edit`.
 
 use hands_core::Session;
-use hands_core::line_format::LineNumberFormat;
+use hands_edit::line_format::LineNumberFormat;
 
 /// The one-line description.
 pub const DESCRIPTION: &str = "Replace exact text in a file";

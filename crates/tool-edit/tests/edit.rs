@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use common::{EditCall, Fixture, fixture, fixture_with, tool_error};
-use hands_core::edit::{
-    FILE_MODIFIED_SINCE_READ, FILE_NOT_READ, FILE_UNEXPECTEDLY_MODIFIED, NOTE_CHANGED_SINCE_READ, NOTE_NOT_READ,
-    REQUIRE_READ_KEY,
-};
-use hands_core::file_state::FileState;
 use hands_core::hooks::{Hooks, PreToolUseOutcome};
 use hands_core::permissions::Behavior;
 use hands_core::{PermissionMode, Tool, ToolCall, ToolContext, ToolInput};
+use hands_edit::{
+    FILE_MODIFIED_SINCE_READ, FILE_NOT_READ, FILE_UNEXPECTEDLY_MODIFIED, NOTE_CHANGED_SINCE_READ, NOTE_NOT_READ,
+    REQUIRE_READ_KEY,
+};
+use hands_fs::file_state::FileState;
 use hands_tool_edit::EditTool;
 use serde_json::json;
 
@@ -403,7 +403,7 @@ async fn the_prompt_names_the_read_line_format() {
     let fx = fixture();
     let tool = hands_core::Typed::new(EditTool);
     assert!(tool.prompt(&fx.session).contains("Read puts its number and a tab before each line"));
-    fx.session.set_data(hands_core::line_format::LINE_FORMAT_KEY, Some(json!("legacy")));
+    fx.session.set_data(hands_edit::line_format::LINE_FORMAT_KEY, Some(json!("legacy")));
     assert!(tool.prompt(&fx.session).contains("Read puts padding, its number and an arrow (→) before each line"));
     assert!(!tool.prompt(&fx.session).contains("hands-tool-marker"));
 }

@@ -4,7 +4,7 @@
 //! `legacy` group): several replacements in one file, each applied to the result of the
 //! previous, all or none. The first edit may create the file (`old_string: ""`). Every edit
 //! follows Edit's rules; the engine, the read checks and the atomic commit are the ones Edit uses,
-//! in `hands_core::edit`.
+//! in `hands_edit`.
 
 pub mod constants;
 pub mod prompt;
@@ -12,14 +12,14 @@ pub mod render;
 
 use std::io;
 
-use hands_core::edit::{self, CommitError, EditError, EditSpec, FileSnapshot, ReadState, TextFile};
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::line_format::LineNumberFormat;
 use hands_core::messages::tool_use_error;
 use hands_core::path_policy::{FileKind, PathCheck, missing_file_message};
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
+use hands_edit::line_format::LineNumberFormat;
+use hands_edit::{self as edit, CommitError, EditError, EditSpec, FileSnapshot, ReadState, TextFile};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

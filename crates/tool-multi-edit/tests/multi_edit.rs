@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use hands_core::edit::FILE_NOT_READ;
 use hands_core::{Tool, ToolResult};
+use hands_edit::FILE_NOT_READ;
 use hands_test_support::Fixture;
 use hands_tool_multi_edit::MultiEditTool;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! `cell_id`, or at the start), or delete one, addressing cells by id or by `cell-N` index. The
 //! notebook must have been read and be unchanged since. The file stays byte-stable outside the
 //! edited cell (see [`notebook`]); it is written atomically with the shared commit of
-//! `hands_core::edit`. Deferred behind ToolSearch, as in Claude Code.
+//! `hands_edit`. Deferred behind ToolSearch, as in Claude Code.
 
 pub mod constants;
 pub mod notebook;
@@ -14,13 +14,13 @@ pub mod render;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hands_core::edit::{self, CommitError, FileSnapshot, ReadState, TextFile};
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
 use hands_core::path_policy::PathCheck;
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
+use hands_edit::{self as edit, CommitError, FileSnapshot, ReadState, TextFile};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

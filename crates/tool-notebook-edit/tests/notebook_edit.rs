@@ -6,9 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hands_core::edit::{FILE_MODIFIED_SINCE_READ, FILE_NOT_READ};
-use hands_core::file_state::FileState;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
+use hands_edit::{FILE_MODIFIED_SINCE_READ, FILE_NOT_READ};
+use hands_fs::file_state::FileState;
 use hands_tool_notebook_edit::NotebookEditTool;
 use serde_json::{Value, json};
 

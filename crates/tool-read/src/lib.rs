@@ -21,7 +21,7 @@
 //! view; any change of mtime then counts as a modification).
 //!
 //! Where a path points and whether it may be read is the shared path policy's answer
-//! (`hands_core::path_policy`); encodings are `hands_core::encoding`'s.
+//! (`hands_core::path_policy`); encodings are `hands_fs::encoding`'s.
 
 pub mod constants;
 pub mod image;
@@ -36,15 +36,15 @@ use std::io::Read as _;
 use std::path::Path;
 
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::encoding::{self, Encoding};
-use hands_core::file_state::{FileState, hash_bytes, mtime_ms};
-use hands_core::line_format::LineNumberFormat;
 use hands_core::path_policy::{self, FileKind};
 use hands_core::text::format_size;
 use hands_core::{
     ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool,
     ValidationError,
 };
+use hands_edit::line_format::LineNumberFormat;
+use hands_fs::encoding::{self, Encoding};
+use hands_fs::file_state::{FileState, hash_bytes, mtime_ms};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -178,11 +178,11 @@ impl ReadTool {
 
 /// Open the file the model named `path`, at `real` (where the path check resolved it), for
 /// reading without ever blocking and without following a symlink
-/// ([`hands_core::fs::open_resolved_for_read`]): a FIFO swapped in after the path check does not
+/// ([`hands_fs::fs::open_resolved_for_read`]): a FIFO swapped in after the path check does not
 /// hang the open, a symlink swapped in makes it fail, and anything but a regular file is refused
 /// after it.
 fn open_regular(path: &Path, real: &Path) -> Result<(File, std::fs::Metadata), ToolError> {
-    let file = hands_core::fs::open_resolved_for_read(real).map_err(|e| io_error(path, e))?;
+    let file = hands_fs::fs::open_resolved_for_read(real).map_err(|e| io_error(path, e))?;
     let meta = file.metadata().map_err(|e| io_error(path, e))?;
     if !meta.is_file() {
         let message = format!("Cannot read '{}': it is not a regular file.", path.display());
@@ -238,7 +238,7 @@ fn read_text(session: &Session, path: &Path, real: &Path, input: &ReadInput) -> 
         Ok(size @ 1..HEAD_BYTES) => size,
         _ => HEAD_BYTES,
     };
-    let head_len = hands_core::fs::fill_from(&mut file, &mut head[..head_want]).map_err(|e| io_error(path, e))?;
+    let head_len = hands_fs::fs::fill_from(&mut file, &mut head[..head_want]).map_err(|e| io_error(path, e))?;
     let head = &head[..head_len];
     let utf16 = matches!(encoding::detect_encoding(head), Encoding::Utf16Le | Encoding::Utf16Be);
     if encoding::looks_binary(head) {

@@ -3,7 +3,7 @@
 //! models key on (`<system-reminder>`, `EISDIR`, `PARTIAL view`, `File content (N tokens)`,
 //! `PDF file read:`) are kept. Nothing here touches the disk.
 
-use hands_core::line_format::LineNumberFormat;
+use hands_edit::line_format::LineNumberFormat;
 
 use crate::constants::{MAX_PDF_PAGES_PER_READ, MAX_SIZE_BYTES, PDF_PAGES_WITHOUT_RANGE};
 

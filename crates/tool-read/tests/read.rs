@@ -8,13 +8,13 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hands_core::file_state::FileState;
-use hands_core::line_format::LINE_FORMAT_KEY;
 use hands_core::messages::tool_use_error;
 use hands_core::tool::typed_arc;
 use hands_core::{
     ContentBlock, Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
 };
+use hands_edit::line_format::LINE_FORMAT_KEY;
+use hands_fs::file_state::FileState;
 use hands_tool_read::{ReadTool, prompt};
 use serde_json::{Value, json};
 

@@ -20,8 +20,8 @@ pub mod render;
 use std::time::Duration;
 
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::tasks::{BackgroundTask, TaskRegistry, TaskState, TaskStatus};
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
+use hands_tasks::{BackgroundTask, TaskRegistry, TaskState, TaskStatus};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hands_core::tasks::TaskRegistry;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_tasks::TaskRegistry;
 use hands_tool_bash::BashTool;
 use hands_tool_tasks::{TaskOutputTool, TaskStopTool};
 use serde_json::{Value, json};

@@ -17,14 +17,14 @@ pub mod render;
 
 use std::path::{Path, PathBuf};
 
-use hands_core::edit;
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::encoding::{self, Encoding, LineEnding};
-use hands_core::file_state::{FileState, Freshness, hash_bytes, hash_file};
 use hands_core::path_policy::{self, FileKind, PathCheck};
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
+use hands_edit as edit;
+use hands_fs::encoding::{self, Encoding, LineEnding};
+use hands_fs::file_state::{FileState, Freshness, hash_bytes, hash_file};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -93,10 +93,10 @@ fn write_file(
     let shown = path.to_string_lossy().into_owned();
     let io = |what: &str, e: std::io::Error| ToolError::io(format!("{what} {shown}"), e);
     // Read and written at the path the check resolved and the permission decision judged, with no
-    // symlink followed on the way (`hands_core::fs`): a link swapped in since fails the call
+    // symlink followed on the way (`hands_fs::fs`): a link swapped in since fails the call
     // instead of leading it outside.
     let real = check.real.as_path();
-    let before = match hands_core::fs::read_resolved(real) {
+    let before = match hands_fs::fs::read_resolved(real) {
         Ok((bytes, _)) => {
             if let Some(problem) = read_state_problem(session, path) {
                 return Ok(ToolOutput::error(problem.message));
@@ -128,7 +128,7 @@ fn write_file(
         if unchanged { Ok(()) } else { Err(std::io::Error::other(prompt::UNEXPECTEDLY_MODIFIED)) }
     };
     // Missing folders are made one at a time inside the one before, never through a symlink.
-    match hands_core::fs::atomic_write_resolved_making_folders(real, &bytes, race_check) {
+    match hands_fs::fs::atomic_write_resolved_making_folders(real, &bytes, race_check) {
         Ok(()) => {}
         Err(e) if e.to_string() == prompt::UNEXPECTEDLY_MODIFIED => {
             return Ok(ToolOutput::error(prompt::UNEXPECTEDLY_MODIFIED));

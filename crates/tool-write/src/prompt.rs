@@ -19,15 +19,15 @@ user did not ask for. Add emojis only when asked.";
 /// Added to the result of replacing an existing file that was not (fully) read in this session.
 pub const NOTE_NOT_READ: &str = "Note: you had not read this file in this session. It now holds exactly the content you sent, so what you know of it is current.";
 
-/// Refusal under the stricter setting (`hands_core::edit::require_read_before_edit`): the file
+/// Refusal under the stricter setting (`hands_edit::require_read_before_edit`): the file
 /// exists and was not read in full.
-pub const NOT_READ: &str = hands_core::edit::FILE_NOT_READ;
+pub const NOT_READ: &str = hands_edit::FILE_NOT_READ;
 
 /// An existing file whose content changed since it was read.
-pub const MODIFIED_SINCE_READ: &str = hands_core::edit::FILE_MODIFIED_SINCE_READ;
+pub const MODIFIED_SINCE_READ: &str = hands_edit::FILE_MODIFIED_SINCE_READ;
 
 /// The file changed while the write was being prepared (the check right before the rename).
-pub const UNEXPECTEDLY_MODIFIED: &str = hands_core::edit::FILE_UNEXPECTEDLY_MODIFIED;
+pub const UNEXPECTEDLY_MODIFIED: &str = hands_edit::FILE_UNEXPECTEDLY_MODIFIED;
 
 /// The result for a new file.
 pub fn created(path: &str) -> String {

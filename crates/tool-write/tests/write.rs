@@ -88,7 +88,7 @@ async fn an_unread_existing_file_is_replaced_and_the_model_told() {
 #[tokio::test]
 async fn under_the_strict_setting_an_existing_file_must_be_fully_read_first() {
     let fx = fixture(PermissionMode::AcceptEdits);
-    fx.engine.session().set_data(hands_core::edit::REQUIRE_READ_KEY, Some(json!(true)));
+    fx.engine.session().set_data(hands_edit::REQUIRE_READ_KEY, Some(json!(true)));
     let path = fx.root.join("a.txt");
     fs::write(&path, "original\n").unwrap();
     assert_eq!(fx.write(&path, "new").await.text(), tool_use_error(prompt::NOT_READ));

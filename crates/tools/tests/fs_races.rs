@@ -3,11 +3,11 @@
 //! pipeline, for a bounded time each. No byte of the outside file may ever be returned, no file
 //! may ever be created outside, and the outside file may never be changed. The file tools defend
 //! by opening the path their check resolved with the kernel refusing any symlink on the way
-//! (`hands_core::fs::open_resolved_for_read`, `atomic_write_resolved`); with the tools opening
+//! (`hands_fs::fs::open_resolved_for_read`, `atomic_write_resolved`); with the tools opening
 //! the path as written instead, each loop below finds hits within its time.
 //!
 //! Grep opens the files its walk found relative to the root's descriptor, refusing symlinks
-//! (`hands_core::fs::open_beneath_for_read`); Write makes missing folders one at a time without
+//! (`hands_fs::fs::open_beneath_for_read`); Write makes missing folders one at a time without
 //! following symlinks (`atomic_write_resolved_making_folders`). Their loops below swap a folder
 //! for a symlink to outside while the tool runs.
 #![cfg(all(unix, feature = "read", feature = "write", feature = "edit", feature = "grep"))]
@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use hands_core::file_state::FileState;
 use hands_core::{Engine, PermissionMode, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+use hands_fs::file_state::FileState;
 use serde_json::json;
 
 /// How long each tool's loop runs: 1.5 s in CI, or `HANDS_RACE_MS` milliseconds (for a longer

@@ -32,7 +32,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
         serde_json::from_str(&args.input).with_context(|| format!("the input is not valid JSON: {}", args.input))?;
     let runtime = args.options.build_direct()?;
     // Nothing started by this call can outlive the process: tools must not promise otherwise.
-    hands_core::tasks::TaskRegistry::of(&runtime.session).set_one_shot(true);
+    hands_tasks::TaskRegistry::of(&runtime.session).set_one_shot(true);
     let turn = Turn::new();
     let ctrl_c = {
         let turn = turn.clone();

@@ -13,10 +13,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use hands_core::permissions::engine::PermissionEngine;
 use hands_mcp::{
     ClientOptions, EngineFactory, EngineSeed, HttpOptions, McpClients, McpConfig, McpServer, ServerOptions,
 };
+use hands_permissions::engine::PermissionEngine;
 
 use crate::Outcome;
 use crate::setup::RunOptions;

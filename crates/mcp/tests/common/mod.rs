@@ -82,7 +82,7 @@ impl TypedTool for Touch {
     }
     async fn call(&self, input: &TouchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let path = ctx.session().resolve(&input.path);
-        hands_core::fs::atomic_write(&path, b"touched").map_err(|e| ToolError::io("write", e))?;
+        hands_fs::fs::atomic_write(&path, b"touched").map_err(|e| ToolError::io("write", e))?;
         Ok(ToolOutput::text(format!("touched {}", path.display())))
     }
 }

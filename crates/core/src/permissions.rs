@@ -1,0 +1,545 @@
+//! The permission contract: the modes ([`PermissionMode`]), what a tool's own check answers
+//! ([`PermissionResult`]), the final [`Decision`] with where it came from ([`DecisionSource`]),
+//! the policy that decides ([`PermissionPolicy`]), who answers an `ask` ([`Asker`]), and the four
+//! words of the rule language that name a kind of effect ([`RuleWord`]), which the pool needs to
+//! drop tools a bare deny rule removes ([`bare_rule_removes`]).
+//!
+//! [`DefaultPolicy`] is the built-in stage: deny from the tool wins, `bypassPermissions` allows
+//! everything else, read-only calls are allowed, the rest asks (in `dontAsk`, denies).
+//!
+//! Claude Code's rules, settings files and hooks are not here: the `hands-permissions` crate
+//! implements [`PermissionPolicy`] and [`Hooks`](crate::hooks::Hooks) with them, and a front end
+//! (the CLI, the MCP server, a test) wires it into the [`Engine`](crate::Engine). Running the
+//! `ask` and applying the answer happens in `pipeline`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::effects::{EffectKinds, Effects};
+use crate::input::ToolInput;
+use crate::tool::Tool;
+
+/// Claude Code's permission modes (reference §3.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    /// Read-only calls run; everything else asks.
+    #[default]
+    Default,
+    /// File edits inside the working directories run without asking.
+    AcceptEdits,
+    /// Analyse only: nothing that modifies runs.
+    Plan,
+    /// Never ask: what would ask is denied.
+    DontAsk,
+    /// Everything runs (deny rules and tool denials still apply).
+    BypassPermissions,
+}
+
+impl PermissionMode {
+    /// Every mode, in documentation order.
+    pub const ALL: [PermissionMode; 5] = [
+        PermissionMode::Default,
+        PermissionMode::AcceptEdits,
+        PermissionMode::Plan,
+        PermissionMode::DontAsk,
+        PermissionMode::BypassPermissions,
+    ];
+
+    /// The wire spelling (`acceptEdits`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "default",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Plan => "plan",
+            PermissionMode::DontAsk => "dontAsk",
+            PermissionMode::BypassPermissions => "bypassPermissions",
+        }
+    }
+}
+
+impl fmt::Display for PermissionMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An unknown permission mode name.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("unknown permission mode `{0}`: use one of default, acceptEdits, plan, dontAsk, bypassPermissions")]
+pub struct UnknownMode(pub String);
+
+impl FromStr for PermissionMode {
+    type Err = UnknownMode;
+    /// Wire names, case-insensitive; `manual` is Claude Code's newer name for `default`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.eq_ignore_ascii_case("manual") {
+            return Ok(PermissionMode::Default);
+        }
+        PermissionMode::ALL
+            .into_iter()
+            .find(|m| m.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| UnknownMode(s.to_string()))
+    }
+}
+
+/// One subcommand of a shell command, as the rule engine sees it: its text for `Bash(...)` rules
+/// and, as far as the shell tool could tell, the paths it reads and writes, which meet the same
+/// path policy as the file tools (`Read(...)`/`Edit(...)` rules, working directories, protected
+/// names).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CommandSubject {
+    /// The subcommand text, e.g. `git push origin main`.
+    pub text: String,
+    /// Whether the shell tool's classifier found it read-only.
+    pub read_only: bool,
+    /// The shell tool could not account for everything this command runs (it does not parse, a
+    /// command name or a program is known only at run time, ...): deny and ask rules treat it as
+    /// possibly any command, and wildcard allow rules never approve it.
+    pub opaque: bool,
+    /// It runs inside another subcommand (what `xargs`, `env`, `sh -c` or `find -exec` start):
+    /// deny and ask rules match it; whether it may run follows the subcommand around it.
+    pub nested: bool,
+    /// Its only changes are to the files in [`writes`](Self::writes) (`echo x > f`, `mkdir d`):
+    /// `acceptEdits` may run it when they are all inside the working directories.
+    pub edits_only: bool,
+    /// Paths it reads (relative ones against the shell's directory).
+    pub reads: Vec<std::path::PathBuf>,
+    /// Paths it creates, writes or removes (relative ones against the shell's directory).
+    pub writes: Vec<std::path::PathBuf>,
+    /// It reads or writes paths known only at run time.
+    pub unknown_paths: bool,
+}
+
+impl CommandSubject {
+    /// A subcommand with no known path effects.
+    pub fn new(text: impl Into<String>, read_only: bool) -> Self {
+        Self { text: text.into(), read_only, ..Self::default() }
+    }
+}
+
+/// A tool's own permission answer (`checkPermissions`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PermissionResult {
+    /// Allowed by the tool itself (e.g. Read inside the working directories).
+    Allow {
+        /// Input to use instead of the model's.
+        updated_input: Option<Value>,
+        /// Why, in one sentence.
+        reason: Option<String>,
+    },
+    /// Refused by the tool itself (e.g. reading `/dev/zero`).
+    Deny {
+        /// The model-visible message.
+        message: String,
+    },
+    /// The tool wants a human to confirm (e.g. writing outside the working directories).
+    Ask {
+        /// The question, e.g. `Allow Write to /etc/hosts?`.
+        message: String,
+        /// Why, in one sentence.
+        reason: Option<String>,
+        /// Input to use instead of the model's.
+        updated_input: Option<Value>,
+    },
+    /// No opinion: the general rules decide.
+    Passthrough {
+        /// Optional note carried into the decision's reason.
+        reason: Option<String>,
+    },
+}
+
+impl PermissionResult {
+    /// No opinion.
+    pub fn passthrough() -> Self {
+        PermissionResult::Passthrough { reason: None }
+    }
+    /// Allowed, with a reason.
+    pub fn allow(reason: impl Into<String>) -> Self {
+        PermissionResult::Allow { updated_input: None, reason: Some(reason.into()) }
+    }
+    /// Refused, with the model-visible message.
+    pub fn deny(message: impl Into<String>) -> Self {
+        PermissionResult::Deny { message: message.into() }
+    }
+    /// Ask a human, with the question and a reason.
+    pub fn ask(message: impl Into<String>, reason: impl Into<String>) -> Self {
+        PermissionResult::Ask { message: message.into(), reason: Some(reason.into()), updated_input: None }
+    }
+}
+
+/// Allow, deny or ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Behavior {
+    /// Run it.
+    Allow,
+    /// Do not run it.
+    Deny,
+    /// Ask a human first.
+    Ask,
+}
+
+/// Where a decision came from: the answer to "why did it (not) ask me?".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum DecisionSource {
+    /// A rule in a settings file or on the command line.
+    Rule {
+        /// The rule as written, e.g. `Bash(git push:*)`.
+        rule: String,
+        /// Where it came from: a file path or `--allow`.
+        origin: String,
+    },
+    /// The permission mode.
+    Mode {
+        /// The mode in force.
+        mode: PermissionMode,
+    },
+    /// The tool's own check.
+    Tool,
+    /// A PreToolUse hook.
+    Hook {
+        /// The hook command.
+        command: String,
+    },
+    /// A human's answer to an ask.
+    User,
+    /// The built-in default (read-only allowed, the rest asks).
+    Default,
+    /// A settings file is invalid and has no valid version to fall back on: calls that are not
+    /// read-only are refused until it is fixed.
+    InvalidSettings {
+        /// The file.
+        file: String,
+    },
+}
+
+impl fmt::Display for DecisionSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecisionSource::Rule { rule, origin } => write!(f, "rule {rule} from {origin}"),
+            DecisionSource::Mode { mode } => write!(f, "permission mode {mode}"),
+            DecisionSource::Tool => f.write_str("the tool's own check"),
+            DecisionSource::Hook { command } => write!(f, "PreToolUse hook `{command}`"),
+            DecisionSource::User => f.write_str("the user's answer"),
+            DecisionSource::Default => f.write_str("the default rules"),
+            DecisionSource::InvalidSettings { file } => write!(f, "the invalid settings file {file}"),
+        }
+    }
+}
+
+/// A permission decision with its explanation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// Allow, deny or ask.
+    pub behavior: Behavior,
+    /// Where it came from.
+    pub source: DecisionSource,
+    /// One sentence of why.
+    pub reason: String,
+    /// For deny: the model-visible message. For ask: the question.
+    pub message: Option<String>,
+    /// Input to use instead of the model's.
+    pub updated_input: Option<Value>,
+}
+
+impl Decision {
+    /// Allow, from `source`, because `reason`.
+    pub fn allow(source: DecisionSource, reason: impl Into<String>) -> Self {
+        Self { behavior: Behavior::Allow, source, reason: reason.into(), message: None, updated_input: None }
+    }
+    /// Deny, from `source`, because `reason`, telling the model `message`.
+    pub fn deny(source: DecisionSource, reason: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            behavior: Behavior::Deny,
+            source,
+            reason: reason.into(),
+            message: Some(message.into()),
+            updated_input: None,
+        }
+    }
+    /// Ask, from `source`, because `reason`.
+    pub fn ask(source: DecisionSource, reason: impl Into<String>, question: impl Into<String>) -> Self {
+        Self {
+            behavior: Behavior::Ask,
+            source,
+            reason: reason.into(),
+            message: Some(question.into()),
+            updated_input: None,
+        }
+    }
+}
+
+/// What a policy is asked to decide on.
+pub struct PermissionRequest<'a> {
+    /// The tool.
+    pub tool: &'a dyn Tool,
+    /// The (validated) input.
+    pub input: &'a ToolInput,
+    /// What the call touches ([`Tool::effects`] for this input).
+    pub effects: &'a Effects,
+    /// The call's context (session, cwd, mode).
+    pub ctx: &'a ToolContext,
+    /// What the tool's own `check_permissions` said.
+    pub tool_result: &'a PermissionResult,
+}
+
+/// Decides whether a call may run. Implementations must be cheap for read-only calls: they run on
+/// every call.
+#[async_trait]
+pub trait PermissionPolicy: Send + Sync {
+    /// Decide. `ask` decisions are sent to the session's [`Asker`] by the pipeline.
+    async fn decide(&self, request: &PermissionRequest<'_>) -> Decision;
+
+    /// Tools a bare deny rule removes from the pool the model sees.
+    fn denied_tools(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Rules that answering "always" to this call's ask would add (e.g. `Bash(npm test)`);
+    /// empty when the policy cannot remember answers.
+    fn suggested_rules(&self, _request: &PermissionRequest<'_>) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Persist allow rules after an "always" answer (the rule engine writes
+    /// `.claude/settings.local.json`). The default remembers nothing.
+    fn remember(&self, _rules: &[String]) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The built-in policy: tool denial wins, then `bypassPermissions` allows, tool allow/ask are
+/// honoured, read-only calls run, `plan` refuses what modifies, the rest asks (`dontAsk` denies).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DefaultPolicy;
+
+#[async_trait]
+impl PermissionPolicy for DefaultPolicy {
+    async fn decide(&self, req: &PermissionRequest<'_>) -> Decision {
+        let mode = req.ctx.session().permission_mode();
+        let name = req.tool.name();
+        decide_without_rules(mode, name, req.effects.is_read_only(), req.tool_result)
+    }
+}
+
+/// The decision when no rule matched: the part of reference §3.4 after the rules. Shared by
+/// [`DefaultPolicy`] and the rule engine so both end the same way.
+pub fn decide_without_rules(
+    mode: PermissionMode,
+    tool: &str,
+    read_only: bool,
+    tool_result: &PermissionResult,
+) -> Decision {
+    let mut decision = match tool_result {
+        PermissionResult::Deny { message } => {
+            return Decision::deny(DecisionSource::Tool, format!("{tool} refused this input"), message.clone());
+        }
+        _ if mode == PermissionMode::BypassPermissions => {
+            Decision::allow(DecisionSource::Mode { mode }, "bypassPermissions allows every call")
+        }
+        PermissionResult::Allow { updated_input, reason } => {
+            let mut d = Decision::allow(
+                DecisionSource::Tool,
+                reason.clone().unwrap_or_else(|| format!("{tool} allows this input")),
+            );
+            d.updated_input = updated_input.clone();
+            d
+        }
+        PermissionResult::Ask { message, reason, updated_input } => {
+            let mut d = Decision::ask(
+                DecisionSource::Tool,
+                reason.clone().unwrap_or_else(|| format!("{tool} asks for confirmation")),
+                message.clone(),
+            );
+            d.updated_input = updated_input.clone();
+            d
+        }
+        PermissionResult::Passthrough { .. } if read_only => {
+            Decision::allow(DecisionSource::Default, "read-only calls run without asking")
+        }
+        PermissionResult::Passthrough { .. } if mode == PermissionMode::Plan => {
+            return Decision::deny(
+                DecisionSource::Mode { mode },
+                "plan mode only runs read-only calls",
+                format!("{tool} is not available in plan mode: it could modify the system. Present the plan instead."),
+            );
+        }
+        PermissionResult::Passthrough { .. } => Decision::ask(
+            DecisionSource::Default,
+            "calls that may modify the system ask first",
+            format!("Allow {tool}?"),
+        ),
+    };
+    if decision.behavior == Behavior::Ask && mode == PermissionMode::DontAsk {
+        decision = Decision::deny(
+            DecisionSource::Mode { mode },
+            format!("dontAsk mode denies what would ask ({})", decision.reason),
+            format!(
+                "Permission to use {tool} has been denied: permission mode dontAsk refuses calls that would need approval. Add an allow rule such as `{tool}` to settings, or use another permission mode."
+            ),
+        );
+    }
+    decision
+}
+
+/// A question for a human.
+#[derive(Debug, Clone, Serialize)]
+pub struct AskRequest {
+    /// The tool's name.
+    pub tool: String,
+    /// The input it would run with.
+    pub input: Value,
+    /// The question, e.g. `Allow Bash(git push)?`.
+    pub question: String,
+    /// Why the question arises.
+    pub reason: String,
+    /// A rule that "always" would add, e.g. `Bash(git push:*)`.
+    pub suggested_rule: Option<String>,
+}
+
+/// A human's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AskAnswer {
+    /// Run it this once.
+    Allow,
+    /// Run it and remember (the policy persists the suggested rule).
+    AllowAlways,
+    /// Do not run it; `feedback` is passed to the model.
+    Deny {
+        /// What the user said, if anything.
+        feedback: Option<String>,
+    },
+    /// Nobody could answer.
+    Unavailable {
+        /// Why (shown to the model so it can say which rule or mode is needed).
+        why: String,
+    },
+}
+
+/// Answers `ask` decisions: a terminal prompt, an MCP elicitation, or nobody.
+#[async_trait]
+pub trait Asker: Send + Sync {
+    /// Ask and wait for the answer.
+    async fn ask(&self, request: &AskRequest) -> AskAnswer;
+}
+
+/// The answerer used when nobody can answer: every ask becomes a deny that says what to configure.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoAsker;
+
+#[async_trait]
+impl Asker for NoAsker {
+    async fn ask(&self, _request: &AskRequest) -> AskAnswer {
+        AskAnswer::Unavailable { why: "no one is available to approve it".into() }
+    }
+}
+
+/// What a rule's content is matched against, from the word before its parenthesis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RuleWord {
+    /// `Read(path)`: every path any call reads (its own reads and its commands' reads).
+    Reads,
+    /// `Edit(path)`: every path any call writes.
+    Writes,
+    /// `Bash(command)`: every shell command any call runs.
+    Commands,
+    /// `WebFetch(domain:host)`: every network host any call reaches.
+    Hosts,
+    /// Any other word names one tool: its content meets that tool's effects only.
+    Tool,
+}
+
+/// The words of Claude Code's rule language that name a kind of effect rather than one tool. They
+/// are settings syntax, kept here once; which tool has which effect is never listed in core.
+const EFFECT_WORDS: [(&str, RuleWord); 4] = [
+    ("Read", RuleWord::Reads),
+    ("Edit", RuleWord::Writes),
+    ("Bash", RuleWord::Commands),
+    ("WebFetch", RuleWord::Hosts),
+];
+
+impl RuleWord {
+    /// The meaning of the word `tool` of a rule.
+    pub fn of(tool: &str) -> RuleWord {
+        EFFECT_WORDS.iter().find(|(w, _)| *w == tool).map_or(RuleWord::Tool, |(_, k)| *k)
+    }
+
+    /// How rules of this kind are spelled (`Read`); `None` for [`RuleWord::Tool`].
+    pub fn spelling(self) -> Option<&'static str> {
+        EFFECT_WORDS.iter().find(|(_, k)| *k == self).map(|(w, _)| *w)
+    }
+}
+
+/// Whether a bare deny rule naming `rule_tool` removes `tool` from the pool: it names the tool (or
+/// its server), or it is `Read`/`Edit` and the tool's calls may read/write paths.
+pub fn bare_rule_removes(rule_tool: &str, tool: &dyn Tool) -> bool {
+    let kinds: EffectKinds = tool.effect_kinds();
+    match RuleWord::of(rule_tool) {
+        RuleWord::Reads if kinds.reads_paths => return true,
+        RuleWord::Writes if kinds.writes_paths => return true,
+        _ => {}
+    }
+    tool.aliases().contains(&rule_tool) || crate::registry::bare_deny_matches(rule_tool, tool.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pass() -> PermissionResult {
+        PermissionResult::passthrough()
+    }
+
+    #[test]
+    fn modes_round_trip() {
+        for m in PermissionMode::ALL {
+            assert_eq!(m.as_str().parse::<PermissionMode>().unwrap(), m);
+        }
+        assert!("yolo".parse::<PermissionMode>().is_err());
+    }
+
+    #[test]
+    fn read_only_runs_in_default_mode() {
+        let d = decide_without_rules(PermissionMode::Default, "Read", true, &pass());
+        assert_eq!(d.behavior, Behavior::Allow);
+        assert_eq!(d.source, DecisionSource::Default);
+    }
+
+    #[test]
+    fn writes_ask_in_default_and_deny_in_dont_ask() {
+        let d = decide_without_rules(PermissionMode::Default, "Write", false, &pass());
+        assert_eq!(d.behavior, Behavior::Ask);
+        let d = decide_without_rules(PermissionMode::DontAsk, "Write", false, &pass());
+        assert_eq!(d.behavior, Behavior::Deny);
+        assert!(d.message.unwrap().contains("dontAsk"));
+    }
+
+    #[test]
+    fn bypass_allows_but_tool_deny_wins() {
+        let d = decide_without_rules(PermissionMode::BypassPermissions, "Write", false, &pass());
+        assert_eq!(d.behavior, Behavior::Allow);
+        let d = decide_without_rules(
+            PermissionMode::BypassPermissions,
+            "Read",
+            true,
+            &PermissionResult::deny("no devices"),
+        );
+        assert_eq!(d.behavior, Behavior::Deny);
+        assert_eq!(d.source, DecisionSource::Tool);
+    }
+
+    #[test]
+    fn plan_mode_refuses_writes() {
+        let d = decide_without_rules(PermissionMode::Plan, "Edit", false, &pass());
+        assert_eq!(d.behavior, Behavior::Deny);
+        let d = decide_without_rules(PermissionMode::Plan, "Grep", true, &pass());
+        assert_eq!(d.behavior, Behavior::Allow);
+    }
+}

@@ -1,0 +1,116 @@
+//! # hands-edit
+//!
+//! The editing engine shared by Edit, MultiEdit, NotebookEdit and Write (reference §1.6, §1.7,
+//! §1.11), on top of the contract (`hands-core`) and the file-system primitives (`hands-fs`):
+//!
+//! - [`apply`]: string replacement with Claude Code's rules (input clean-up, curly-quote
+//!   fallback, uniqueness, literal replacement, deletion eating its line break), pure;
+//! - [`quotes`]: the curly-quote fallback itself;
+//! - [`near_match`]: when `old_string` is not found, where the closest match is and how it differs;
+//! - [`text_file`]: decoding a file for editing and splicing the result back with the original
+//!   encoding and line endings, untouched bytes kept as they were;
+//! - [`transaction`]: reading with a snapshot, read-before-edit and modified-since-read checks,
+//!   and the atomic commit that re-checks right before the rename.
+//!
+//! - [`line_format`]: how Read numbers lines, which Edit's near-match hint and prompt follow.
+//!
+//! The tools' own validation order, prompts and results live in their crates.
+
+#![deny(missing_docs)]
+
+pub mod apply;
+pub mod line_format;
+pub mod near_match;
+pub mod quotes;
+pub mod text_file;
+pub mod transaction;
+
+use hands_core::session::Session;
+
+pub use apply::{EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, normalize_edit_input};
+pub use near_match::{NearMatch, closest_match, not_found_hint};
+pub use text_file::{NotText, TextFile};
+
+pub use transaction::{CommitError, FileSnapshot, ReadState, commit, read_state, read_with_snapshot};
+
+/// Session data key (a boolean) that brings back the stricter rule of older Claude Code releases:
+/// Write and Edit refuse a file the model has not read in full, and Edit refuses one that changed
+/// since it was read. Overrides [`REQUIRE_READ_ENV`].
+pub const REQUIRE_READ_KEY: &str = "require_read_before_edit";
+
+/// Environment variable (`1`/`true`) for the same stricter rule, for every session.
+pub const REQUIRE_READ_ENV: &str = "HANDS_REQUIRE_READ_BEFORE_EDIT";
+
+/// Whether Write and Edit refuse files that were not read first (see [`REQUIRE_READ_KEY`]).
+/// Off by default, as in Claude Code 2.1.332.
+pub fn require_read_before_edit(session: &Session) -> bool {
+    if let Some(value) = session.data(REQUIRE_READ_KEY) {
+        return value.as_bool().unwrap_or(false);
+    }
+    std::env::var(REQUIRE_READ_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+}
+
+/// Added to an edit's result when the file had not been read in this session.
+pub const NOTE_NOT_READ: &str = "Note: this file had not been read in this session. The edit was made on its content as it is on disk now, and your knowledge of the file is current up to this edit.";
+
+/// Added to an edit's result when the file had changed on disk since it was read.
+pub const NOTE_CHANGED_SINCE_READ: &str = "Note: the file had changed on disk since you last read it. old_string still matched, so the edit was made on the current content; read the file again if you need to see the other changes.";
+
+/// Editing a file that was never read in full (reference §1.5, §1.6).
+pub const FILE_NOT_READ: &str = "File has not been read yet. Read the whole file with Read, then try again.";
+
+/// Editing a file whose content changed since it was read.
+pub const FILE_MODIFIED_SINCE_READ: &str = "File has been modified since read: it changed on disk after your last Read (the user, a formatter or another program). Read it again, then try again.";
+
+/// The file changed between validation and the write (checked right before the rename).
+pub const FILE_UNEXPECTEDLY_MODIFIED: &str = "File has been unexpectedly modified: it changed on disk while this change was being saved. Read it again, then try again.";
+
+/// The largest file the edit tools load (Claude Code's `MAX_EDIT_FILE_SIZE`, 1 GiB).
+pub const MAX_EDIT_FILE_SIZE: u64 = 1024 * 1024 * 1024;
+
+/// `File is too large to edit (1.5GB). Maximum editable file size is 1GB.` (reference §1.6,
+/// check 3, with Claude Code's `formatFileSize`).
+pub fn too_large_message(size: u64) -> String {
+    format!(
+        "File is too large to edit ({}). Maximum editable file size is {}.",
+        format_file_size(size),
+        format_file_size(MAX_EDIT_FILE_SIZE)
+    )
+}
+
+/// Claude Code's `formatFileSize`: `512 bytes`, `1.5KB`, `2MB`, `1GB` (one decimal, `.0` dropped).
+pub fn format_file_size(bytes: u64) -> String {
+    let trim = |v: f64, unit: &str| {
+        let s = format!("{v:.1}");
+        format!("{}{unit}", s.strip_suffix(".0").unwrap_or(&s))
+    };
+    let kb = bytes as f64 / 1024.0;
+    if kb < 1.0 {
+        return format!("{bytes} bytes");
+    }
+    if kb < 1024.0 {
+        return trim(kb, "KB");
+    }
+    let mb = kb / 1024.0;
+    if mb < 1024.0 {
+        return trim(mb, "MB");
+    }
+    trim(mb / 1024.0, "GB")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_sizes_read_like_claude_codes() {
+        assert_eq!(format_file_size(512), "512 bytes");
+        assert_eq!(format_file_size(2048), "2KB");
+        assert_eq!(format_file_size(1536), "1.5KB");
+        assert_eq!(format_file_size(MAX_EDIT_FILE_SIZE), "1GB");
+        assert_eq!(
+            too_large_message(MAX_EDIT_FILE_SIZE + 300 * 1024 * 1024),
+            "File is too large to edit (1.3GB). Maximum editable file size is 1GB."
+        );
+    }
+}

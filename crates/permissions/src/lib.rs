@@ -1,0 +1,50 @@
+//! # hands-permissions
+//!
+//! Claude Code's permission system for hands, as an implementation of the interfaces the
+//! pipeline of `hands-core` calls: [`PermissionEngine`] is a
+//! [`PermissionPolicy`](hands_core::permissions::PermissionPolicy) and, through
+//! [`PermissionEngine::hooks`], the [`Hooks`](hands_core::hooks::Hooks) of the settings files.
+//! The value types both sides share (modes, a tool's own answer, decisions) stay in
+//! `hands_core::permissions`.
+//!
+//! - `rules`: one rule (`Bash(npm run *)`, `Read(./.env)`, `mcp__github__*`), parsing and which
+//!   tools it names; `command_rules`: Bash content matching (wildcards, word boundaries, `:*`,
+//!   wrappers, `VAR=value`); `path_rules`: gitignore-style paths with the `//`, `~/`, `/`, `./`
+//!   anchors;
+//! - `ruleset`: the merged rules and the decision order of reference §3.4;
+//! - `settings`: the settings files, their precedence and how they merge;
+//! - `engine`: loading, live reload (`watch`), the read-deny filter, "always allow";
+//! - `hooks`: the `PreToolUse` / `PostToolUse` command hooks of the settings files.
+//!
+//! The one entry point for a front end:
+//!
+//! ```no_run
+//! # fn demo(session: std::sync::Arc<hands_core::Session>, pool: std::sync::Arc<hands_core::Pool>) -> Result<(), Box<dyn std::error::Error>> {
+//! use hands_permissions::engine::{LoadOptions, PermissionEngine};
+//! let mut options = LoadOptions::new(session.project_dir()); // $HOME, /etc/claude-code/managed-settings.json
+//! options.cli_allow = vec!["Bash(cargo test *)".into()];   // --allow
+//! options.cli_deny = vec!["Bash(git push *)".into()];      // --deny
+//! options.cli_settings = vec!["ci-settings.json".into()];  // --settings FILE
+//! options.cli_mode = None;                                 // --permission-mode
+//! let permissions = PermissionEngine::load(&options)?;      // errors only for bad flags / --settings
+//! permissions.warnings().iter().for_each(|w| eprintln!("warning: {w}"));
+//! permissions.install(&session);                           // mode, additional dirs, read filter
+//! let pool_config = hands_core::PoolConfig { denied: hands_core::permissions::PermissionPolicy::denied_tools(&permissions), ..Default::default() };
+//! let engine = hands_core::Engine::builder(pool, session)
+//!     .policy(permissions.policy())
+//!     .hooks(permissions.hooks())
+//!     .build(); // a front end adds `.asker(...)`: the CLI's terminal prompt, MCP elicitation
+//! // `hands why TOOL JSON`: engine.explain(call) returns the Decision with its source and reason.
+//! # let _ = (pool_config, engine); Ok(()) }
+//! ```
+
+pub mod command_rules;
+pub mod engine;
+pub mod hooks;
+pub mod path_rules;
+pub mod rules;
+pub mod ruleset;
+pub mod settings;
+pub mod watch;
+
+pub use engine::{LoadOptions, PermissionEngine};
