@@ -241,6 +241,24 @@ fn landlock_confines_when_bubblewrap_is_passed_over() {
     let why = stdout(&forced(&["why", "Bash", r#"{"command":"touch x"}"#]));
     assert!(why.contains("sandbox mechanism: landlock"), "{why}");
 
+    // Without the override, a bubblewrap that cannot create namespaces (as in a nested container)
+    // leads to the same fallback, with bubblewrap's own words in the reason.
+    let broken = p.state.path().join("broken-bwrap");
+    std::fs::write(&broken, "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n").unwrap();
+    std::fs::set_permissions(&broken, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = p
+        .hands()
+        .args(["sandbox", "status"])
+        .env("HANDS_BWRAP", &broken)
+        .env_remove("HANDS_SANDBOX_MECHANISM")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let status = stdout(&out);
+    assert!(out.status.success(), "{status}");
+    assert!(status.contains("mechanism: landlock"), "{status}");
+    assert!(status.contains("No permissions to create new namespace"), "{status}");
+
     let escape = "/etc/hands-e2e-landlock-escape";
     let script = format!(r#"{{"command":"echo $HTTP_PROXY; echo ok > src/inside && echo x > {escape}"}}"#);
     let out = forced(&["call", "Bash", &script]);
