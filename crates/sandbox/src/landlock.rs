@@ -119,7 +119,9 @@ pub fn plan(policy: &SandboxPolicy, proxy_port: Option<u16>) -> LandlockPlan {
     // Re-allowed paths inside denied ones are granted on their own, after the carving.
     carve(Path::new("/"), &policy.deny_read, true, &mut read, &mut list_only);
     read.extend(policy.allow_read.iter().cloned());
-    let islands: Vec<PathBuf> = policy.read_only.iter().map(|r| r.path().to_path_buf()).collect();
+    // Denied reads are kept out of the writes too, as bubblewrap's read-only mounts over them do.
+    let islands: Vec<PathBuf> =
+        policy.read_only.iter().map(|r| r.path().to_path_buf()).chain(policy.deny_read.iter().cloned()).collect();
     let mut write = Vec::new();
     let mut carved = Vec::new();
     for dir in &policy.writable {
@@ -170,8 +172,10 @@ pub fn apply(plan: &LandlockPlan) -> Result<(), String> {
     for path in &plan.list_only {
         add(path, AccessFs::ReadDir.into())?;
     }
+    // Write rights only: what is readable comes from the read carving, so a denied file inside
+    // a writable directory stays unreadable.
     for path in &plan.write {
-        add(path, all_fs)?;
+        add(path, AccessFs::from_write(ABI::V5))?;
     }
     for device in WRITABLE_DEVICES {
         add(Path::new(device), read | AccessFs::WriteFile | AccessFs::Truncate)?;

@@ -213,18 +213,23 @@ async fn denied_paths_cannot_be_read() {
         let secret = f.outside.join("ssh");
         std::fs::create_dir(&secret).unwrap();
         std::fs::write(secret.join("id_ed25519"), "TOP-SECRET-KEY").unwrap();
+        // A denied file inside the writable working directory: writable must not mean readable.
+        std::fs::create_dir(f.work.join("config")).unwrap();
+        let env = f.work.join("config/.env");
+        std::fs::write(&env, "TOKEN=WORK-SECRET").unwrap();
         let settings = SandboxSettings {
-            filesystem: FilesystemSettings { deny_read: vec![secret.clone()], ..Default::default() },
+            filesystem: FilesystemSettings { deny_read: vec![secret.clone(), env.clone()], ..Default::default() },
             ..Default::default()
         };
         let ran = run(
             confined.then_some(&sandbox),
             &f.policy(&settings),
             &f.work,
-            &format!("cat {}/id_ed25519", secret.display()),
+            &format!("cat {}/id_ed25519; cat {}", secret.display(), env.display()),
         )
         .await;
         assert_eq!(ran.output.contains("TOP-SECRET-KEY"), !confined, "{mechanism} confined={confined}: {}", ran.output);
+        assert_eq!(ran.output.contains("WORK-SECRET"), !confined, "{mechanism} confined={confined}: {}", ran.output);
     }
 }
 
