@@ -16,6 +16,7 @@ mod fuzz;
 mod new_tool;
 #[cfg(test)]
 mod portability;
+mod stats;
 mod util;
 
 use clap::{Parser, Subcommand};
@@ -85,6 +86,12 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         seconds: u64,
     },
+    /// Lines, public items and `pub mod`s per crate, and the size of the `Tool` trait.
+    Stats {
+        /// Another checkout to count (default: this workspace).
+        #[arg(long)]
+        root: Option<std::path::PathBuf>,
+    },
     /// Generate docs/tools.md from the registered tools.
     Docs {
         /// Fail when the checked-in file is stale instead of writing it.
@@ -100,6 +107,7 @@ fn main() -> anyhow::Result<()> {
         Command::FeatureMatrix { fast } => feature_matrix::run(fast),
         Command::NewTool { name, tool_name } => new_tool::run(&name, tool_name.as_deref()),
         Command::Docs { check } => docs::run(check),
+        Command::Stats { root } => stats::run(root),
         Command::Fuzz { targets, seconds } => fuzz::run_targets(&targets, seconds),
         Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
         Command::BenchSandbox { runs } => bench_sandbox::run(runs),
