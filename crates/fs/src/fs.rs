@@ -618,6 +618,43 @@ fn write_in_dir(
     result
 }
 
+/// Resolve symlinks in `path` (absolute, normalized). A path that does not exist resolves its
+/// nearest existing ancestor and keeps the rest; a dangling symlink is followed to where a write
+/// would land.
+pub fn canonicalize_with_ancestors(path: &Path) -> PathBuf {
+    if let Ok(real) = real_path(path) {
+        return real;
+    }
+    // A dangling symlink: a write through it creates its target, so judge the target.
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        if let Ok(target) = write_target(path) {
+            let target = crate::paths::normalize_path(path.parent().unwrap_or(Path::new("/")), &target);
+            if target != path {
+                return canonicalize_with_ancestors(&target);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    let mut ancestor = path;
+    loop {
+        let Some(name) = ancestor.file_name() else {
+            return path.to_path_buf();
+        };
+        missing.push(name.to_os_string());
+        let Some(parent) = ancestor.parent() else {
+            return path.to_path_buf();
+        };
+        ancestor = parent;
+        if let Ok(real) = real_path(ancestor) {
+            let mut out = real;
+            for part in missing.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

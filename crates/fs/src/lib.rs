@@ -23,4 +23,5 @@ mod paths;
 
 pub use encoding::{DecodedText, Encoding, LineEnding};
 pub use file_state::{FileState, FileStateCache, Freshness};
-pub use paths::{canonicalize_with_ancestors, expand_tilde, normalize_path};
+pub use fs::canonicalize_with_ancestors;
+pub use paths::{expand_tilde, normalize_path};
