@@ -18,10 +18,12 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::pipeline::DISCOVERED_TOOLS_KEY;
 use crate::registry::Pool;
 use crate::session::Session;
 use crate::tool::Tool;
+
+/// Session data key listing deferred tools whose schemas the model has loaded (ToolSearch).
+pub const DISCOVERED_TOOLS_KEY: &str = "discovered_tools";
 
 /// The wire name of the tool that loads deferred schemas. Part of the protocol (the schema hint
 /// and the announcement name it), so the core knows it without knowing the tool.

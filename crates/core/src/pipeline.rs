@@ -35,8 +35,7 @@ use crate::registry::Pool;
 use crate::session::Session;
 use crate::tool::{ResultLimit, Tool};
 
-/// Session data key listing deferred tools whose schemas the model has loaded (ToolSearch).
-pub const DISCOVERED_TOOLS_KEY: &str = "discovered_tools";
+pub use crate::deferral::DISCOVERED_TOOLS_KEY;
 
 /// Tunables of an [`Engine`].
 #[derive(Debug, Clone)]
