@@ -58,6 +58,8 @@
 //! // In a tool crate: hands_core::register_tool!(Echo);
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod abort;
 pub mod budget;
 pub mod content;

@@ -38,6 +38,8 @@
 //! # let _ = (pool_config, engine); Ok(()) }
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod command_rules;
 pub mod engine;
 pub mod hooks;
