@@ -12,6 +12,7 @@
 //! A plugin manifest's `{"lspServers": {...}}` wrapper is accepted too. See docs/lsp.md.
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -134,6 +135,8 @@ impl ServerConfig {
 pub struct ServerSet {
     servers: Vec<(String, ServerConfig)>,
     config_hint: String,
+    /// The PATH value commands are looked up in; `None` is the process's `PATH`.
+    search_path: Option<OsString>,
 }
 
 /// A built-in default: name, command, arguments, extension to language id.
@@ -182,7 +185,24 @@ impl ServerSet {
     /// Exactly these servers, no defaults. `config_hint` names where a user would configure
     /// more (used in error messages).
     pub fn new(servers: Vec<(String, ServerConfig)>, config_hint: impl Into<String>) -> Self {
-        ServerSet { servers, config_hint: config_hint.into() }
+        ServerSet { servers, config_hint: config_hint.into(), search_path: None }
+    }
+
+    /// Look commands up (for the defaults and when a server starts) in `search_path`, a value
+    /// shaped like `PATH`, instead of the process's `PATH`. Lets an embedder (and a test) say
+    /// where servers live without changing the process environment.
+    pub fn with_search_path(mut self, search_path: impl Into<OsString>) -> Self {
+        self.search_path = Some(search_path.into());
+        self
+    }
+
+    /// The executable `command` names, looked up in this set's search path (see
+    /// [`find_in`]).
+    pub fn find_command(&self, command: &str) -> Option<PathBuf> {
+        match &self.search_path {
+            Some(search_path) => find_in(command, Some(search_path)),
+            None => find_on_path(command),
+        }
     }
 
     /// Parse a configuration file's text: `{name: server}` or `{"lspServers": {name: server}}`.
@@ -207,7 +227,7 @@ impl ServerSet {
             }
             servers.push((name, config));
         }
-        Ok(ServerSet { servers, config_hint: path.display().to_string() })
+        Ok(ServerSet { servers, config_hint: path.display().to_string(), search_path: None })
     }
 
     /// The user's configuration: the file `HANDS_LSP_CONFIG` names, else
@@ -234,10 +254,11 @@ impl ServerSet {
         Ok(set)
     }
 
-    /// Append each built-in default whose command is on PATH and whose name is not configured.
+    /// Append each built-in default whose command is on PATH (the set's search path, see
+    /// [`ServerSet::with_search_path`]) and whose name is not configured.
     pub fn add_defaults_found_on_path(&mut self) {
         for (name, command, args, extensions) in DEFAULTS {
-            if self.servers.iter().any(|(n, _)| n == name) || find_on_path(command).is_none() {
+            if self.servers.iter().any(|(n, _)| n == name) || self.find_command(command).is_none() {
                 continue;
             }
             let mut config = ServerConfig::new(command, args, extensions);
@@ -279,14 +300,20 @@ pub fn user_config_path() -> Option<PathBuf> {
     Some(base.join("hands").join("lsp.json"))
 }
 
-/// The executable `command` names: itself when it contains a path separator and exists, else
-/// the first match on PATH (with PATHEXT's extensions on Windows).
+/// The executable `command` names, looked up in the process's `PATH` (see [`find_in`]).
 pub fn find_on_path(command: &str) -> Option<PathBuf> {
+    find_in(command, std::env::var_os("PATH").as_deref())
+}
+
+/// The executable `command` names: itself when it contains a path separator and exists, else
+/// the first match in `search_path`, a value shaped like `PATH` (with PATHEXT's extensions on
+/// Windows).
+pub fn find_in(command: &str, search_path: Option<&OsStr>) -> Option<PathBuf> {
     let candidate = Path::new(command);
     if candidate.components().count() > 1 {
         return is_executable(candidate).then(|| candidate.to_path_buf());
     }
-    let path = std::env::var_os("PATH")?;
+    let path = search_path?;
     let extensions: Vec<String> = if cfg!(windows) {
         std::env::var("PATHEXT")
             .unwrap_or_else(|_| ".EXE;.CMD;.BAT;.COM".into())
@@ -297,7 +324,7 @@ pub fn find_on_path(command: &str) -> Option<PathBuf> {
     } else {
         vec![String::new()]
     };
-    std::env::split_paths(&path)
+    std::env::split_paths(path)
         .find_map(|dir| extensions.iter().map(|ext| dir.join(format!("{command}{ext}"))).find(|p| is_executable(p)))
 }
 
@@ -369,5 +396,26 @@ mod tests {
         std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(find_on_path(tool.to_str().unwrap()), Some(tool.clone()));
         assert_eq!(find_on_path("hands-no-such-command-anywhere"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn defaults_come_from_the_sets_search_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let search_path = std::env::join_paths([dir.path()]).unwrap();
+        let mut none = ServerSet::new(Vec::new(), "x").with_search_path(search_path.clone());
+        none.add_defaults_found_on_path();
+        assert!(none.servers().is_empty(), "{:?}", none.servers());
+
+        let gopls = dir.path().join("gopls");
+        std::fs::write(&gopls, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&gopls, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut set = ServerSet::new(Vec::new(), "x").with_search_path(search_path);
+        set.add_defaults_found_on_path();
+        let names: Vec<&str> = set.servers().iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["gopls"]);
+        assert_eq!(set.find_command("gopls"), Some(gopls), "servers start from the same lookup");
+        assert_eq!(set.find_command("sh"), None, "the process's PATH is not searched");
     }
 }

@@ -21,7 +21,7 @@ use lsp_types::{
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{ServerConfig, ServerSet, find_on_path};
+use crate::config::{ServerConfig, ServerSet};
 use crate::connection::{ClientAnswers, Connection, Failure};
 use crate::documents::Documents;
 use crate::error::LspError;
@@ -308,7 +308,7 @@ impl LspManager {
                 config_hint: self.set.config_hint().to_string(),
             })
         };
-        let Some(program) = find_on_path(&config.command) else {
+        let Some(program) = self.set.find_command(&config.command) else {
             return Err(not_started("was not found on PATH".into()));
         };
         let folders: Vec<WorkspaceFolder> = self

@@ -19,6 +19,10 @@ use hands_lsp::{ServerConfig, ServerSet};
 use hands_tool_lsp::{LspSession, LspTool};
 use serde_json::{Value, json};
 
+/// The Python project's files.
+const PYTHON_FILES: [(&str, &str); 4] =
+    [("pkg/__init__.py", ""), ("pkg/util.py", UTIL), ("main.py", MAIN), ("notes.xyz", "not code\n")];
+
 const UTIL: &str = r#"def helper(x):
     """Double the number x."""
     return x * 2
@@ -48,12 +52,16 @@ struct Project {
 impl Project {
     /// The Python project, served by `servers`.
     fn new(servers: Vec<(String, ServerConfig)>) -> Self {
-        let files = [("pkg/__init__.py", ""), ("pkg/util.py", UTIL), ("main.py", MAIN), ("notes.xyz", "not code\n")];
-        Project::with_files(servers, &files)
+        Project::with_files(servers, &PYTHON_FILES)
     }
 
     /// A project of `files` (relative path, content), served by `servers`.
     fn with_files(servers: Vec<(String, ServerConfig)>, files: &[(&str, &str)]) -> Self {
+        Project::with_set(ServerSet::new(servers, "the test's configuration"), files)
+    }
+
+    /// A project of `files` (relative path, content), served by the servers of `set`.
+    fn with_set(set: ServerSet, files: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         for (relative, content) in files {
             let path = dir.path().join(relative);
@@ -68,9 +76,14 @@ impl Project {
             ..Default::default()
         })
         .unwrap();
-        LspSession::install(&session, ServerSet::new(servers, "the test's configuration"));
-        let tools =
-            vec![typed_arc(LspTool), typed_arc(hands_tool_read::ReadTool), typed_arc(hands_tool_edit::EditTool)];
+        LspSession::install(&session, set);
+        let tools = vec![
+            typed_arc(LspTool),
+            typed_arc(hands_tool_read::ReadTool),
+            typed_arc(hands_tool_edit::EditTool),
+            typed_arc(hands_tool_write::WriteTool),
+            typed_arc(hands_tool_multi_edit::MultiEditTool),
+        ];
         let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
         let engine = Engine::builder(pool, Arc::clone(&session)).build();
         Project { dir, _state: state, session, engine }
@@ -97,6 +110,11 @@ impl Project {
         let result = self.lsp(operation, file, line, character).await;
         assert!(!result.is_error, "{operation} {file}:{line}:{character}: {}", result.text());
         result.text()
+    }
+
+    fn server_name(&self, file: &str) -> String {
+        let state = LspSession::of(&self.session);
+        state.manager().unwrap().running_for(&self.path(file)).expect("a running server").name().to_string()
     }
 
     fn server_pid(&self, file: &str) -> u32 {
@@ -217,6 +235,117 @@ async fn definition_follows_an_edit_that_moved_it() {
     assert_eq!(definition, "Found 1 definition:\npkg/util.py:3:5: def helper(x):");
     let outline = project.ok("documentSymbol", "pkg/util.py", 1, 1).await;
     assert!(outline.contains("helper (Function) line 3"), "{outline}");
+}
+
+/// `pkg/util.py` rewritten whole: `helper` moves below `Greeter`, and `twice` calls it.
+const UTIL_REWRITTEN: &str = r#""""Helpers, rewritten."""
+
+
+class Greeter:
+    def greet(self, name):
+        return "hi " + name
+
+
+def helper(x):
+    """Double the number x."""
+    return x * 2
+
+
+def twice(x):
+    return helper(helper(x))
+"#;
+
+impl Project {
+    /// Open `pkg/util.py` with the server (so only `didChange` can tell it about a later
+    /// change), then Read it (as Write and MultiEdit require) and let edits through.
+    async fn open_util_for_editing(&self) -> String {
+        let outline = self.ok("documentSymbol", "pkg/util.py", 1, 1).await;
+        assert!(outline.contains("helper (Function) line 1"), "{outline}");
+        self.session.set_permission_mode(PermissionMode::AcceptEdits);
+        let util = self.path("pkg/util.py").to_string_lossy().into_owned();
+        assert!(!self.call("Read", json!({ "file_path": util })).await.is_error);
+        util
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn definition_follows_a_write_that_replaced_the_file() {
+    let project = Project::pylsp();
+    let util = project.open_util_for_editing().await;
+    let written = project.call("Write", json!({ "file_path": util, "content": UTIL_REWRITTEN })).await;
+    assert!(!written.is_error, "{}", written.text());
+
+    let moved = "Found 1 definition:\npkg/util.py:9:5: def helper(x):";
+    // `helper` in `return helper(helper(x))`, line 15 of the new text: only the new text has
+    // that line, so the server answers it only if the Write reached it.
+    assert_eq!(project.ok("goToDefinition", "pkg/util.py", 15, 12).await, moved);
+    assert_eq!(project.ok("goToDefinition", "main.py", 5, 13).await, moved);
+    let outline = project.ok("documentSymbol", "pkg/util.py", 1, 1).await;
+    assert!(outline.contains("helper (Function) line 9") && outline.contains("twice (Function) line 14"), "{outline}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn definition_follows_a_multi_edit() {
+    let project = Project::pylsp();
+    let util = project.open_util_for_editing().await;
+    let edits = json!({
+        "file_path": util,
+        "edits": [
+            { "old_string": "def helper(x):", "new_string": "import os\n\n\ndef helper(x):" },
+            { "old_string": "class Greeter:", "new_string": "def twice(x):\n    return helper(helper(x))\n\n\nclass Greeter:" },
+        ],
+    });
+    let edited = project.call("MultiEdit", edits).await;
+    assert!(!edited.is_error, "{}", edited.text());
+
+    let moved = "Found 1 definition:\npkg/util.py:4:5: def helper(x):";
+    // Line 10, `    return helper(helper(x))`, exists only after both edits.
+    assert_eq!(project.ok("goToDefinition", "pkg/util.py", 10, 12).await, moved);
+    assert_eq!(project.ok("goToDefinition", "main.py", 5, 13).await, moved);
+    let outline = project.ok("documentSymbol", "pkg/util.py", 1, 1).await;
+    assert!(outline.contains("twice (Function) line 9") && outline.contains("Greeter (Class) line 13"), "{outline}");
+}
+
+/// A PATH-shaped value of just `dir`.
+fn search_path(dir: &Path) -> std::ffi::OsString {
+    std::env::join_paths([dir]).unwrap()
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn defaults_are_used_only_when_their_server_is_found() {
+    // No server in the folder the lookup searches: no default, and Python files get the
+    // "no server" error (checked before anything starts).
+    let empty = tempfile::tempdir().unwrap();
+    let mut absent = ServerSet::new(Vec::new(), "no configuration").with_search_path(search_path(empty.path()));
+    absent.add_defaults_found_on_path();
+    assert!(absent.servers().is_empty(), "{:?}", absent.servers());
+    let project = Project::with_set(absent, &PYTHON_FILES);
+    let result = project.lsp("goToDefinition", "main.py", 5, 13).await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        format!(
+            "<tool_use_error>No language server handles .py files ({}). Configure one in no configuration \
+(see docs/lsp.md), or search the text with Grep.</tool_use_error>",
+            project.path("main.py").display()
+        )
+    );
+
+    // The same lookup with pylsp in that folder: the `pylsp` default serves Python files.
+    let installed = hands_lsp::config::find_on_path("pylsp").expect("pylsp is installed (.ci/run)");
+    let present = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&installed, present.path().join("pylsp")).unwrap();
+    let mut found = ServerSet::new(Vec::new(), "no configuration").with_search_path(search_path(present.path()));
+    found.add_defaults_found_on_path();
+    let names: Vec<&str> = found.servers().iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["pylsp"]);
+    let project = Project::with_set(found, &PYTHON_FILES);
+    assert_eq!(
+        project.ok("goToDefinition", "main.py", 5, 13).await,
+        "Found 1 definition:\npkg/util.py:1:5: def helper(x):"
+    );
+    assert_eq!(project.server_name("main.py"), "pylsp");
 }
 
 #[cfg(unix)]
