@@ -99,11 +99,13 @@ fn call_validation_error_exits_one() {
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
-        text.starts_with("<tool_use_error>InputValidationError: Read failed due to the following issues:"),
+        text.starts_with(
+            "<tool_use_error>InputValidationError: The input given to Read was not accepted (2 problems):"
+        ),
         "{text}"
     );
-    assert!(text.contains("The required parameter `file_path` is missing"));
-    assert!(text.contains("An unexpected parameter `path` was provided"));
+    assert!(text.contains("- `file_path`: required, but absent"));
+    assert!(text.contains("- `path`: no such parameter"));
 }
 
 #[test]

@@ -55,7 +55,13 @@ pub fn schema_not_sent_hint(tool: &str) -> String {
     )
 }
 
-/// `Permission to use TOOL has been denied.`
+/// The start of every permission refusal: `This TOOL call was not run`, followed by `.` or by
+/// `: ` and the reason.
+pub fn not_run(tool: &str) -> String {
+    format!("This {tool} call was not run")
+}
+
+/// A permission refusal without a more specific reason.
 pub fn permission_denied(tool: &str) -> String {
-    format!("Permission to use {tool} has been denied.")
+    format!("{}: the session's permissions do not allow it.", not_run(tool))
 }

@@ -526,22 +526,24 @@ fn edit_distance(a: &[char], b: &[char], cap: usize) -> usize {
     prev[b.len()]
 }
 
-/// Claude Code's message for a missing file: `File does not exist. Note: your current working
-/// directory is <cwd>.` plus ` Did you mean <path>?` when a similar name exists next to it.
+/// The start of the near-name hint of [`missing_file_message`].
+pub const SIMILAR_NAME_HINT: &str = "A file with a similar name exists:";
+
+/// The message for a missing file (our words): `There is no file at this path. The working
+/// directory is <cwd>.` plus ` A file with a similar name exists: <path>.` when one is next to it.
 ///
 /// The hint never names a file the model could not read without asking: the missing path and the
 /// suggested file must both lie inside the working directories (or this session's own state
 /// folder), judged with symlinks resolved. Otherwise a refused outside path would still list
 /// what is next to it.
 pub fn missing_file_message(session: &Session, check: &PathCheck) -> String {
-    let mut message =
-        format!("File does not exist. Note: your current working directory is {}.", session.cwd().display());
+    let mut message = format!("There is no file at this path. The working directory is {}.", session.cwd().display());
     let readable = |c: &PathCheck| !c.unc && (c.inside_working_dirs || c.session_internal);
     if readable(check)
         && let Some(similar) = similar_file(&check.path)
         && readable(&check_path(session, &similar.to_string_lossy()))
     {
-        message.push_str(&format!(" Did you mean {}?", similar.display()));
+        message.push_str(&format!(" {SIMILAR_NAME_HINT} {}.", similar.display()));
     }
     message
 }
@@ -659,13 +661,13 @@ mod tests {
 
         let asked = check_path(&s, &out.join("secret.txx").to_string_lossy());
         let message = missing_file_message(&s, &asked);
-        assert!(!message.contains("Did you mean"), "{message}");
+        assert!(!message.contains(SIMILAR_NAME_HINT), "{message}");
 
         let message = missing_file_message(&s, &check_path(&s, "secret.txx"));
-        assert!(!message.contains("Did you mean"), "{message}");
+        assert!(!message.contains(SIMILAR_NAME_HINT), "{message}");
 
         let message = missing_file_message(&s, &check_path(&s, "notes.txx"));
-        assert!(message.ends_with(&format!("Did you mean {}?", root.join("notes.txt").display())), "{message}");
+        assert!(message.ends_with(&format!("{SIMILAR_NAME_HINT} {}.", root.join("notes.txt").display())), "{message}");
     }
 
     #[test]
@@ -740,7 +742,7 @@ mod tests {
         assert_eq!(
             missing_file_message(&s, &check_path(&s, "main.py")),
             format!(
-                "File does not exist. Note: your current working directory is {}. Did you mean {}?",
+                "There is no file at this path. The working directory is {}. A file with a similar name exists: {}.",
                 root.display(),
                 root.join("main.rs").display()
             )

@@ -382,7 +382,8 @@ pub fn decide_without_rules(
             DecisionSource::Mode { mode },
             format!("dontAsk mode denies what would ask ({})", decision.reason),
             format!(
-                "Permission to use {tool} has been denied: permission mode dontAsk refuses calls that would need approval. Add an allow rule such as `{tool}` to settings, or use another permission mode."
+                "{}: permission mode dontAsk refuses every call that would need approval. To allow it, add an allow rule such as `{tool}` to the settings, or use another permission mode.",
+                crate::messages::not_run(tool)
             ),
         );
     }

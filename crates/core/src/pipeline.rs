@@ -549,8 +549,10 @@ impl Engine {
                     decision.source.clone(),
                     format!("{} and {why}", decision.reason),
                     format!(
-                        "Permission to use {name} has been denied: this call needs approval ({}, from {}) and {why}. To allow it, {how}.",
-                        decision.reason, decision.source
+                        "{}: it needs approval ({}, from {}) and {why}. To allow it, {how}.",
+                        messages::not_run(name),
+                        decision.reason,
+                        decision.source
                     ),
                 )
             }
@@ -565,7 +567,9 @@ fn merge_hook_decision(decision: Decision, hook: crate::hooks::HookPermission) -
     let reason = hook.reason.clone().unwrap_or_else(|| "a PreToolUse hook decided".into());
     match (hook.behavior, decision.behavior) {
         (_, Behavior::Deny) => decision,
-        (Behavior::Deny, _) => Decision::deny(source, reason.clone(), format!("Blocked by PreToolUse hook: {reason}")),
+        (Behavior::Deny, _) => {
+            Decision::deny(source, reason.clone(), format!("A PreToolUse hook refused this call: {reason}"))
+        }
         (Behavior::Ask, _) => Decision::ask(source, reason.clone(), decision.message.clone().unwrap_or(reason)),
         (Behavior::Allow, Behavior::Ask) if matches!(decision.source, DecisionSource::Default) => {
             Decision::allow(source, reason)

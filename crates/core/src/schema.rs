@@ -1,11 +1,12 @@
 //! Input schemas: generation from Rust types with `schemars` ([`schema_for`]), compiled validation
 //! with `jsonschema` ([`CompiledSchema`]), Claude Code's string coercion (`"5"` and `"true"` are
-//! accepted where a number or boolean is expected) and model-readable error messages in Claude
-//! Code's shapes (reference §2.1 step 3):
+//! accepted where a number or boolean is expected) and model-readable error messages in our own
+//! words, one line per problem (reference §2.1 step 3; the pipeline wraps them in
+//! `<tool_use_error>InputValidationError: ...</tool_use_error>`):
 //!
 //! ```text
-//! Read failed due to the following issue:
-//! The required parameter `file_path` is missing
+//! The input given to Read was not accepted (1 problem):
+//! - `file_path`: required, but absent
 //! ```
 //!
 //! Tool-specific checks (`validate_input`) are not here.
@@ -378,40 +379,36 @@ fn format_errors<'a>(tool: &str, errors: impl Iterator<Item = jsonschema::Valida
     let mut other = Vec::new();
     for error in errors {
         let path = param_path(error.instance_path().as_str());
+        let here = if path.is_empty() { "input".to_string() } else { path.clone() };
         match error.kind() {
             ValidationErrorKind::Required { property } => {
                 let prop = property.as_str().map_or_else(|| property.to_string(), str::to_string);
-                missing.push(format!("The required parameter `{}` is missing", join_path(&path, &prop)));
+                missing.push(format!("- `{}`: required, but absent", join_path(&path, &prop)));
             }
             ValidationErrorKind::AdditionalProperties { unexpected: names } => {
                 for name in names {
-                    unexpected.push(format!("An unexpected parameter `{}` was provided", join_path(&path, name)));
+                    unexpected.push(format!(
+                        "- `{}`: no such parameter (check the spelling, or leave it out)",
+                        join_path(&path, name)
+                    ));
                 }
             }
             ValidationErrorKind::Type { kind } if wants_integer(kind) && error.instance().is_number() => {
-                types.push(format!(
-                    "The parameter `{}` must be a whole number, but {} was provided",
-                    if path.is_empty() { "input" } else { &path },
-                    error.instance()
-                ));
+                types.push(format!("- `{here}`: takes a whole number, and {} has a fraction", error.instance()));
             }
             ValidationErrorKind::Type { kind } => {
                 types.push(format!(
-                    "The parameter `{}` type is expected as `{}` but provided as `{}`",
-                    if path.is_empty() { "input" } else { &path },
+                    "- `{here}`: takes a value of type `{}`, got a value of type `{}`",
                     expected_name(kind),
                     json_type_name(error.instance())
                 ));
             }
-            _ => {
-                let target = if path.is_empty() { "input".to_string() } else { path };
-                other.push(format!("The parameter `{target}` is invalid: {error}"));
-            }
+            _ => other.push(format!("- `{here}`: {error}")),
         }
     }
     let parts: Vec<String> = missing.into_iter().chain(unexpected).chain(types).chain(other).collect();
-    let word = if parts.len() > 1 { "issues" } else { "issue" };
-    format!("{tool} failed due to the following {word}:\n{}", parts.join("\n"))
+    let count = if parts.len() == 1 { "1 problem".to_string() } else { format!("{} problems", parts.len()) };
+    format!("The input given to {tool} was not accepted ({count}):\n{}", parts.join("\n"))
 }
 
 /// An empty object map, for callers that need a default input.
@@ -470,7 +467,7 @@ mod tests {
     fn missing_parameter() {
         let mut v = json!({});
         let err = compiled().validate("Read", &mut v).unwrap_err();
-        assert_eq!(err, "Read failed due to the following issue:\nThe required parameter `file_path` is missing");
+        assert_eq!(err, "The input given to Read was not accepted (1 problem):\n- `file_path`: required, but absent");
     }
 
     #[test]
@@ -479,7 +476,7 @@ mod tests {
         let err = compiled().validate("Read", &mut v).unwrap_err();
         assert_eq!(
             err,
-            "Read failed due to the following issues:\nAn unexpected parameter `bogus` was provided\nThe parameter `file_path` type is expected as `string` but provided as `number`"
+            "The input given to Read was not accepted (2 problems):\n- `bogus`: no such parameter (check the spelling, or leave it out)\n- `file_path`: takes a value of type `string`, got a value of type `number`"
         );
     }
 
@@ -496,21 +493,21 @@ mod tests {
     fn non_numeric_strings_stay_errors() {
         let mut v = json!({"file_path": "/x", "offset": "five"});
         let err = compiled().validate("Read", &mut v).unwrap_err();
-        assert!(err.contains("The parameter `offset` type is expected as `number` but provided as `string`"), "{err}");
+        assert!(err.contains("- `offset`: takes a value of type `number`, got a value of type `string`"), "{err}");
     }
 
     #[test]
     fn nested_paths_are_named() {
         let mut v = json!({"file_path": "/x", "edits": [{"count": 1}]});
         let err = compiled().validate("MultiEdit", &mut v).unwrap_err();
-        assert!(err.contains("The required parameter `edits.0.old_string` is missing"), "{err}");
+        assert!(err.contains("- `edits.0.old_string`: required, but absent"), "{err}");
     }
 
     #[test]
     fn other_keyword_errors_are_reported() {
         let mut v = json!({"file_path": "/x", "offset": -1});
         let err = compiled().validate("Read", &mut v).unwrap_err();
-        assert!(err.contains("The parameter `offset` is invalid"), "{err}");
+        assert!(err.contains("- `offset`: -1 is less than the minimum of 0"), "{err}");
     }
 
     #[test]
@@ -520,7 +517,7 @@ mod tests {
         assert_eq!(v, json!({"file_path": "/x", "edits": [{"old_string": "a"}]}));
         let mut required = json!({"file_path": null});
         let err = compiled().validate("Read", &mut required).unwrap_err();
-        assert!(err.contains("The parameter `file_path` type is expected as `string` but provided as `null`"), "{err}");
+        assert!(err.contains("- `file_path`: takes a value of type `string`, got a value of type `null`"), "{err}");
     }
 
     #[test]
@@ -534,7 +531,7 @@ mod tests {
         let err = compiled().validate("Read", &mut frac).unwrap_err();
         assert_eq!(
             err,
-            "Read failed due to the following issue:\nThe parameter `offset` must be a whole number, but 2.5 was provided"
+            "The input given to Read was not accepted (1 problem):\n- `offset`: takes a whole number, and 2.5 has a fraction"
         );
     }
 

@@ -61,12 +61,12 @@ async fn schema_errors_in_claude_code_shape() {
     assert!(r.is_error);
     assert_eq!(
         r.text(),
-        "<tool_use_error>InputValidationError: Echo failed due to the following issues:\nThe required parameter `text` is missing\nAn unexpected parameter `txt` was provided</tool_use_error>"
+        "<tool_use_error>InputValidationError: The input given to Echo was not accepted (2 problems):\n- `text`: required, but absent\n- `txt`: no such parameter (check the spelling, or leave it out)</tool_use_error>"
     );
     let r = engine.run_one(call("Echo", json!({"text": 5})), &Turn::new()).await;
     assert_eq!(
         r.text(),
-        "<tool_use_error>InputValidationError: Echo failed due to the following issue:\nThe parameter `text` type is expected as `string` but provided as `number`</tool_use_error>"
+        "<tool_use_error>InputValidationError: The input given to Echo was not accepted (1 problem):\n- `text`: takes a value of type `string`, got a value of type `number`</tool_use_error>"
     );
 }
 
@@ -139,7 +139,7 @@ async fn default_mode_asks_for_writes_and_nobody_answers() {
     let r = engine.run_one(call("Forgetful", json!({})), &Turn::new()).await;
     assert!(r.is_error);
     let text = r.text();
-    assert!(text.starts_with("Permission to use Forgetful has been denied: this call needs approval"), "{text}");
+    assert!(text.starts_with("This Forgetful call was not run: it needs approval"), "{text}");
     assert!(text.contains("no one is available to approve it"), "{text}");
     assert!(text.contains("--permission-mode"), "{text}");
     // Read-only calls run.

@@ -36,14 +36,16 @@ impl EditSpec {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EditError {
     /// `old_string` is not in the file (not even modulo curly quotes).
-    #[error("String to replace not found in file.\nString: {old_string}")]
+    #[error(
+        "old_string does not occur in the file: it has to match the file's current text exactly, whitespace and line breaks included.\nLooked for: {old_string}"
+    )]
     NotFound {
         /// The string as the model sent it.
         old_string: String,
     },
     /// `old_string` occurs more than once and `replace_all` is false.
     #[error(
-        "Found {count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: {old_string}"
+        "old_string occurs {count} times in the file, and without replace_all it must occur once. Put more of the surrounding lines into old_string so that it picks out one place, or set replace_all to true to change all {count}.\nLooked for: {old_string}"
     )]
     NotUnique {
         /// How many times it occurs.
@@ -52,13 +54,15 @@ pub enum EditError {
         old_string: String,
     },
     /// `old_string` equals `new_string`.
-    #[error("No changes to make: old_string and new_string are exactly the same.")]
+    #[error("{}", super::NO_CHANGES)]
     NoChange,
     /// MultiEdit: a later edit's `old_string` lies inside an earlier edit's `new_string`.
-    #[error("Cannot edit file: old_string is a substring of a new_string from a previous edit.")]
+    #[error(
+        "old_string lies inside the new_string of an earlier edit in this list. Edits apply in order, each to the result of the ones before it: merge the two into one edit."
+    )]
     InsidePreviousNewString,
     /// MultiEdit: the edits together leave the file as it was.
-    #[error("Original and edited file match exactly. Failed to apply edit.")]
+    #[error("Taken together, these edits leave the file exactly as it was, so nothing was written.")]
     Unchanged,
 }
 
@@ -323,11 +327,12 @@ mod tests {
     #[test]
     fn messages_match_claude_code() {
         let e = edit("abc", "x", "y", false).unwrap_err();
-        assert_eq!(e.to_string(), "String to replace not found in file.\nString: x");
+        assert!(e.to_string().starts_with("old_string does not occur in the file:"), "{e}");
+        assert!(e.to_string().ends_with("\nLooked for: x"), "{e}");
         let e = edit("a a a", "a", "b", false).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: a"
+            "old_string occurs 3 times in the file, and without replace_all it must occur once. Put more of the surrounding lines into old_string so that it picks out one place, or set replace_all to true to change all 3.\nLooked for: a"
         );
         assert_eq!(edit("a", "a", "a", false).unwrap_err(), EditError::NoChange);
     }

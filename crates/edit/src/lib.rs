@@ -56,23 +56,29 @@ pub const NOTE_NOT_READ: &str = "Note: this file had not been read in this sessi
 /// Added to an edit's result when the file had changed on disk since it was read.
 pub const NOTE_CHANGED_SINCE_READ: &str = "Note: the file had changed on disk since you last read it. old_string still matched, so the edit was made on the current content; read the file again if you need to see the other changes.";
 
-/// Editing a file that was never read in full (reference §1.5, §1.6).
-pub const FILE_NOT_READ: &str = "File has not been read yet. Read the whole file with Read, then try again.";
+/// Editing a file that was never read in full, under the stricter setting (reference §1.5, §1.6).
+pub const FILE_NOT_READ: &str = "This session only changes files you have read in full, and you have not read this one. Read the whole file, then send this call again.";
 
 /// Editing a file whose content changed since it was read.
-pub const FILE_MODIFIED_SINCE_READ: &str = "File has been modified since read: it changed on disk after your last Read (the user, a formatter or another program). Read it again, then try again.";
+pub const FILE_MODIFIED_SINCE_READ: &str = "This file changed on disk after your last Read of it (the user, a formatter or another program wrote to it), so nothing was written. Read it again, then send this call again.";
 
 /// The file changed between validation and the write (checked right before the rename).
-pub const FILE_UNEXPECTEDLY_MODIFIED: &str = "File has been unexpectedly modified: it changed on disk while this change was being saved. Read it again, then try again.";
+pub const FILE_UNEXPECTEDLY_MODIFIED: &str = "This file changed on disk while the change was being saved, so nothing was written. Read it again, then send this call again.";
+
+/// An edit whose `old_string` and `new_string` are equal (Edit check 1, MultiEdit per edit).
+pub const NO_CHANGES: &str = "old_string and new_string are identical, so this edit would change nothing.";
+
+/// Edit or MultiEdit given a Jupyter notebook.
+pub const USE_NOTEBOOK_EDIT: &str = "This is a Jupyter notebook (.ipynb): change its cells with NotebookEdit instead.";
 
 /// The largest file the edit tools load (Claude Code's `MAX_EDIT_FILE_SIZE`, 1 GiB).
 pub const MAX_EDIT_FILE_SIZE: u64 = 1024 * 1024 * 1024;
 
-/// `File is too large to edit (1.5GB). Maximum editable file size is 1GB.` (reference §1.6,
-/// check 3, with Claude Code's `formatFileSize`).
+/// The refusal of a file over [`MAX_EDIT_FILE_SIZE`] (reference §1.6, check 3), sizes written as
+/// Claude Code's `formatFileSize` writes them.
 pub fn too_large_message(size: u64) -> String {
     format!(
-        "File is too large to edit ({}). Maximum editable file size is {}.",
+        "This file is too big to edit: it is {}, and the edit tools load at most {}.",
         format_file_size(size),
         format_file_size(MAX_EDIT_FILE_SIZE)
     )
@@ -110,7 +116,7 @@ mod tests {
         assert_eq!(format_file_size(MAX_EDIT_FILE_SIZE), "1GB");
         assert_eq!(
             too_large_message(MAX_EDIT_FILE_SIZE + 300 * 1024 * 1024),
-            "File is too large to edit (1.3GB). Maximum editable file size is 1GB."
+            "This file is too big to edit: it is 1.3GB, and the edit tools load at most 1GB."
         );
     }
 }

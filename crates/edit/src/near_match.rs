@@ -343,7 +343,7 @@ fn strip_read_prefixes(old_string: &str) -> Option<String> {
     Some(joined)
 }
 
-/// The text appended to "String to replace not found in file." to help the next attempt, or
+/// The text appended to the not-found message ([`super::EditError::NotFound`]) to help the next attempt, or
 /// `None` when nothing similar was found.
 pub fn not_found_hint(content: &str, old_string: &str, format: LineNumberFormat) -> Option<String> {
     if let Some(stripped) = strip_read_prefixes(old_string) {

@@ -123,7 +123,10 @@ async fn large_results_are_capped_with_the_note() {
     let text = result.text();
     assert!(text.starts_with(&"y".repeat(40)), "{text}");
     assert!(
-        text.contains("\n[OUTPUT TRUNCATED - exceeded 10 token limit]\n\nThe tool output was truncated."),
+        text.contains(&format!(
+            "\n{}\n\nWhat is above is only the start",
+            hands_mcp::client::output::truncation_head(10)
+        )),
         "{text}"
     );
     assert!(!text.contains(&"y".repeat(41)));

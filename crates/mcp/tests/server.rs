@@ -131,7 +131,7 @@ async fn without_elicitation_an_ask_is_denied_naming_what_to_configure() {
     let result = call(&h, "Touch", json!({"path": "f.txt"})).await.unwrap();
     assert_eq!(result.is_error, Some(true));
     let message = text(&result);
-    assert!(message.contains("Permission to use Touch has been denied"), "{message}");
+    assert!(message.contains("This Touch call was not run"), "{message}");
     assert!(message.contains("does not support elicitation"), "{message}");
     assert!(message.contains("allow rule such as `Touch`") && message.contains("bypassPermissions"), "{message}");
     assert!(!h.dirs.work.path().join("f.txt").exists());
@@ -159,7 +159,7 @@ async fn an_elicitation_answered_with_decline_or_cancel_says_what_would_allow_th
         let result = call(&h, "Touch", json!({"path": "no.txt"})).await.unwrap();
         assert_eq!(result.is_error, Some(true));
         let message = text(&result);
-        assert!(message.contains("Permission to use Touch has been denied"), "{message}");
+        assert!(message.contains("This Touch call was not run"), "{message}");
         assert!(message.contains(&format!("with `{word}`")), "{message}");
         assert!(message.contains("allow rule such as `Touch`") && message.contains("bypassPermissions"), "{message}");
         // Nobody may be there to wait for.

@@ -867,8 +867,10 @@ impl RuleSet {
             DecisionSource::Mode { mode: PermissionMode::DontAsk },
             format!("dontAsk mode denies what would ask ({})", asked.reason),
             format!(
-                "Permission to use {tool} has been denied: it needs approval ({}, from {}) and permission mode dontAsk never asks. To allow it, {how}.",
-                asked.reason, asked.source
+                "{}: it needs approval ({}, from {}), and permission mode dontAsk never asks. To allow it, {how}.",
+                crate::messages::not_run(tool),
+                asked.reason,
+                asked.source
             ),
         )
     }
@@ -956,14 +958,16 @@ fn plan_denial(asked: Decision, tool: &str) -> Decision {
 }
 
 fn deny_by_rule(rule: &CompiledRule, tool: &str, matched: Option<&str>) -> Decision {
-    let what = matched.map(|m| format!(", which matches `{m}`")).unwrap_or_default();
+    let what = matched.map(|m| format!(" (it matches `{m}`)")).unwrap_or_default();
     let subject = matched.map_or_else(|| "this call".to_string(), |m| format!("`{m}`"));
     Decision::deny(
         rule.source(),
         format!("the deny rule `{}` in {} matches {subject}", rule.rule, rule.origin),
         format!(
-            "Permission to use {tool} has been denied. Denied by the rule `{}` in {}{what}.",
-            rule.rule, rule.origin
+            "{}: the deny rule `{}` in {} forbids it{what}.",
+            crate::messages::not_run(tool),
+            rule.rule,
+            rule.origin
         ),
     )
 }

@@ -116,7 +116,7 @@ async fn a_hook_allow_never_overrides_a_deny_or_ask_rule() {
     );
     let denied = bash(&engine, "rm -rf /").await;
     assert!(denied.is_error);
-    assert!(denied.text().starts_with("Permission to use Bash has been denied."), "{}", denied.text());
+    assert!(denied.text().starts_with("This Bash call was not run: the deny rule"), "{}", denied.text());
     // The ask rule still asks; with nobody to answer, that is a denial.
     let asked = bash(&engine, "git push").await;
     assert!(asked.is_error);
@@ -142,7 +142,7 @@ async fn deny_beats_ask_beats_allow_across_hooks() {
     );
     let result = bash(&engine, "git commit").await;
     assert!(result.is_error);
-    assert_eq!(result.text(), "Blocked by PreToolUse hook: frozen branch");
+    assert_eq!(result.text(), "A PreToolUse hook refused this call: frozen branch");
 }
 
 #[tokio::test]

@@ -235,7 +235,7 @@ async fn a_denied_call_tells_the_model_what_denied_it() {
     assert_eq!(
         result.text(),
         format!(
-            "Permission to use Bash has been denied. Denied by the rule `Bash(git push *)` in {}, which matches `git push --force`.",
+            "This Bash call was not run: the deny rule `Bash(git push *)` in {} forbids it (it matches `git push --force`).",
             settings.display()
         )
     );

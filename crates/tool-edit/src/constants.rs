@@ -11,13 +11,13 @@ pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 pub const SEARCH_HINT: &str = "modify file contents in place";
 
 /// Check 1 (code 1).
-pub const NO_CHANGES: &str = "No changes to make: old_string and new_string are exactly the same.";
+pub const NO_CHANGES: &str = hands_edit::NO_CHANGES;
 
 /// Check 5 (code 3).
-pub const FILE_EXISTS: &str = "Cannot create new file - file already exists.";
+pub const FILE_EXISTS: &str = "An empty old_string creates a new file, but this file already exists and has content. Give the text to replace as old_string, or use Write to replace the whole file.";
 
 /// Check 6 (code 5).
-pub const USE_NOTEBOOK_EDIT: &str = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
+pub const USE_NOTEBOOK_EDIT: &str = hands_edit::USE_NOTEBOOK_EDIT;
 
 /// Claude Code's `errorCode`s of the validation checks (reference §1.6).
 pub mod codes {

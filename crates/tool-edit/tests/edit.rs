@@ -20,6 +20,9 @@ use hands_fs::file_state::FileState;
 use hands_tool_edit::EditTool;
 use serde_json::json;
 
+/// How Edit's not-found message starts.
+const NOT_FOUND_HEAD: &str = "old_string does not occur in the file: it has to match the file's current text exactly, whitespace and line breaks included.";
+
 #[tokio::test]
 async fn replaces_a_unique_string_and_chained_edits_work() {
     let fx = fixture();
@@ -38,7 +41,7 @@ async fn identical_strings_are_refused_first() {
     let fx = fixture();
     let r = fx.edit(&fx.path("missing.txt"), "same", "same").await;
     assert!(r.is_error);
-    assert_eq!(r.text(), tool_error("No changes to make: old_string and new_string are exactly the same."));
+    assert_eq!(r.text(), tool_error(hands_edit::NO_CHANGES));
 }
 
 #[tokio::test]
@@ -49,7 +52,7 @@ async fn missing_file_says_where_we_are_and_suggests_a_name() {
     assert_eq!(
         r.text(),
         tool_error(&format!(
-            "File does not exist. Note: your current working directory is {}. Did you mean {}?",
+            "There is no file at this path. The working directory is {}. A file with a similar name exists: {}.",
             fx.root.display(),
             fx.path("main.rs").display()
         ))
@@ -73,7 +76,7 @@ async fn empty_old_string_refuses_existing_content_but_fills_an_empty_file() {
     let fx = fixture();
     let full = fx.create_read("full.txt", "content\n");
     let r = fx.edit(&full, "", "x").await;
-    assert_eq!(r.text(), tool_error("Cannot create new file - file already exists."));
+    assert_eq!(r.text(), tool_error(hands_tool_edit::constants::FILE_EXISTS));
 
     let blank = fx.path("blank.txt");
     fs::write(&blank, "  \n").unwrap();
@@ -87,7 +90,7 @@ async fn notebooks_are_sent_to_notebook_edit() {
     let fx = fixture();
     let nb = fx.create_read("a.ipynb", "{\"cells\": []}");
     let r = fx.edit(&nb, "cells", "x").await;
-    assert_eq!(r.text(), tool_error("File is a Jupyter Notebook. Use the NotebookEdit to edit this file."));
+    assert_eq!(r.text(), tool_error(hands_edit::USE_NOTEBOOK_EDIT));
 }
 
 #[tokio::test]
@@ -140,7 +143,7 @@ async fn a_touch_is_not_a_modification_but_a_content_change_is() {
     assert_eq!(fs::read_to_string(&path).unwrap(), "1 2 three\n");
     fs::write(&path, "1 2 four\n").unwrap();
     let r = fx.edit(&path, "three", "3").await;
-    assert!(r.is_error && r.text().contains("String to replace not found in file."), "{}", r.text());
+    assert!(r.is_error && r.text().contains("old_string does not occur in the file:"), "{}", r.text());
 
     // The strict setting refuses any change since the read.
     fx.session.set_data(REQUIRE_READ_KEY, Some(json!(true)));
@@ -157,7 +160,8 @@ async fn not_found_says_where_the_closest_match_is() {
     let r = fx.edit(&path, old, "if y {}").await;
     let text = r.text();
     assert!(
-        text.starts_with(&format!("<tool_use_error>String to replace not found in file.\nString: {old}\n\n")),
+        text.starts_with("<tool_use_error>old_string does not occur in the file:")
+            && text.contains(&format!("\nLooked for: {old}\n\n")),
         "{text}"
     );
     assert!(text.contains("Closest match: lines 2-4 of the file."), "{text}");
@@ -167,7 +171,7 @@ async fn not_found_says_where_the_closest_match_is() {
 
     // Unrelated text: Claude Code's message alone.
     let r = fx.edit(&path, "nothing like it", "x").await;
-    assert_eq!(r.text(), tool_error("String to replace not found in file.\nString: nothing like it"));
+    assert_eq!(r.text(), tool_error(&format!("{}\nLooked for: nothing like it", NOT_FOUND_HEAD)));
 }
 
 #[tokio::test]
@@ -178,7 +182,7 @@ async fn several_matches_need_replace_all() {
     assert_eq!(
         r.text(),
         tool_error(
-            "Found 3 matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: foo"
+            "old_string occurs 3 times in the file, and without replace_all it must occur once. Put more of the surrounding lines into old_string so that it picks out one place, or set replace_all to true to change all 3.\nLooked for: foo"
         )
     );
     let r = fx
@@ -369,7 +373,7 @@ async fn directories_and_huge_files_are_refused() {
     let f = fs::File::create(&huge).unwrap();
     f.set_len(1024 * 1024 * 1024 + 512 * 1024 * 1024).unwrap(); // sparse
     let r = fx.edit(&huge, "a", "b").await;
-    assert_eq!(r.text(), tool_error("File is too large to edit (1.5GB). Maximum editable file size is 1GB."));
+    assert_eq!(r.text(), tool_error("This file is too big to edit: it is 1.5GB, and the edit tools load at most 1GB."));
 }
 
 /// A PreToolUse hook that rewrites the file being edited: a change between validation and the

@@ -10,7 +10,7 @@ pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 pub const SEARCH_HINT: &str = "several replacements in one file at once";
 
 /// An edit whose strings are equal.
-pub const NO_CHANGES: &str = "No changes to make: old_string and new_string are exactly the same.";
+pub const NO_CHANGES: &str = hands_edit::NO_CHANGES;
 
 /// A notebook.
-pub const USE_NOTEBOOK_EDIT: &str = "File is a Jupyter Notebook. Use the NotebookEdit to edit this file.";
+pub const USE_NOTEBOOK_EDIT: &str = hands_edit::USE_NOTEBOOK_EDIT;

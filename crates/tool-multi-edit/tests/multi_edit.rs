@@ -66,7 +66,7 @@ async fn one_failing_edit_applies_none() {
     assert_eq!(
         r.text(),
         err(
-            "Edit 2 of 2 failed, so none of the edits were applied: String to replace not found in file.\nString: gamma"
+            "Edit 2 of 2 failed, so none of the edits were applied: old_string does not occur in the file: it has to match the file's current text exactly, whitespace and line breaks included.\nLooked for: gamma"
         )
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "alpha beta\n");
@@ -88,11 +88,11 @@ async fn claude_codes_multi_edit_errors() {
     assert_eq!(
         r.text(),
         err(
-            "Edit 2 of 2 failed, so none of the edits were applied: Cannot edit file: old_string is a substring of a new_string from a previous edit."
+            "Edit 2 of 2 failed, so none of the edits were applied: old_string lies inside the new_string of an earlier edit in this list. Edits apply in order, each to the result of the ones before it: merge the two into one edit."
         )
     );
     let r = fx.multi_edit(&path, json!([{"old_string": "one", "new_string": "one"}])).await;
-    assert_eq!(r.text(), err("No changes to make: old_string and new_string are exactly the same."));
+    assert_eq!(r.text(), err(hands_edit::NO_CHANGES));
     let r = fx
         .multi_edit(
             &path,
@@ -105,7 +105,7 @@ async fn claude_codes_multi_edit_errors() {
     assert_eq!(
         r.text(),
         err(
-            "Edit 2 of 2 failed, so none of the edits were applied: Original and edited file match exactly. Failed to apply edit."
+            "Edit 2 of 2 failed, so none of the edits were applied: Taken together, these edits leave the file exactly as it was, so nothing was written."
         )
     );
     let r = fx.multi_edit(&path, json!([])).await;

@@ -14,7 +14,7 @@ pub const NOT_A_NOTEBOOK: &str =
     "NotebookEdit changes Jupyter notebooks (.ipynb files) only. Use Edit for any other file.";
 
 /// The notebook is missing (code 1).
-pub const NOTEBOOK_MISSING: &str = "Notebook file does not exist.";
+pub const NOTEBOOK_MISSING: &str = "There is no notebook at this path.";
 
 /// Claude Code's `errorCode`s (reference §1.11).
 pub mod codes {

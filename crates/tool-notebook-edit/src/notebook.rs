@@ -75,22 +75,22 @@ pub struct CellEdit<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotebookError {
     /// The text is not JSON.
-    #[error("Notebook is not valid JSON.")]
+    #[error("This notebook cannot be edited: its file is not valid JSON.")]
     InvalidJson,
     /// JSON, but without a top-level `cells` array.
-    #[error("Notebook is not valid: it has no top-level \"cells\" array.")]
+    #[error("This notebook cannot be edited: its JSON has no top-level \"cells\" array.")]
     NoCells,
     /// Replace or delete without a cell id.
-    #[error("Cell ID must be specified when not inserting a new cell.")]
+    #[error("Give cell_id: replace and delete need the cell to change (only insert may leave it out).")]
     CellIdRequired,
     /// Insert without a cell type.
-    #[error("Cell type is required when using edit_mode=insert.")]
+    #[error("Give cell_type (code or markdown): edit_mode insert needs it for the new cell.")]
     CellTypeRequired,
     /// `cell-N` beyond the last cell.
-    #[error("Cell with index {0} does not exist in notebook.")]
+    #[error("The notebook has no cell at index {0}.")]
     NoSuchIndex(usize),
     /// An id that no cell has.
-    #[error("Cell with ID \"{0}\" not found in notebook.")]
+    #[error("The notebook has no cell with id \"{0}\".")]
     NoSuchId(String),
 }
 
@@ -567,14 +567,20 @@ mod tests {
         let nb = Notebook::parse(NB).unwrap();
         let e =
             |id: Option<&str>, mode| nb.apply(&edit(id, "x", Some(CellType::Code), mode), 0).unwrap_err().to_string();
-        assert_eq!(e(None, EditMode::Replace), "Cell ID must be specified when not inserting a new cell.");
-        assert_eq!(e(Some("cell-5"), EditMode::Replace), "Cell with index 5 does not exist in notebook.");
-        assert_eq!(e(Some("nope"), EditMode::Delete), "Cell with ID \"nope\" not found in notebook.");
+        assert_eq!(
+            e(None, EditMode::Replace),
+            "Give cell_id: replace and delete need the cell to change (only insert may leave it out)."
+        );
+        assert_eq!(e(Some("cell-5"), EditMode::Replace), "The notebook has no cell at index 5.");
+        assert_eq!(e(Some("nope"), EditMode::Delete), "The notebook has no cell with id \"nope\".");
         assert_eq!(
             nb.apply(&edit(None, "x", None, EditMode::Insert), 0).unwrap_err().to_string(),
-            "Cell type is required when using edit_mode=insert."
+            "Give cell_type (code or markdown): edit_mode insert needs it for the new cell."
         );
-        assert_eq!(Notebook::parse("{not json").unwrap_err().to_string(), "Notebook is not valid JSON.");
+        assert_eq!(
+            Notebook::parse("{not json").unwrap_err().to_string(),
+            "This notebook cannot be edited: its file is not valid JSON."
+        );
         assert_eq!(Notebook::parse("[1]").unwrap_err(), NotebookError::InvalidJson);
         assert_eq!(Notebook::parse("{\"cells\": 3}").unwrap_err(), NotebookError::NoCells);
         assert_eq!(parse_cell_index("cell-12"), Some(12));

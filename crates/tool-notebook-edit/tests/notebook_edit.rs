@@ -160,16 +160,19 @@ async fn validation_messages_in_claude_codes_order() {
         ),
         (
             json!({"notebook_path": path, "new_source": "x", "edit_mode": "insert"}),
-            "Cell type is required when using edit_mode=insert.",
+            "Give cell_type (code or markdown): edit_mode insert needs it for the new cell.",
         ),
-        (json!({"notebook_path": path, "new_source": "x"}), "Cell ID must be specified when not inserting a new cell."),
+        (
+            json!({"notebook_path": path, "new_source": "x"}),
+            "Give cell_id: replace and delete need the cell to change (only insert may leave it out).",
+        ),
         (
             json!({"notebook_path": path, "cell_id": "cell-7", "new_source": "x"}),
-            "Cell with index 7 does not exist in notebook.",
+            "The notebook has no cell at index 7.",
         ),
         (
             json!({"notebook_path": path, "cell_id": "nope", "new_source": "x", "edit_mode": "delete"}),
-            "Cell with ID \"nope\" not found in notebook.",
+            "The notebook has no cell with id \"nope\".",
         ),
     ];
     for (input, message) in cases {
@@ -188,12 +191,12 @@ async fn validation_messages_in_claude_codes_order() {
 
     let broken = fx.notebook("broken.ipynb", "{\"cells\": [");
     let r = fx.call(json!({"notebook_path": broken, "cell_id": "cell-0", "new_source": "x"})).await;
-    assert_eq!(r.text(), err("Notebook is not valid JSON."));
+    assert_eq!(r.text(), err("This notebook cannot be edited: its file is not valid JSON."));
 
     let gone = fx.notebook("gone.ipynb", NB);
     fs::remove_file(&gone).unwrap();
     let r = fx.call(json!({"notebook_path": gone, "cell_id": "intro", "new_source": "x"})).await;
-    assert_eq!(r.text(), err("Notebook file does not exist."));
+    assert_eq!(r.text(), err("There is no notebook at this path."));
 }
 
 #[tokio::test]

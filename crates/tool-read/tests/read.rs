@@ -156,7 +156,7 @@ async fn missing_files_say_where_we_are_and_suggest_a_near_name() {
     assert_eq!(
         result.text(),
         format!(
-            "File does not exist. Note: your current working directory is {}. Did you mean {}?",
+            "There is no file at this path. The working directory is {}. A file with a similar name exists: {}.",
             fx.root.display(),
             fx.root.join("src/main.rs").display()
         )
@@ -164,7 +164,7 @@ async fn missing_files_say_where_we_are_and_suggest_a_near_name() {
     let result = fx.read(json!({"file_path": fx.root.join("nothing/like/it.txt")})).await;
     assert_eq!(
         result.text(),
-        format!("File does not exist. Note: your current working directory is {}.", fx.root.display())
+        format!("There is no file at this path. The working directory is {}.", fx.root.display())
     );
 }
 
@@ -396,7 +396,7 @@ async fn symlinks_and_dotdot_escapes_follow_the_path_policy() {
     for path in ["escape.txt", "../outside/secret.txt"] {
         let result = fx.read(json!({ "file_path": path })).await;
         assert!(result.is_error, "{path}: reading outside must ask, and nobody can answer here");
-        assert!(result.text().contains("Permission to use Read has been denied"), "{}", result.text());
+        assert!(result.text().contains("This Read call was not run"), "{}", result.text());
         assert!(!result.text().contains("secret\n"));
     }
     // Bypass mode allows what asks.

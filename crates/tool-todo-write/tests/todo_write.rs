@@ -76,7 +76,7 @@ async fn invalid_items_are_refused_and_the_list_is_kept() {
 
     let missing = write(&h.engine, json!([{ "status": "pending", "activeForm": "Doing x" }])).await;
     assert!(missing.is_error);
-    assert!(missing.text().contains("`todos.0.content` is missing"), "{}", missing.text());
+    assert!(missing.text().contains("`todos.0.content`: required, but absent"), "{}", missing.text());
 
     let bad_status = write(&h.engine, json!([todo("x", "done")])).await;
     assert!(bad_status.is_error);
@@ -120,7 +120,7 @@ async fn lists_in_the_older_item_shape_are_accepted() {
     // An older item without content is still refused with the field named.
     let no_content = write(&h.engine, json!([{ "id": "1", "status": "pending", "priority": "low" }])).await;
     assert!(no_content.is_error);
-    assert!(no_content.text().contains("`todos.0.content` is missing"), "{}", no_content.text());
+    assert!(no_content.text().contains("`todos.0.content`: required, but absent"), "{}", no_content.text());
 }
 
 #[tokio::test]

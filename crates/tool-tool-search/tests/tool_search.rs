@@ -247,7 +247,11 @@ async fn the_schema_hint_goes_away_once_the_tool_is_loaded() {
     let call = |input: Value| ToolCall::new("toolu_nb", "NotebookLike", input);
     let r = fx.engine.run_one(call(bad.clone()), &Turn::new()).await;
     assert!(r.is_error);
-    assert!(r.text().starts_with("<tool_use_error>InputValidationError: NotebookLike failed"), "{}", r.text());
+    assert!(
+        r.text().starts_with("<tool_use_error>InputValidationError: The input given to NotebookLike was not accepted"),
+        "{}",
+        r.text()
+    );
     assert!(r.text().contains(&hands_core::messages::schema_not_sent_hint("NotebookLike")), "{}", r.text());
 
     fx.search(json!({"query": "select:NotebookLike"})).await;

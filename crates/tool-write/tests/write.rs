@@ -92,7 +92,7 @@ async fn under_the_strict_setting_an_existing_file_must_be_fully_read_first() {
     let path = fx.root.join("a.txt");
     fs::write(&path, "original\n").unwrap();
     assert_eq!(fx.write(&path, "new").await.text(), tool_use_error(prompt::NOT_READ));
-    assert!(prompt::NOT_READ.starts_with("File has not been read yet."));
+    assert!(prompt::NOT_READ.starts_with("This session only changes files you have read in full"));
     assert_eq!(fs::read_to_string(&path).unwrap(), "original\n");
 
     // A partial view (the default read of a file over the token cap) is not a full read.
@@ -123,7 +123,7 @@ async fn staleness_is_judged_by_content_not_mtime() {
     bump_mtime(&path, 60);
     let result = fx.write(&path, "fn d() {}\n").await;
     assert_eq!(result.text(), tool_use_error(prompt::MODIFIED_SINCE_READ));
-    assert!(prompt::MODIFIED_SINCE_READ.starts_with("File has been modified since read"));
+    assert!(prompt::MODIFIED_SINCE_READ.starts_with("This file changed on disk after your last Read"));
     assert_eq!(fs::read_to_string(&path).unwrap(), "fn c() {}\n");
     fx.read(&path).await;
     assert!(!fx.write(&path, "fn d() {}\n").await.is_error);
@@ -164,11 +164,11 @@ async fn symlinks_inside_write_through_and_outside_ask() {
     // An existing or a new file there reaches the permission check, which asks.
     for path in ["escape.txt", "../outside.txt", "../new-outside.txt"] {
         let result = fx.write(path, "overwritten").await;
-        assert!(result.text().contains("Permission to use Write has been denied"), "{path}: {}", result.text());
+        assert!(result.text().contains("This Write call was not run"), "{path}: {}", result.text());
     }
     // Even in acceptEdits mode, a read of the escaping link asks too, so it cannot be unlocked.
     let read = fx.engine.run_one(ToolCall::new("r", "Read", json!({"file_path": "escape.txt"})), &Turn::new()).await;
-    assert!(read.text().contains("Permission to use Read has been denied"), "{}", read.text());
+    assert!(read.text().contains("This Read call was not run"), "{}", read.text());
     assert_eq!(fs::read_to_string(&outside).unwrap(), "keep");
     assert!(!fx.root.parent().unwrap().join("new-outside.txt").exists());
 }
@@ -178,7 +178,7 @@ async fn protected_paths_ask_and_special_files_are_refused() {
     let fx = fixture(PermissionMode::AcceptEdits);
     for path in [".git/config", ".GIT/hooks/pre-commit", ".bashrc", "sub/.vscode/settings.json", ".mcp.json"] {
         let result = fx.write(path, "x").await;
-        assert!(result.text().contains("Permission to use Write has been denied"), "{path}: {}", result.text());
+        assert!(result.text().contains("This Write call was not run"), "{path}: {}", result.text());
         assert!(!fx.root.join(path).exists());
     }
     let fifo = fx.root.join("pipe");

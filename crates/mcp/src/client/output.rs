@@ -1,6 +1,6 @@
 //! What an MCP tool's result becomes for the model: MCP content mapped to hands blocks, and the
 //! `MAX_MCP_OUTPUT_TOKENS` cap of reference §6 (default 25 000 tokens, estimated at four
-//! characters a token and 1 600 tokens an image) with Claude Code's truncation note.
+//! characters a token and 1 600 tokens an image) with a note of ours saying the output was cut.
 
 use hands_core::{ContentBlock, ToolOutput};
 use rmcp::model::{CallToolResult, ContentBlock as McpContent, ResourceContents};
@@ -12,10 +12,16 @@ pub const IMAGE_TOKENS: usize = 1_600;
 /// Characters per estimated token.
 pub const CHARS_PER_TOKEN: usize = 4;
 
+/// The first line of [`truncation_note`].
+pub fn truncation_head(limit: usize) -> String {
+    format!("[output cut at the {limit}-token limit for one MCP result]")
+}
+
 /// The note appended to a result cut at `limit` tokens.
 pub fn truncation_note(limit: usize) -> String {
     format!(
-        "[OUTPUT TRUNCATED - exceeded {limit} token limit]\n\nThe tool output was truncated. If this MCP server provides pagination or filtering tools, use them to retrieve specific portions of the data. If pagination is not available, inform the user that you are working with truncated output and results may be incomplete."
+        "{}\n\nWhat is above is only the start of this tool's output. If the server has tools or arguments that page or narrow what it returns, use them to get the part you need; if not, tell the user that your answer rests on incomplete output.",
+        truncation_head(limit)
     )
 }
 
@@ -47,7 +53,9 @@ fn to_block(content: McpContent) -> ContentBlock {
             },
             other => ContentBlock::text(format!("[resource of an unknown kind not shown: {}]", json_of(&other))),
         },
-        McpContent::ResourceLink(link) => ContentBlock::text(format!("[Resource link: {}] {}", link.name, link.uri)),
+        McpContent::ResourceLink(link) => {
+            ContentBlock::text(format!("[resource link \"{}\": {}]", link.name, link.uri))
+        }
         other => ContentBlock::text(format!("[content of an unknown kind not shown: {}]", json_of(&other))),
     }
 }
@@ -119,7 +127,7 @@ mod tests {
         assert!(out.is_error);
         assert_eq!(out.content.len(), 2);
         assert_eq!(out.content[0].as_text().unwrap().len(), 400);
-        assert!(out.content[1].as_text().unwrap().starts_with("[OUTPUT TRUNCATED - exceeded 100 token limit]\n\n"));
+        assert!(out.content[1].as_text().unwrap().starts_with(&format!("{}\n\n", truncation_head(100))));
     }
 
     #[test]
