@@ -221,7 +221,7 @@ async def declining_session(args, c: Checks) -> None:
         await session.call_tool("Read", {"file_path": str(target)})
         result = await session.call_tool("Edit", {"file_path": str(target), "old_string": "keep", "new_string": "lose"})
         message = text_of(result)
-        c.check("elicitation declined", result.is_error and "Permission to use Edit has been denied" in message, message)
+        c.check("elicitation declined", result.is_error and "This Edit call was not run" in message, message)
         c.check("decline says what would allow it", "allow rule" in message and "`decline`" in message, message)
         c.check("decline does not ask to wait", "STOP" not in message and "wait for the user" not in message, message)
         c.check("declined edit not written", target.read_text() == "keep\n", target.read_text())
@@ -236,7 +236,7 @@ async def no_elicitation_session(args, c: Checks) -> None:
         await session.call_tool("Read", {"file_path": str(target)})
         result = await session.call_tool("Edit", {"file_path": str(target), "old_string": "keep", "new_string": "lose"})
         message = text_of(result)
-        c.check("denied without elicitation", result.is_error and "Permission to use Edit has been denied" in message, message)
+        c.check("denied without elicitation", result.is_error and "This Edit call was not run" in message, message)
         c.check("denial names what to configure", "allow rule" in message and "bypassPermissions" in message, message)
         c.check("denied edit not written", target.read_text() == "keep\n", target.read_text())
 

@@ -12,9 +12,18 @@ pub fn workspace_root() -> PathBuf {
 
 /// Path to a `hands` binary built from this workspace with default features. Built once per test
 /// process (a no-op when up to date), so the tests always drive the current code.
+///
+/// `HANDS_E2E_BIN` names a binary to use instead, unbuilt: with a target directory shared by
+/// several worktrees, `<target>/debug/hands` is whichever worktree built last, while the
+/// worktree's own build stays in `<target>/debug/deps/hands-<hash>`.
 pub fn hands_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("HANDS_E2E_BIN").filter(|v| !v.is_empty()) {
+            let bin = PathBuf::from(bin);
+            assert!(bin.exists(), "HANDS_E2E_BIN names no file: {}", bin.display());
+            return bin;
+        }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         // The path cargo reports for the executable it built: `debug/hands` under a target
         // directory shared by several checkouts may hold another checkout's build.

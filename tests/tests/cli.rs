@@ -113,7 +113,7 @@ fn writes_ask_and_nobody_answers_in_default_mode() {
     let p = Project::new();
     let out = p.run(&["call", "Write", r#"{"file_path":"new.txt","content":"x"}"#, "--permission-mode", "dontAsk"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(stdout(&out).contains("denied"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("This Write call was not run"), "{}", stdout(&out));
     assert!(!p.dir.path().join("new.txt").exists());
     let out =
         p.run(&["call", "Write", r#"{"file_path":"new.txt","content":"x"}"#, "--permission-mode", "bypassPermissions"]);
@@ -306,4 +306,104 @@ fn an_unavailable_sandbox_warns_or_refuses() {
     let text = stdout(&out);
     assert!(!out.status.success(), "{text}");
     assert!(text.contains("sandbox.failIfUnavailable") && !text.contains("hello\n"), "{text}");
+}
+
+/// `hands run` with stdin kept open: lines are read as they come, with a bound on the wait so a
+/// missing line fails the test instead of hanging it.
+struct Stream {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+impl Stream {
+    fn start(p: &Project, args: &[&str]) -> Stream {
+        use std::io::BufRead;
+        let mut child = p
+            .hands()
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("hands runs");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(serde_json::from_str(&line).expect("a JSON line")).is_err() {
+                    break;
+                }
+            }
+        });
+        Stream { child, stdin, lines }
+    }
+
+    fn send(&mut self, line: &Value) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("open");
+        writeln!(stdin, "{line}").expect("write stdin");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next `n` lines.
+    fn next(&self, n: usize) -> Vec<Value> {
+        (0..n)
+            .map(|i| {
+                self.lines
+                    .recv_timeout(std::time::Duration::from_secs(120))
+                    .unwrap_or_else(|_| panic!("line {} of {n} did not come", i + 1))
+            })
+            .collect()
+    }
+
+    fn finish(mut self) -> Vec<Value> {
+        drop(self.stdin.take());
+        assert!(self.child.wait().expect("hands ends").success());
+        self.lines.iter().collect()
+    }
+}
+
+fn bash(id: &str, input: Value) -> Value {
+    serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": "Bash", "input": input}]})
+}
+
+#[test]
+fn run_emits_between_turn_notices_as_their_own_lines() {
+    let p = Project::new();
+    let notes = p.file("notes.txt", "one\n");
+    std::fs::create_dir(p.dir.path().join("sub")).unwrap();
+    let root = std::fs::canonicalize(p.dir.path()).unwrap();
+    let mut run = Stream::start(&p, &["run", "--permission-mode", "bypassPermissions"]);
+
+    run.send(&serde_json::json!({"role": "assistant", "content": [
+        {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": notes}}
+    ]}));
+    assert_eq!(run.next(1)[0]["tool_use_id"], "r1");
+
+    // A cd, and a command that changes the file the model read: the result, then two notices.
+    run.send(&bash("b1", serde_json::json!({"command": "cd sub && echo two >> ../notes.txt"})));
+    let lines = run.next(3);
+    assert_eq!(lines[0]["tool_use_id"], "b1", "{lines:?}");
+    let mut kinds: Vec<&str> = lines[1..].iter().map(|l| l["kind"].as_str().unwrap_or("")).collect();
+    kinds.sort_unstable();
+    assert_eq!(kinds, ["cwd_changed", "file_changed"], "{lines:?}");
+    assert!(lines[1..].iter().all(|l| l["type"] == "notice" && l["text"].as_str().is_some_and(|t| !t.is_empty())));
+    let cwd = lines[1..].iter().find(|l| l["kind"] == "cwd_changed").unwrap();
+    assert_eq!(cwd["to"], root.join("sub").display().to_string());
+    let file = lines[1..].iter().find(|l| l["kind"] == "file_changed").unwrap();
+    assert_eq!(file["path"], root.join("notes.txt").display().to_string());
+
+    // A background task that ends while the stream is idle: its notice comes unasked.
+    run.send(&bash("b2", serde_json::json!({"command": "echo built", "run_in_background": true})));
+    let started = run.next(1);
+    assert_eq!(started[0]["tool_use_id"], "b2");
+    let ended = run.next(1);
+    assert_eq!(ended[0]["type"], "notice", "{ended:?}");
+    assert_eq!(ended[0]["kind"], "task_finished");
+    assert_eq!(ended[0]["status"], "completed");
+    assert!(ended[0]["text"].as_str().unwrap().contains("finished successfully"), "{ended:?}");
+
+    assert!(run.finish().is_empty(), "nothing more was told");
 }

@@ -5,7 +5,8 @@
 //! completes it — safe calls start while the model is still writing the rest of its message —
 //! sends the results back in the model's order, and goes on until the model ends its turn, a
 //! limit is hit (turns, output tokens, the response's own token limit), the caller cancels, or
-//! the model API fails. Permissions, hooks, budgets and persisted outputs apply as the
+//! the model API fails. The session's between-turn notices (`hands_core::notices`) follow the
+//! tool results of each turn as `<system-reminder>` text. Permissions, hooks, budgets and persisted outputs apply as the
 //! [`Engine`] applies them to any call.
 //!
 //! Not here: the Agent tool and sub-agents, the Stop hooks, `hands agent` (the command).
@@ -88,6 +89,8 @@ pub enum AgentEvent {
     ToolResult(hands_core::ToolResult),
     /// A response is complete (its tools may still be running).
     Response(Response),
+    /// A between-turn notice, added to the next user message as `<system-reminder>` text.
+    Notice(hands_core::notices::Notice),
 }
 
 /// A model provider, the engine that runs the tools, and the run's limits.
@@ -138,7 +141,14 @@ impl Agent {
             let stop_reason = response.stop_reason.clone();
             run.messages.push(response.message);
             if !results.is_empty() {
-                run.messages.push(Message { role: Role::User, content: results.iter().map(result_block).collect() });
+                let mut content: Vec<ContentBlock> = results.iter().map(result_block).collect();
+                // What changed beside the results (a `cd`, a background task that ended, a file
+                // that changed on disk) follows them, as Claude Code adds system reminders.
+                for notice in self.engine.session().take_notices() {
+                    content.push(ContentBlock::Text { text: notice.system_reminder(), citations: Vec::new() });
+                    on_event(AgentEvent::Notice(notice));
+                }
+                run.messages.push(Message { role: Role::User, content });
                 if cancel.is_cancelled() {
                     break Stop::Aborted;
                 }

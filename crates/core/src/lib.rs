@@ -70,6 +70,7 @@ pub mod error;
 pub mod hooks;
 pub mod input;
 pub mod messages;
+pub mod notices;
 pub mod orchestrate;
 pub mod path_policy;
 pub mod permissions;

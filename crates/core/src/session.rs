@@ -286,9 +286,13 @@ impl Session {
         self.cwd.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Change the working directory (Bash's `cd` persists through this).
+    /// Change the working directory (Bash's `cd` persists through this). A real change queues a
+    /// [`Notice::CwdChanged`](crate::notices::Notice) for the model's next turn.
     pub fn set_cwd(&self, dir: PathBuf) {
-        *self.cwd.write().unwrap_or_else(|e| e.into_inner()) = dir;
+        let from = std::mem::replace(&mut *self.cwd.write().unwrap_or_else(|e| e.into_inner()), dir.clone());
+        if from != dir {
+            self.push_notice(crate::notices::Notice::CwdChanged { from, to: dir });
+        }
     }
 
     /// Additional working directories.

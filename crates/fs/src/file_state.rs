@@ -196,6 +196,18 @@ impl FileStateCache {
         *self.entries.write().unwrap_or_else(|e| e.into_inner()) = restored;
     }
 
+    /// The `n` records recorded last, newest first.
+    pub fn recent(&self, n: usize) -> Vec<(PathBuf, FileState)> {
+        let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+        let mut all: Vec<_> = entries.map.iter().map(|(p, (order, s))| (*order, p, s)).collect();
+        if all.len() > n {
+            all.select_nth_unstable_by(n, |a, b| b.0.cmp(&a.0));
+            all.truncate(n);
+        }
+        all.sort_by_key(|e| std::cmp::Reverse(e.0));
+        all.into_iter().map(|(_, p, s)| (p.clone(), s.clone())).collect()
+    }
+
     /// Number of records.
     pub fn len(&self) -> usize {
         self.entries.read().unwrap_or_else(|e| e.into_inner()).map.len()

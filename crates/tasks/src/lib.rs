@@ -9,6 +9,9 @@
 //! of running tasks per session and, through [`Session::on_close`], kills every task still running
 //! when the session ends, so nothing outlives it.
 //!
+//! A task that ends by itself (not through [`TaskRegistry::stop`] or the session's end) queues a
+//! [`Notice::TaskFinished`] in its session.
+//!
 //! Spawning and reaping processes is the shell tool's business, not this module's: a task only
 //! holds the closure that kills it and is told when it ends ([`BackgroundTask::finish`]).
 
@@ -23,7 +26,19 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::watch;
 
+use hands_core::notices::{Notice, NoticeQueue};
 use hands_core::session::Session;
+
+/// The notice for a task that ended in `state` by itself (`None` for a killed or running one).
+fn task_finished(id: &str, command: &str, output_file: &std::path::Path, state: TaskState) -> Option<Notice> {
+    matches!(state.status, TaskStatus::Completed | TaskStatus::Failed).then(|| Notice::TaskFinished {
+        task_id: id.to_string(),
+        command: command.to_string(),
+        status: state.status.as_str().to_string(),
+        exit_code: state.exit_code,
+        output_file: output_file.to_path_buf(),
+    })
+}
 
 /// Default cap on running background tasks per session.
 pub const DEFAULT_MAX_RUNNING_TASKS: usize = 16;
@@ -114,6 +129,8 @@ pub struct BackgroundTask {
     started: SystemTime,
     state: watch::Sender<TaskState>,
     kill: KillHandle,
+    /// Where the end of the task is told (the session's notices), when it ends by itself.
+    notices: Option<Arc<NoticeQueue>>,
 }
 
 impl fmt::Debug for BackgroundTask {
@@ -177,6 +194,13 @@ impl BackgroundTask {
             }
             state.status = if exit_code == Some(0) { TaskStatus::Completed } else { TaskStatus::Failed };
             state.exit_code = exit_code;
+            // Queued before the new state is visible: whoever sees the task ended (TaskOutput)
+            // finds the notice there to withdraw.
+            if let Some(notice) = task_finished(&self.id, &self.command, &self.output_path, *state)
+                && let Some(queue) = &self.notices
+            {
+                queue.push(notice);
+            }
             true
         });
     }
@@ -248,6 +272,7 @@ impl Reservation {
             started: SystemTime::now(),
             state,
             kill,
+            notices: self.registry.notices.lock().unwrap_or_else(|e| e.into_inner()).clone(),
         });
         let mut inner = self.registry.lock();
         inner.reserved -= 1;
@@ -279,6 +304,8 @@ pub struct TaskRegistry {
     next_id: AtomicU64,
     close_hook_installed: AtomicBool,
     one_shot: AtomicBool,
+    /// The session's notices, once the registry belongs to a session ([`TaskRegistry::of`]).
+    notices: Mutex<Option<Arc<NoticeQueue>>>,
 }
 
 impl fmt::Debug for TaskRegistry {
@@ -309,6 +336,7 @@ impl TaskRegistry {
             next_id: AtomicU64::new(1),
             close_hook_installed: AtomicBool::new(false),
             one_shot: AtomicBool::new(false),
+            notices: Mutex::new(None),
         }
     }
 
@@ -325,6 +353,7 @@ impl TaskRegistry {
         let dir = session.state_dir().join(session.id()).join("tasks");
         let registry = session.extension(|| TaskRegistry::new(dir, max_running));
         if !registry.close_hook_installed.swap(true, Ordering::SeqCst) {
+            *registry.notices.lock().unwrap_or_else(|e| e.into_inner()) = Some(NoticeQueue::of(session));
             let weak = Arc::downgrade(&registry);
             session.on_close(move || {
                 if let Some(registry) = weak.upgrade() {
@@ -453,6 +482,34 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = Session::new(SessionConfig { state_dir: Some(dir.path().into()), ..Default::default() }).unwrap();
         (dir, s)
+    }
+
+    #[test]
+    fn a_task_that_ends_by_itself_is_told_and_a_stopped_or_seen_one_is_not() {
+        let (_dir, s) = session();
+        let registry = TaskRegistry::of(&s);
+        let start = |command: &str| registry.reserve().unwrap().start(command, None, Box::new(|| {}));
+
+        let done = start("make test");
+        done.finish(Some(2));
+        let notices = s.take_notices();
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        let Notice::TaskFinished { task_id, status, exit_code, output_file, .. } = &notices[0] else {
+            panic!("{notices:?}")
+        };
+        assert_eq!((task_id.as_str(), status.as_str(), *exit_code), (done.id(), "failed", Some(2)));
+        assert_eq!(output_file, done.output_path());
+        assert!(notices[0].text().contains("failed with exit code 2"), "{}", notices[0].text());
+
+        let stopped = start("sleep 100");
+        registry.stop(stopped.id()).unwrap();
+        stopped.finish(None);
+        assert!(s.take_notices().is_empty(), "a task stopped on request is not told");
+
+        let seen = start("echo hi");
+        seen.finish(Some(0));
+        s.withdraw_task_notice(seen.id());
+        assert!(s.take_notices().is_empty(), "the model saw this end through TaskOutput");
     }
 
     fn counting_kill(counter: &Arc<AtomicUsize>) -> KillHandle {

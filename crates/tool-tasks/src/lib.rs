@@ -222,6 +222,10 @@ impl TypedTool for TaskOutputTool {
             None => output::read_tail(task.output_path()),
         }
         .map_err(|e| ToolError::io(format!("reading {}", task.output_path().display()), e))?;
+        if state.status.is_terminal() {
+            // This result tells the model the task ended: no separate notice for it.
+            ctx.session().withdraw_task_notice(task.id());
+        }
         let retrieval = retrieval_status(input.block, state);
         let data = json!({
             "retrieval_status": retrieval,

@@ -11,11 +11,19 @@
 //!   user message would);
 //! - `{"type":"todos"}`: print the session's todo list as `{"type":"todos","todos":[...]}`.
 //!
+//! Between-turn notices ([`hands_core::notices`]) come as their own lines,
+//! `{"type":"notice","kind":"cwd_changed"|"task_finished"|"file_changed","text":"...",...}`: after
+//! the last result of each batch, and, while no batch runs, as soon as one is queued (a
+//! background task that ends while the stream is idle). An agent loop passes their `text` on to
+//! the model before its next turn.
+//!
 //! A malformed line gets `{"type":"error","line":N,"error":"..."}` and the stream goes on. End of
 //! input waits for running calls, then exits.
 
+use std::sync::Arc;
+
 use anyhow::Context;
-use hands_core::{ToolCall, ToolResult, Turn};
+use hands_core::{Session, ToolCall, ToolResult, Turn};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -46,6 +54,13 @@ fn parse_tool_use(block: &Value) -> Result<ToolCall, String> {
     let name = block.get("name").and_then(Value::as_str).ok_or("tool_use block without a string `name`")?;
     let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
     Ok(ToolCall::new(id, name, input))
+}
+
+/// Send every pending notice of `session` as a line.
+fn send_notices(session: &Session, out: &mpsc::UnboundedSender<String>) {
+    for notice in session.take_notices() {
+        let _ = out.send(notice.to_json().to_string());
+    }
 }
 
 fn result_line(result: &ToolResult) -> String {
@@ -83,6 +98,13 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
             _ = tokio::signal::ctrl_c() => {
                 if let Some(c) = &current { c.turn.abort(); }
                 None
+            }
+            () = session.notice_pushed() => {
+                // While a batch runs, its end sends the notices, after its last result.
+                if current.as_ref().is_none_or(|c| c.done.is_finished()) {
+                    send_notices(&session, &out_tx);
+                }
+                continue;
             }
         };
         let Some(line) = line else { break };
@@ -125,6 +147,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
                     for result in engine.run_batch(calls, &t).await {
                         let _ = out.send(result_line(&result));
                     }
+                    send_notices(engine.session(), &out);
                 });
                 current = Some(Current { turn, feed: None, done });
             }
@@ -138,6 +161,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
                         let mut exec = engine.streaming(&turn);
                         let (tx, mut rx) = mpsc::unbounded_channel::<ToolCall>();
                         let out = out_tx.clone();
+                        let session = Arc::clone(&session);
                         // The executor is fed from this task; results are written as they come.
                         let done = tokio::spawn(async move {
                             let mut open = true;
@@ -153,6 +177,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
                                     },
                                 }
                             }
+                            send_notices(&session, &out);
                         });
                         Current { turn, feed: Some(tx), done }
                     });
