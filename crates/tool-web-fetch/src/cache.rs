@@ -20,7 +20,7 @@ pub struct CachedPage {
     pub content_type: String,
     /// Size of the body as fetched.
     pub bytes: usize,
-    /// The Markdown (already cut to the length limit).
+    /// The whole Markdown (results show a window of it).
     pub markdown: String,
 }
 

@@ -17,7 +17,8 @@ pub const MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
 /// Most same-host redirects followed.
 pub const MAX_REDIRECTS: usize = 10;
 
-/// Markdown longer than this many characters is cut, with [`crate::prompt::TRUNCATED_NOTICE`].
+/// The most characters of a page one result shows (fewer when the inline result limit is
+/// reached first); `offset` reads on from there.
 pub const MAX_MARKDOWN_CHARS: usize = 100_000;
 
 /// How long a fetched page is served from the cache.
@@ -26,8 +27,15 @@ pub const CACHE_TTL: Duration = Duration::from_secs(15 * 60);
 /// Most bytes of content the cache keeps; the oldest pages are dropped first (50 MB).
 pub const CACHE_MAX_BYTES: usize = 50 * 1024 * 1024;
 
-/// Result size above which the pipeline persists output (reference §1.1).
+/// Result size above which the pipeline persists output (reference §1.1). A window of a page is
+/// sized to stay under the threshold this gives, so that paging stays inline.
 pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
+
+/// Bytes kept free in a result for the paging note after the window.
+pub const NOTE_RESERVE_BYTES: usize = 300;
+
+/// The smallest window, in bytes, whatever the limits (so that paging always moves on).
+pub const MIN_WINDOW_BYTES: usize = 1_000;
 
 /// The `User-Agent` header. Claude Code's begins `Claude-User`; hands names itself instead of
 /// impersonating Anthropic's agent.

@@ -1,10 +1,9 @@
 //! Turning a fetched body into the text the model reads: HTML to Markdown with `htmd` (a
 //! Turndown-style converter, as Claude Code uses Turndown; scripts and styles dropped), text
-//! types passed through, binary refused; then the Markdown cut at the length limit with Claude
-//! Code's notice. No fetching or caching here.
+//! types passed through, binary refused; and [`window`], the part of the Markdown one result
+//! shows (at most the length limit, from the requested `offset`). No fetching or caching here.
 
 use crate::constants::MAX_MARKDOWN_CHARS;
-use crate::prompt::TRUNCATED_NOTICE;
 
 /// Why a body cannot be shown as text.
 #[derive(Debug, thiserror::Error)]
@@ -63,12 +62,45 @@ pub fn to_markdown(content_type: &str, body: &[u8]) -> Result<String, ConvertErr
     }
 }
 
-/// `markdown` cut at [`MAX_MARKDOWN_CHARS`] characters with the notice; whether it was cut.
-pub fn truncate(markdown: String) -> (String, bool) {
-    match markdown.char_indices().nth(MAX_MARKDOWN_CHARS) {
-        None => (markdown, false),
-        Some((end, _)) => (format!("{}{TRUNCATED_NOTICE}", &markdown[..end]), true),
+/// The part of a page one result shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window<'a> {
+    /// The text shown.
+    pub text: &'a str,
+    /// Its first character's position in the page (0-based, in characters).
+    pub start: usize,
+    /// One past its last character's position.
+    pub end: usize,
+    /// The page's length in characters.
+    pub total: usize,
+}
+
+impl Window<'_> {
+    /// Where the next part starts, when the page goes on past this window.
+    pub fn next_offset(&self) -> Option<usize> {
+        (self.end < self.total).then_some(self.end)
     }
+}
+
+/// The characters of `markdown` from character `offset` on, at most [`MAX_MARKDOWN_CHARS`] of
+/// them and at most `max_bytes` bytes (but one character at least); or the page's length when
+/// `offset` lies past its end (an offset of 0 is never past the end).
+pub fn window(markdown: &str, offset: usize, max_bytes: usize) -> Result<Window<'_>, usize> {
+    let total = markdown.chars().count();
+    if offset > 0 && offset >= total {
+        return Err(total);
+    }
+    let from = markdown.char_indices().nth(offset).map_or(markdown.len(), |(i, _)| i);
+    let mut to = from;
+    let mut end = offset;
+    for (i, c) in markdown[from..].char_indices() {
+        if end - offset == MAX_MARKDOWN_CHARS || (i + c.len_utf8() > max_bytes && end > offset) {
+            break;
+        }
+        to = from + i + c.len_utf8();
+        end += 1;
+    }
+    Ok(Window { text: &markdown[from..to], start: offset, end, total })
 }
 
 #[cfg(test)]
@@ -94,13 +126,26 @@ mod tests {
     }
 
     #[test]
-    fn truncates_on_characters_with_the_notice() {
-        let (short, cut) = truncate("é".repeat(MAX_MARKDOWN_CHARS));
-        assert!(!cut);
-        assert_eq!(short.chars().count(), MAX_MARKDOWN_CHARS);
-        let (long, cut) = truncate("é".repeat(MAX_MARKDOWN_CHARS + 1));
-        assert!(cut);
-        assert!(long.ends_with("é\n\n[Content truncated due to length...]"));
-        assert_eq!(long.chars().filter(|c| *c == 'é').count(), MAX_MARKDOWN_CHARS);
+    fn windows_count_characters_and_say_where_the_next_starts() {
+        let page = "é".repeat(MAX_MARKDOWN_CHARS);
+        let whole = window(&page, 0, usize::MAX).unwrap();
+        assert_eq!((whole.text.chars().count(), whole.next_offset()), (MAX_MARKDOWN_CHARS, None));
+
+        let page = format!("{}{}", "é".repeat(MAX_MARKDOWN_CHARS), "xyz");
+        let first = window(&page, 0, usize::MAX).unwrap();
+        assert_eq!((first.start, first.end, first.total), (0, MAX_MARKDOWN_CHARS, MAX_MARKDOWN_CHARS + 3));
+        assert!(first.text.chars().all(|c| c == 'é'));
+        assert_eq!(first.next_offset(), Some(MAX_MARKDOWN_CHARS));
+        let rest = window(&page, MAX_MARKDOWN_CHARS + 1, usize::MAX).unwrap();
+        assert_eq!((rest.text, rest.next_offset()), ("yz", None));
+
+        assert_eq!(window(&page, MAX_MARKDOWN_CHARS + 3, usize::MAX), Err(MAX_MARKDOWN_CHARS + 3));
+        assert_eq!(window("", 0, usize::MAX).unwrap().text, "");
+        assert_eq!(window("", 1, usize::MAX), Err(0));
+
+        // A byte budget ends the window at a whole character, and never before the first one.
+        let bytes = window("aébc", 0, 2).unwrap();
+        assert_eq!((bytes.text, bytes.end, bytes.next_offset()), ("a", 1, Some(1)));
+        assert_eq!(window("aébc", 1, 1).unwrap().text, "é");
     }
 }

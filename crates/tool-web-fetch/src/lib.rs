@@ -8,7 +8,10 @@
 //! http so local documentation servers and tests work), URLs of at most 2000 characters without
 //! credentials, a 60 s timeout, bodies of at most 10 MB, at most 10 same-site redirects, a
 //! redirect to another host answered with the `REDIRECT DETECTED` text instead of followed,
-//! Markdown cut at 100 000 characters, and a 15-minute cache.
+//! and a 15-minute cache. `offset` (a character position in the page's Markdown) pages through a
+//! long page: the cache keeps the whole page, and each result shows one window of it (at most
+//! 100 000 characters, and no more than stays inline under the result limits) and says where the
+//! next one starts.
 //!
 //! Read-only, concurrency-safe and deferred. Permission rules are per domain
 //! (`WebFetch(domain:example.com)`, through its host effect); without a rule the tool asks.
@@ -34,7 +37,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::cache::{CachedPage, PageCache};
-use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
+use crate::constants::{MAX_RESULT_SIZE_CHARS, MIN_WINDOW_BYTES, NOTE_RESERVE_BYTES, SEARCH_HINT, TOOL_NAME};
 use crate::fetch::Fetched;
 
 /// WebFetch's input.
@@ -46,6 +49,9 @@ pub struct WebFetchInput {
     pub url: String,
     /// What you want to learn from the page; it heads the content returned
     pub prompt: String,
+    /// Where to start in the page's content, in characters (0, the default, is the start); a part that stops before the page's end names the offset of the next
+    #[serde(default)]
+    pub offset: Option<u64>,
 }
 
 /// The `WebFetch` tool.
@@ -56,15 +62,42 @@ fn status_text(status: u16) -> &'static str {
     ureq::http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or("")
 }
 
-fn page_output(page: &CachedPage, prompt: &str, cached: bool, started: Instant) -> ToolOutput {
-    let header = prompt::result_header(prompt, &page.final_url, page.status, &page.content_type, page.bytes);
-    ToolOutput::text(format!("{header}{}", page.markdown)).with_data(json!({
+/// How many bytes a result may have before the pipeline persists it, for this session.
+fn inline_bytes(session: &Session) -> usize {
+    let max = hands_core::budget::threshold(ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)).unwrap_or(MAX_RESULT_SIZE_CHARS);
+    hands_core::budget::delivery_limit(session).map_or(max, |delivered| max.min(delivered))
+}
+
+fn page_output(
+    page: &CachedPage,
+    input: &WebFetchInput,
+    session: &Session,
+    cached: bool,
+    started: Instant,
+) -> ToolOutput {
+    let offset = usize::try_from(input.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+    let header = prompt::result_header(&input.prompt, &page.final_url, page.status, &page.content_type, page.bytes);
+    // The window fits inline with its header and note, so that reading on needs no file.
+    let room = inline_bytes(session).saturating_sub(header.len() + NOTE_RESERVE_BYTES).max(MIN_WINDOW_BYTES);
+    let window = match convert::window(&page.markdown, offset, room) {
+        Ok(window) => window,
+        Err(total) => return ToolOutput::error(prompt::offset_past_end(offset, total)),
+    };
+    let note = match window.next_offset() {
+        Some(_) => prompt::more_follows(window.start, window.end, window.total),
+        None if window.start > 0 => prompt::last_part(window.start, window.total),
+        None => String::new(),
+    };
+    ToolOutput::text(format!("{header}{}{note}", window.text)).with_data(json!({
         "url": page.final_url,
         "code": page.status,
         "codeText": status_text(page.status),
         "bytes": page.bytes,
         "cached": cached,
         "durationMs": started.elapsed().as_millis() as u64,
+        "offset": window.start,
+        "totalChars": window.total,
+        "nextOffset": window.next_offset(),
     }))
 }
 
@@ -128,7 +161,7 @@ impl TypedTool for WebFetchTool {
         let target = url::parse(&input.url).map_err(|e| ToolError::msg(e.to_string()))?;
         let cache = PageCache::global();
         if let Some(page) = cache.get(&target.url) {
-            return Ok(page_output(&page, &input.prompt, true, started));
+            return Ok(page_output(&page, input, ctx.session(), true, started));
         }
 
         ctx.progress(format!("Fetching {}", target.url));
@@ -149,7 +182,6 @@ impl TypedTool for WebFetchTool {
                     Ok(markdown) => markdown,
                     Err(e) => return Ok(ToolOutput::error(e.to_string())),
                 };
-                let (markdown, _truncated) = convert::truncate(markdown);
                 let cached = CachedPage {
                     final_url: page.final_url,
                     status: page.status,
@@ -157,7 +189,7 @@ impl TypedTool for WebFetchTool {
                     bytes: page.body.len(),
                     markdown,
                 };
-                let output = page_output(&cached, &input.prompt, false, started);
+                let output = page_output(&cached, input, ctx.session(), false, started);
                 cache.insert(&target.url, cached);
                 Ok(output)
             }

@@ -1,7 +1,7 @@
 //! The model-facing texts of WebFetch, written for hands (which runs no secondary model, so the
 //! content itself is returned under the caller's prompt): the prompt, the header of a result, the
-//! truncation notice (Claude Code's short fixed line, reference §1.12) and the cross-host redirect
-//! answer (its `REDIRECT DETECTED` head and fields kept). Nothing here fetches.
+//! paging notes of a page longer than one result, and the cross-host redirect answer (its
+//! `REDIRECT DETECTED` head and fields kept). Nothing here fetches.
 
 /// One-line description for listings.
 pub const DESCRIPTION: &str = "Get a web page as Markdown, headed by what you want from it";
@@ -17,13 +17,31 @@ it may be allowed more.
 https, except for local hosts (localhost, 127.0.0.0/8, ::1).
 - Fetch only URLs the user gave you or that you found in files or earlier results; do not make \
 URLs up.
-- Content beyond 100000 characters is cut off. A URL fetched in the last 15 minutes is answered \
-from a cache.
+- A long page comes in parts (at most 100000 characters each). A part that stops before the end \
+of the page closes with a note naming the offset where the next part starts: call again with the \
+same url and that offset (a character position, 0 being the start) to read on. A URL fetched in \
+the last 15 minutes is answered from a cache, so reading on does not fetch it again.
 - A redirect to another host is not followed: the answer names the new URL, and you fetch it with \
 a new call.";
 
-/// Appended to Markdown cut at the length limit (Claude Code's text).
-pub const TRUNCATED_NOTICE: &str = "\n\n[Content truncated due to length...]";
+/// Appended to a window that stops before the page's end.
+pub fn more_follows(start: usize, end: usize, total: usize) -> String {
+    format!(
+        "\n\n[Page cut here: this shows characters {start} to {end} of {total}. Call WebFetch again with offset: {end} for the next part.]"
+    )
+}
+
+/// Appended to the last window of a page read from an offset past 0.
+pub fn last_part(start: usize, total: usize) -> String {
+    format!("\n\n[Characters {start} to {total} of {total}: this is the end of the page.]")
+}
+
+/// The answer to an offset at or past the end of the page.
+pub fn offset_past_end(offset: usize, total: usize) -> String {
+    format!(
+        "offset {offset} lies past the end of this page, which has {total} characters of content. Give an offset below {total}, or leave offset out to read from the start."
+    )
+}
 
 /// The header above fetched content: the caller's prompt, where the content came from.
 pub fn result_header(prompt: &str, url: &str, status: u16, content_type: &str, bytes: usize) -> String {
@@ -61,6 +79,7 @@ mod tests {
     #[test]
     fn prompt_states_the_limits() {
         assert!(PROMPT.contains("2000 characters") && PROMPT.contains("100000 characters"));
+        assert!(PROMPT.contains("offset"));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! WebFetch against a real HTTP server on 127.0.0.1 (a few lines of `std::net` on a thread, no
 //! outside network): Markdown conversion under the prompt header, the cache (proved by the
 //! server's request count), same-site and cross-host redirects, redirect loops, HTTP errors, the
-//! size and length limits, URL checks, and the per-domain permission.
+//! size limit, paging a long page with `offset`, URL checks, and the per-domain permission.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -13,7 +13,7 @@ use hands_core::{
     Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolInput, ToolResult, Turn,
 };
 use hands_tool_web_fetch::WebFetchTool;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// One canned answer.
 struct Reply {
@@ -165,7 +165,7 @@ async fn http_errors_binary_bodies_and_limits() {
         "/missing" => Reply { status: 404, headers: vec![], body: b"nope".to_vec() },
         "/image" => Reply::ok("image/png", vec![0x89, b'P', b'N', b'G', 0, 1, 2]),
         "/huge" => Reply::ok("text/plain", vec![b'a'; 10 * 1024 * 1024 + 1]),
-        _ => Reply::ok("text/plain", "b".repeat(100_001)),
+        _ => Reply::ok("text/plain", "b"),
     });
     let (_work, engine) = engine(PermissionMode::BypassPermissions);
 
@@ -180,14 +180,80 @@ async fn http_errors_binary_bodies_and_limits() {
     let huge = fetch(&engine, &server.url("/huge"), "p").await;
     assert!(huge.is_error);
     assert!(huge.text().contains("larger than 10 MB"), "{}", huge.text());
+}
 
-    // 100 000 characters plus the header exceed the inline cap: the pipeline persists the result.
-    let long = fetch(&engine, &server.url("/long"), "p").await;
-    assert!(!long.is_error);
-    assert!(long.text().starts_with("<persisted-output>"), "{}", long.text());
-    let full = std::fs::read_to_string(hands_core::budget::result_path(engine.session(), "toolu_1")).unwrap();
-    let content = &full[full.find("---\n\n").unwrap() + 5..];
-    assert_eq!(content, format!("{}\n\n[Content truncated due to length...]", "b".repeat(100_000)));
+async fn fetch_at(engine: &Engine, url: &str, offset: Value) -> ToolResult {
+    let input = json!({ "url": url, "prompt": "p", "offset": offset });
+    engine.run_one(ToolCall::new("toolu_1", "WebFetch", input), &Turn::new()).await
+}
+
+/// The page's content in a result: what follows the header.
+fn content(result: &ToolResult) -> String {
+    let text = result.text();
+    text[text.find("---\n\n").expect("a header") + 5..].to_string()
+}
+
+#[tokio::test]
+async fn a_long_page_is_read_window_by_window_with_offset() {
+    // 250 000 characters, each window's first character marked so a shifted window shows, and
+    // some of two bytes so that positions are seen to count characters.
+    let page: String = (0..250_000)
+        .map(|i| match i {
+            _ if i % 100_000 == 0 => 'X',
+            _ if i % 100 == 1 => 'é',
+            _ => 'a',
+        })
+        .collect();
+    let served = page.clone();
+    let server = Server::start(move |_, _| Reply::ok("text/plain; charset=utf-8", served.clone()));
+    let (_work, engine) = engine(PermissionMode::BypassPermissions);
+    let url = server.url("/long");
+
+    // Each part fits inline (under the 50 000 threshold with its header and note) and the
+    // parts join up to the page.
+    let mut parts = String::new();
+    let mut offset = json!(null);
+    let mut calls = 0;
+    loop {
+        let part = fetch_at(&engine, &url, offset.clone()).await;
+        calls += 1;
+        assert!(!part.is_error && !part.text().starts_with("<persisted-output>"), "{}", part.text());
+        assert!(part.text().len() <= 50_000, "{}", part.text().len());
+        let body = content(&part);
+        match body.rfind("\n\n[Page cut here: this shows characters ") {
+            Some(at) => {
+                let note = &body[at..];
+                let next: usize = note.split("offset: ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+                assert_eq!(parts.chars().count() + body[..at].chars().count(), next, "{note}");
+                assert!(
+                    note.ends_with(&format!("of 250000. Call WebFetch again with offset: {next} for the next part.]"))
+                );
+                parts.push_str(&body[..at]);
+                // Sent as a model may send it: as text, then as a float.
+                offset = if calls % 2 == 1 { json!(next.to_string()) } else { json!(next as f64) };
+            }
+            None => {
+                let start = parts.chars().count();
+                let note = format!("\n\n[Characters {start} to 250000 of 250000: this is the end of the page.]");
+                assert!(body.ends_with(&note), "{}", &body[body.len().saturating_sub(200)..]);
+                parts.push_str(&body[..body.len() - note.len()]);
+                break;
+            }
+        }
+        assert!(calls < 20, "paging does not move on");
+    }
+    assert_eq!(parts, page);
+    assert!(calls >= 6, "{calls} parts");
+    assert_eq!(server.requests(), 1, "paging reads the cached page");
+
+    let past = fetch_at(&engine, &url, json!(250_000)).await;
+    assert!(past.is_error);
+    assert_eq!(
+        past.text(),
+        "offset 250000 lies past the end of this page, which has 250000 characters of content. Give an offset below 250000, or leave offset out to read from the start."
+    );
+    let negative = fetch_at(&engine, &url, json!(-5)).await;
+    assert!(negative.is_error && negative.text().contains("`offset`"), "{}", negative.text());
 }
 
 #[tokio::test]
