@@ -216,6 +216,7 @@ mod tests {
     use super::*;
     use crate::session::SessionConfig;
     use hands_fs::file_state::FileState;
+    use std::path::Path;
 
     fn session(dir: &Path) -> Arc<Session> {
         Session::new(SessionConfig {

@@ -868,7 +868,7 @@ impl RuleSet {
             format!("dontAsk mode denies what would ask ({})", asked.reason),
             format!(
                 "{}: it needs approval ({}, from {}), and permission mode dontAsk never asks. To allow it, {how}.",
-                crate::messages::not_run(tool),
+                hands_core::messages::not_run(tool),
                 asked.reason,
                 asked.source
             ),
@@ -965,7 +965,7 @@ fn deny_by_rule(rule: &CompiledRule, tool: &str, matched: Option<&str>) -> Decis
         format!("the deny rule `{}` in {} matches {subject}", rule.rule, rule.origin),
         format!(
             "{}: the deny rule `{}` in {} forbids it{what}.",
-            crate::messages::not_run(tool),
+            hands_core::messages::not_run(tool),
             rule.rule,
             rule.origin
         ),
