@@ -70,6 +70,8 @@ struct Planned {
     check: PathCheck,
     before: Option<FileSnapshot>,
     bytes: Vec<u8>,
+    /// Said after the result: the file was not read, or changed since (as Edit says it).
+    note: Option<&'static str>,
 }
 
 /// Which edit failed, in words, when there are several.
@@ -112,7 +114,7 @@ fn plan(session: &Session, check: PathCheck, input: &MultiEditInput) -> Result<O
             }
             let (text, _) =
                 edit::apply_edits("", &specs).map_err(|(i, e)| refusal(edit_failed(i, total, &e.to_string())))?;
-            return Ok(Some(Planned { check, before: None, bytes: text.into_bytes() }));
+            return Ok(Some(Planned { check, before: None, bytes: text.into_bytes(), note: None }));
         }
         Err(e) => return Err(refusal(format!("Cannot edit {}: {e}.", path.display()))),
     };
@@ -123,19 +125,25 @@ fn plan(session: &Session, check: PathCheck, input: &MultiEditInput) -> Result<O
         ))
     })?;
     let content = file.normalized();
+    let mut note = None;
     if !specs[0].old_string.is_empty() || !content.trim().is_empty() {
         if path.extension().is_some_and(|e| e == "ipynb") {
             return Err(refusal(constants::USE_NOTEBOOK_EDIT));
         }
-        match edit::read_state(session, &path, &snapshot) {
-            ReadState::NotRead => {
+        // As Edit: a prior full Read is required only under the stricter setting; otherwise
+        // the edits apply to the current content and the model is told.
+        let strict = edit::require_read_before_edit(session);
+        note = match edit::read_state(session, &path, &snapshot) {
+            ReadState::NotRead if strict => {
                 return Err(Refusal { message: edit::FILE_NOT_READ.into(), stale: true });
             }
-            ReadState::ModifiedSinceRead => {
+            ReadState::ModifiedSinceRead if strict => {
                 return Err(Refusal { message: edit::FILE_MODIFIED_SINCE_READ.into(), stale: true });
             }
-            ReadState::Current => {}
-        }
+            ReadState::NotRead => Some(edit::NOTE_NOT_READ),
+            ReadState::ModifiedSinceRead => Some(edit::NOTE_CHANGED_SINCE_READ),
+            ReadState::Current => None,
+        };
     }
     let markdown = edit::apply::is_markdown_path(&input.file_path);
     let normalized: Vec<EditSpec> = specs.iter().map(|s| edit::normalize_edit_input(&content, s, markdown)).collect();
@@ -162,7 +170,7 @@ fn plan(session: &Session, check: PathCheck, input: &MultiEditInput) -> Result<O
     })?;
     let (region, replacement) = edit::changed_region(&content, &new_text);
     let bytes = file.splice(region, &replacement);
-    Ok(Some(Planned { check, before: Some(snapshot), bytes }))
+    Ok(Some(Planned { check, before: Some(snapshot), bytes, note }))
 }
 
 #[async_trait::async_trait]
@@ -240,7 +248,11 @@ impl TypedTool for MultiEditTool {
             }
         }
         let n = input.edits.len();
-        let text = format!("Applied {n} edit{} to {}.", if n == 1 { "" } else { "s" }, input.file_path);
+        let mut text = format!("Applied {n} edit{} to {}.", if n == 1 { "" } else { "s" }, input.file_path);
+        if let Some(note) = planned.note {
+            text.push_str("\n\n");
+            text.push_str(note);
+        }
         Ok(ToolOutput::text(text)
             .with_data(json!({ "filePath": input.file_path, "edits": n, "created": planned.before.is_none() })))
     }

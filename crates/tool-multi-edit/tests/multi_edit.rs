@@ -130,12 +130,27 @@ async fn the_first_edit_may_create_the_file() {
 }
 
 #[tokio::test]
-async fn unread_files_are_refused_and_crlf_is_kept() {
+async fn unread_files_are_edited_with_a_note_unless_strict_and_crlf_is_kept() {
     let fx = fixture();
     let path = fx.root.join("unread.txt");
     fs::write(&path, "a\r\nb\r\n").unwrap();
+    // The stricter setting refuses a file that was not read.
+    fx.session.set_data(hands_edit::REQUIRE_READ_KEY, Some(json!(true)));
     let r = fx.multi_edit(&path, json!([{"old_string": "a", "new_string": "A"}])).await;
     assert_eq!(r.text(), err(FILE_NOT_READ));
+    assert_eq!(fs::read(&path).unwrap(), b"a\r\nb\r\n");
+    // By default, as Edit: applied to the current content, and the model is told.
+    fx.session.set_data(hands_edit::REQUIRE_READ_KEY, None);
+    let r = fx.multi_edit(&path, json!([{"old_string": "b", "new_string": "b2"}])).await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(r.text().ends_with(&format!("\n\n{}", hands_edit::NOTE_NOT_READ)), "{}", r.text());
+    assert_eq!(fs::read(&path).unwrap(), b"a\r\nb2\r\n");
+    // Changed on disk since the read: applied while old_string matches, and said.
+    fx.mark_read(&path);
+    fs::write(&path, "a\r\nb\r\n").unwrap();
+    let r = fx.multi_edit(&path, json!([{"old_string": "b", "new_string": "b3"}])).await;
+    assert!(r.text().ends_with(&format!("\n\n{}", hands_edit::NOTE_CHANGED_SINCE_READ)), "{}", r.text());
+    fs::write(&path, "a\r\nb\r\n").unwrap();
     fx.mark_read(&path);
     let r = fx
         .multi_edit(

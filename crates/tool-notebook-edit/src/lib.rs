@@ -87,6 +87,8 @@ struct Planned {
     bytes: Vec<u8>,
     edited: EditedNotebook,
     mode: EditMode,
+    /// Said after the result: the notebook was not read, or changed since (as Edit says it).
+    note: Option<&'static str>,
 }
 
 /// The checks in Claude Code's order, then the edit. `None` when the path is a UNC path or a
@@ -102,9 +104,6 @@ fn plan(session: &Session, check: PathCheck, input: &NotebookEditInput) -> Resul
     if edit_request.mode == EditMode::Insert && edit_request.cell_type.is_none() {
         return Err(notebook_refusal(NotebookError::CellTypeRequired));
     }
-    if session.file_state().get(&check.path).is_none_or(|s| s.partial) {
-        return Err(refusal(edit::FILE_NOT_READ, codes::NOT_READ));
-    }
     let (bytes, before) = match edit::read_with_snapshot(&check) {
         Ok(read) => read,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -114,9 +113,18 @@ fn plan(session: &Session, check: PathCheck, input: &NotebookEditInput) -> Resul
             return Err(refusal(format!("Cannot edit {}: {e}.", check.path.display()), codes::NOT_EDITABLE));
         }
     };
-    if edit::read_state(session, &check.path, &before) != ReadState::Current {
-        return Err(refusal(edit::FILE_MODIFIED_SINCE_READ, codes::MODIFIED));
-    }
+    // As Edit: a prior full Read is required only under the stricter setting; otherwise the
+    // cell (named by its id) is changed in the current notebook and the model is told.
+    let strict = edit::require_read_before_edit(session);
+    let note = match edit::read_state(session, &check.path, &before) {
+        ReadState::NotRead if strict => return Err(refusal(edit::FILE_NOT_READ, codes::NOT_READ)),
+        ReadState::ModifiedSinceRead if strict => {
+            return Err(refusal(edit::FILE_MODIFIED_SINCE_READ, codes::MODIFIED));
+        }
+        ReadState::NotRead => Some(edit::NOTE_NOT_READ),
+        ReadState::ModifiedSinceRead => Some(edit::NOTE_CHANGED_SINCE_READ),
+        ReadState::Current => None,
+    };
     let file = TextFile::decode(bytes).map_err(|_| notebook_refusal(NotebookError::InvalidJson))?;
     let text = file.normalized();
     let notebook = Notebook::parse(&text).map_err(notebook_refusal)?;
@@ -125,7 +133,7 @@ fn plan(session: &Session, check: PathCheck, input: &NotebookEditInput) -> Resul
     let edited = notebook.apply(&edit_request, seed).map_err(notebook_refusal)?;
     let (region, replacement) = edit::changed_region(&text, &edited.text);
     let bytes = file.splice(region, &replacement);
-    Ok(Some(Planned { check, before, bytes, edited, mode: edit_request.mode }))
+    Ok(Some(Planned { check, before, bytes, edited, mode: edit_request.mode, note }))
 }
 
 /// The result text Claude Code sends for each mode.
@@ -224,7 +232,12 @@ impl TypedTool for NotebookEditTool {
             "edit_mode": planned.mode.as_str(),
             "new_source": input.new_source,
         });
-        Ok(ToolOutput::text(result_message(planned.mode, &cell_id, &input.new_source)).with_data(data))
+        let mut text = result_message(planned.mode, &cell_id, &input.new_source);
+        if let Some(note) = planned.note {
+            text.push_str("\n\n");
+            text.push_str(note);
+        }
+        Ok(ToolOutput::text(text).with_data(data))
     }
 
     fn render_use(&self, input: &NotebookEditInput) -> Option<String> {

@@ -180,14 +180,26 @@ async fn validation_messages_in_claude_codes_order() {
     }
     assert_eq!(fs::read_to_string(&path).unwrap(), NB);
 
+    // Under the stricter setting, an unread or changed notebook is refused.
+    fx.session.set_data(hands_edit::REQUIRE_READ_KEY, Some(json!(true)));
     let unread = fx.root.join("unread.ipynb");
     fs::write(&unread, NB).unwrap();
     let r = fx.call(json!({"notebook_path": unread, "cell_id": "intro", "new_source": "x"})).await;
     assert_eq!(r.text(), err(FILE_NOT_READ));
-
     fs::write(&path, NB.replace("Analysis", "Report")).unwrap();
     let r = fx.call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "x"})).await;
     assert_eq!(r.text(), err(FILE_MODIFIED_SINCE_READ));
+    assert_eq!(fs::read_to_string(&unread).unwrap(), NB);
+
+    // By default, as Edit: the cell is changed in the notebook as it is now, and the model told.
+    fx.session.set_data(hands_edit::REQUIRE_READ_KEY, None);
+    let r = fx.call(json!({"notebook_path": unread, "cell_id": "intro", "new_source": "x"})).await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(r.text().ends_with(&format!("\n\n{}", hands_edit::NOTE_NOT_READ)), "{}", r.text());
+    let r = fx.call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "y"})).await;
+    assert!(!r.is_error, "{}", r.text());
+    assert!(r.text().ends_with(&format!("\n\n{}", hands_edit::NOTE_CHANGED_SINCE_READ)), "{}", r.text());
+    assert!(fs::read_to_string(&path).unwrap().contains("\"y\""), "the cell was changed");
 
     let broken = fx.notebook("broken.ipynb", "{\"cells\": [");
     let r = fx.call(json!({"notebook_path": broken, "cell_id": "cell-0", "new_source": "x"})).await;
