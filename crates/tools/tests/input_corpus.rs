@@ -88,5 +88,10 @@ async fn every_real_input_runs_or_gets_an_actionable_error() {
     }
     let share = 100.0 * accepted as f64 / corpus.len() as f64;
     println!("input corpus: {accepted} of {} inputs accepted ({share:.1}%)", corpus.len());
+    println!(
+        "input corpus: {} rejected, each with an is_error result naming the problem: {}",
+        corpus.len() - accepted,
+        if failures.is_empty() { "yes" } else { "NO" }
+    );
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), corpus.len(), failures.join("\n"));
 }
