@@ -206,3 +206,32 @@ async fn a_model_error_ends_the_run_with_it() {
         assert_eq!(run.messages.len(), 1);
     }
 }
+
+#[tokio::test]
+async fn between_turn_notices_follow_the_results_as_system_reminders() {
+    for kind in KINDS {
+        let fixture = fixture();
+        std::fs::create_dir(fixture.dir.path().join("sub")).unwrap();
+        let server = FakeModelApi::with_turns([
+            Turn::reply().tool_use("toolu_1", "Bash", json!({"command": "cd sub"})),
+            Turn::text("Moved."),
+        ])
+        .await
+        .unwrap();
+        let agent = agent(kind, &server, &fixture, AgentOptions::default());
+        let (run, events) = run(&agent, "go into sub", CancellationToken::new()).await;
+        assert_eq!(run.stop, Stop::EndTurn, "{kind}");
+        assert!(events.iter().any(|e| matches!(e, AgentEvent::Notice(_))), "{kind}: no notice event");
+        let Some(Message { content, .. }) = run.messages.get(2) else { panic!("no results message") };
+        assert!(matches!(content[0], ContentBlock::ToolResult { .. }), "{kind}: the result comes first");
+        let reminder = content.iter().find_map(|block| match block {
+            ContentBlock::Text { text, .. } => Some(text.clone()),
+            _ => None,
+        });
+        let reminder = reminder.unwrap_or_else(|| panic!("{kind}: no reminder in {content:?}"));
+        assert!(reminder.starts_with("<system-reminder>\nThe working directory is now "), "{kind}: {reminder}");
+        // The model got it with the result.
+        let sent = server.requests()[1].body.to_string();
+        assert!(sent.contains("The working directory is now"), "{kind}: {sent}");
+    }
+}
