@@ -114,3 +114,15 @@ pub fn stdout(output: &Output) -> String {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// Whether any process of group `pgid` is still alive (zombies count as gone): how the tests see
+/// that a background command outlived its session.
+#[cfg(target_os = "linux")]
+pub fn group_alive(pgid: u32) -> bool {
+    std::fs::read_dir("/proc").into_iter().flatten().flatten().any(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid pgrp ...`: the fields after the command name.
+        let fields: Vec<&str> = stat.rsplit_once(") ").map(|(_, rest)| rest.split(' ').collect()).unwrap_or_default();
+        fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z"
+    })
+}

@@ -12,6 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+#[cfg(target_os = "linux")]
+use hands_e2e::group_alive;
 use hands_e2e::{Project, hands_bin, workspace_root};
 use hands_mcp::{ClientOptions, McpClients, McpConfig};
 use serde_json::{Value, json};
@@ -252,17 +254,6 @@ fn docs_config_snippets_parse() {
 enum Stop {
     Signal(&'static str),
     EndOfInput,
-}
-
-/// Whether any process of group `pgid` is still alive (zombies count as gone).
-#[cfg(target_os = "linux")]
-fn group_alive(pgid: u32) -> bool {
-    std::fs::read_dir("/proc").into_iter().flatten().flatten().any(|entry| {
-        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        // `pid (comm) state ppid pgrp ...`: the fields after the command name.
-        let fields: Vec<&str> = stat.rsplit_once(") ").map(|(_, rest)| rest.split(' ').collect()).unwrap_or_default();
-        fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z"
-    })
 }
 
 /// Start `hands serve` on stdio, run a background command in it, stop the server `how`, and

@@ -10,6 +10,7 @@ mod bench_mcp;
 mod bench_sandbox;
 mod bench_search;
 mod docs;
+mod e2e_clients;
 mod facade;
 mod feature_matrix;
 mod fuzz;
@@ -92,6 +93,9 @@ enum Command {
         #[arg(long)]
         root: Option<std::path::PathBuf>,
     },
+    /// Install Claude Code, the Codex CLI and the MCP Inspector (pinned, from npm, into
+    /// ~/.cache/hands-e2e-clients) and run the end-to-end tests that mount hands in them.
+    E2eClients,
     /// Generate docs/tools.md from the registered tools.
     Docs {
         /// Fail when the checked-in file is stale instead of writing it.
@@ -108,6 +112,7 @@ fn main() -> anyhow::Result<()> {
         Command::NewTool { name, tool_name } => new_tool::run(&name, tool_name.as_deref()),
         Command::Docs { check } => docs::run(check),
         Command::Stats { root } => stats::run(root),
+        Command::E2eClients => e2e_clients::run_all(),
         Command::Fuzz { targets, seconds } => fuzz::run_targets(&targets, seconds),
         Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
         Command::BenchSandbox { runs } => bench_sandbox::run(runs),

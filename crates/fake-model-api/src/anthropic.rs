@@ -64,7 +64,7 @@ pub(crate) fn render(reply: Reply, model: &str, n: u64) -> Vec<Out> {
                 out.push(block_stop(index));
                 index += 1;
             }
-            Step::ToolUse { id, name, input } => {
+            Step::ToolUse { id, name, input, .. } => {
                 out.push(block_start(index, json!({"type": "tool_use", "id": id, "name": name, "input": {}})));
                 // The real API opens with an empty piece; clients must cope with it.
                 out.push(block_delta(index, json!({"type": "input_json_delta", "partial_json": ""})));

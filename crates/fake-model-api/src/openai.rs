@@ -63,7 +63,7 @@ pub(crate) fn render(reply: Reply, model: &str, n: u64, include_usage: bool) -> 
                     out.push(chunk(json!({"content": piece}), None));
                 }
             }
-            Step::ToolUse { id: call_id, name, input } => {
+            Step::ToolUse { id: call_id, name, input, .. } => {
                 out.push(chunk(
                     json!({"tool_calls": [{"index": call_index, "id": call_id, "type": "function",
                                            "function": {"name": name, "arguments": ""}}]}),

@@ -67,12 +67,16 @@ pub(crate) fn render(reply: Reply, model: &str, n: u64) -> Vec<Out> {
                 events.push("response.output_item.done", json!({"output_index": index, "item": finished}));
                 output.push(finished);
             }
-            Step::ToolUse { id: call_id, name, input } => {
+            Step::ToolUse { id: call_id, name, input, namespace } => {
                 let item_id = format!("fc_fake_{n}_{index}");
                 let arguments = input.to_string();
                 let item = |status: &str, arguments: &str| {
-                    json!({"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
-                           "arguments": arguments, "status": status})
+                    let mut item = json!({"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
+                           "arguments": arguments, "status": status});
+                    if let Some(namespace) = &namespace {
+                        item["namespace"] = json!(namespace);
+                    }
+                    item
                 };
                 events.push(
                     "response.output_item.added",

@@ -57,7 +57,14 @@ pub enum Step {
     /// A text block, streamed in small deltas.
     Text(String),
     /// A client tool call, its input JSON streamed in small pieces.
-    ToolUse { id: String, name: String, input: Value },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+        /// The Responses API's `namespace` of the function (Codex groups an MCP server's tools
+        /// in one, e.g. `mcp__hands`); other APIs ignore it.
+        namespace: Option<String>,
+    },
     /// Anthropic only: the server-side `web_search` tool ran `query` and found these
     /// `(title, url)` pairs (a `server_tool_use` block and a `web_search_tool_result` block).
     /// Other APIs skip it.
@@ -141,7 +148,19 @@ impl Turn {
 
     /// Append a tool call.
     pub fn tool_use(self, id: impl Into<String>, name: impl Into<String>, input: Value) -> Turn {
-        self.step(Step::ToolUse { id: id.into(), name: name.into(), input })
+        self.step(Step::ToolUse { id: id.into(), name: name.into(), input, namespace: None })
+    }
+
+    /// Append a call of a function that belongs to `namespace` (Responses API: the call item
+    /// carries `"namespace"`, as for the tools Codex lists in a namespace per MCP server).
+    pub fn namespaced_tool_use(
+        self,
+        id: impl Into<String>,
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+        input: Value,
+    ) -> Turn {
+        self.step(Step::ToolUse { id: id.into(), name: name.into(), input, namespace: Some(namespace.into()) })
     }
 
     /// Append a server-side web search with its results (Anthropic only).

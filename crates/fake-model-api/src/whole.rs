@@ -26,7 +26,7 @@ pub(crate) fn render(api: Api, reply: Reply, model: &str, n: u64) -> Whole {
     for step in reply.steps {
         match step {
             Step::Text(text) => blocks.push(json!({"type": "text", "text": text})),
-            Step::ToolUse { id, name, input } => {
+            Step::ToolUse { id, name, input, .. } => {
                 blocks.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
             }
             Step::WebSearch { id, query, results } => {

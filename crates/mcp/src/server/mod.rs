@@ -405,8 +405,12 @@ impl ServerHandler for Connection {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        // Which revision and client: `RUST_LOG=info` shows what a client negotiated.
+        let revision = context.protocol_version().map(|v| v.as_str().to_string()).unwrap_or_default();
+        let client = context.client_info().map(|c| format!("{} {}", c.name, c.version)).unwrap_or_default();
+        tracing::info!(revision = %revision, client = %client, "MCP tools/list");
         let engine = self.state.engine();
         let session = engine.session();
         let unlisted = &self.state.options.unlisted_tools;
