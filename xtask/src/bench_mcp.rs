@@ -34,7 +34,7 @@ use hands_mcp::rmcp::transport::TokioChildProcess;
 use hands_mcp::rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::util::{cargo, cargo_command, workspace_root};
+use crate::util::{cargo, cargo_command, target_dir, workspace_root};
 
 /// The pinned reference server.
 const REFERENCE_PACKAGE: &str = "@modelcontextprotocol/server-filesystem@2026.8.31";
@@ -155,12 +155,6 @@ pub fn run(calls: usize, rounds: usize, only: Option<&str>) -> anyhow::Result<()
     }
     report(calls, rounds, &hands, &reference);
     Ok(())
-}
-
-/// Where cargo builds: `CARGO_TARGET_DIR` (relative to the workspace when relative), or `target`.
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| workspace_root().join("target"), |dir| workspace_root().join(dir))
 }
 
 fn install_reference(target: &Path) -> anyhow::Result<PathBuf> {

@@ -6,7 +6,7 @@
 //! case is measured three ways, in rotating order within every round so that cache and
 //! frequency drift hit all of them alike:
 //!
-//! - `hands CLI`: `target/release/hands call TOOL JSON --cwd DIR`, a fresh process per call, as
+//! - `hands CLI`: `<target>/release/hands call TOOL JSON --cwd DIR`, a fresh process per call, as
 //!   an agent that shells out would pay;
 //! - `in-process`: the same call through an [`Engine`] in this (release) process, which is what an
 //!   agent embedding hands pays;
@@ -32,7 +32,7 @@ use hands_tool_glob::GlobTool;
 use hands_tool_grep::GrepTool;
 use serde_json::{Value, json};
 
-use crate::util::{cargo, cargo_command, workspace_root};
+use crate::util::{cargo, cargo_command, target_dir, workspace_root};
 
 /// Arguments Claude Code always gives ripgrep for Grep (reference §1.9).
 const RG_FIXED: [&str; 16] = [
@@ -119,7 +119,7 @@ pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
     let fd = find_fd()?;
     require("rg", "ripgrep")?;
     build_hands()?;
-    let hands = workspace_root().join("target/release/hands");
+    let hands = target_dir().join("release/hands");
     let corpus = match dir {
         Some(dir) => std::fs::canonicalize(&dir).with_context(|| format!("cannot open {}", dir.display()))?,
         None => generate_corpus(&workspace_root().join("target/bench-search/corpus"))?,
@@ -219,10 +219,10 @@ pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Build `target/release/hands` with the default tools; when another tool crate does not build,
+/// Build `<target>/release/hands` with the default tools; when another tool crate does not build,
 /// fall back to a build with only Glob and Grep (its start-up is then slightly cheaper).
 fn build_hands() -> anyhow::Result<()> {
-    eprintln!("==> building target/release/hands");
+    eprintln!("==> building the release hands binary");
     if cargo(&["build", "--release", "--quiet", "-p", "hands"]).is_ok() {
         return Ok(());
     }

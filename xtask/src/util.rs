@@ -12,6 +12,12 @@ pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
+/// Where cargo builds: `CARGO_TARGET_DIR` (relative to the workspace when relative), or `target`.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace_root().join("target"), |dir| workspace_root().join(dir))
+}
+
 /// A command running the cargo that runs us, without the variables `cargo run` set for xtask
 /// itself (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, ...). Left in, they reach the nested cargo's
 /// build scripts: `ring`'s tracks `CARGO_MANIFEST_DIR`, so every build started from xtask would
