@@ -5,9 +5,11 @@
 //!
 //! - [`root`]: the directory or file a search starts from, resolved through the core path
 //!   policy, with Claude Code's messages for a missing path or a file where a directory is needed;
-//! - [`open`]: opening found files relative to a descriptor of the search root;
+//! - [`open`]: reaching found files from a descriptor of the search root, without following a
+//!   symlink, so that nothing outside the judged root is opened, dated or listed;
 //! - [`display`]: paths as the model sees them (relative to the working directory when inside it);
-//! - [`order`]: newest-first ordering by modification time, ties by path;
+//! - [`order`]: ordering by modification time (newest first for Grep, oldest first for Glob,
+//!   kept to the cap as the walk goes), ties by path;
 //! - [`stop`]: the flag a blocking walk polls, raised by cancellation or the timeout, and the
 //!   async runner that connects the two;
 //! - [`settings`]: thread count and timeout from the environment;

@@ -1,9 +1,11 @@
-//! Result order: newest first by modification time, ties broken by path, which is how Grep's
-//! `files_with_matches` and Glob list files (the cap then keeps the files most likely to
-//! matter; files whose time cannot be read sort as the oldest); and [`path_order`], the
+//! Result order by modification time, ties broken by path: newest first for Grep's
+//! `files_with_matches` (files whose time cannot be read sort as the oldest), oldest first for
+//! Glob (as `rg --files --sort=modified`, which Claude Code's Glob runs; files without a time go
+//! last), kept to its cap while the walk goes on by [`OldestKept`]; and [`path_order`], the
 //! component-wise path order (ripgrep's `--sort path`) at the cost of a byte comparison.
 
 use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -21,6 +23,94 @@ impl DatedPath {
     /// The order of results: newest first, then by path (component-wise) ascending.
     pub fn newest_first(a: &DatedPath, b: &DatedPath) -> Ordering {
         b.modified.cmp(&a.modified).then_with(|| path_order(&a.path, &b.path))
+    }
+
+    /// Glob's order: oldest first, files without a time after every dated one, then by path
+    /// (component-wise) ascending.
+    pub fn oldest_first(a: &DatedPath, b: &DatedPath) -> Ordering {
+        let by_time = match (a.modified, b.modified) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        };
+        by_time.then_with(|| path_order(&a.path, &b.path))
+    }
+}
+
+/// The `cap` first files in [`DatedPath::oldest_first`] order among all those offered, and how
+/// many were offered: what a capped, oldest-first list needs, in memory for `cap` files however
+/// many match (a heap whose top is the newest file kept, the first to give way).
+#[derive(Debug)]
+pub struct OldestKept {
+    cap: usize,
+    heap: BinaryHeap<Kept>,
+    offered: usize,
+}
+
+/// A kept file, ordered by [`DatedPath::oldest_first`].
+#[derive(Debug)]
+struct Kept(DatedPath);
+
+impl PartialEq for Kept {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Kept {}
+impl PartialOrd for Kept {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Kept {
+    fn cmp(&self, other: &Self) -> Ordering {
+        DatedPath::oldest_first(&self.0, &other.0)
+    }
+}
+
+impl OldestKept {
+    /// Keep at most `cap` files.
+    pub fn new(cap: usize) -> Self {
+        Self { cap, heap: BinaryHeap::with_capacity(cap.saturating_add(1).min(1024)), offered: 0 }
+    }
+
+    /// Count `file` and keep it if it is among the `cap` first so far.
+    pub fn offer(&mut self, file: DatedPath) {
+        self.offered += 1;
+        if self.heap.len() < self.cap {
+            self.heap.push(Kept(file));
+            return;
+        }
+        if let Some(mut newest) = self.heap.peek_mut()
+            && DatedPath::oldest_first(&file, &newest.0) == Ordering::Less
+        {
+            *newest = Kept(file);
+        }
+    }
+
+    /// Take in what another thread kept and counted.
+    pub fn absorb(&mut self, other: OldestKept) {
+        let offered = self.offered + other.offered;
+        for kept in other.heap {
+            self.offer(kept.0);
+        }
+        self.offered = offered;
+    }
+
+    /// The most files kept.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// How many files were offered in all.
+    pub fn offered(&self) -> usize {
+        self.offered
+    }
+
+    /// The kept files, oldest first.
+    pub fn into_sorted(self) -> Vec<DatedPath> {
+        self.heap.into_sorted_vec().into_iter().map(|k| k.0).collect()
     }
 }
 
@@ -41,20 +131,6 @@ pub fn sort_newest_first(files: &mut [DatedPath]) {
     files.sort_unstable_by(DatedPath::newest_first);
 }
 
-/// Put the `k` newest of `files` first, in the order of [`sort_newest_first`]; the rest follow in
-/// no particular order. For a list that is cut at `k` anyway, this is linear in the number of
-/// files instead of sorting them all.
-pub fn sort_newest_first_top(files: &mut [DatedPath], k: usize) {
-    if k == 0 {
-        return;
-    }
-    if k < files.len() {
-        files.select_nth_unstable_by(k - 1, DatedPath::newest_first);
-    }
-    let top = k.min(files.len());
-    files[..top].sort_unstable_by(DatedPath::newest_first);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,33 +149,44 @@ mod tests {
     }
 
     #[test]
-    fn the_top_k_are_the_first_k_of_the_full_sort() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    fn oldest_first_then_path_then_unknown_last() {
+        let mut files = [at("/b", Some(10)), at("/z", None), at("/a", Some(10)), at("/c", Some(5)), at("/y", None)];
+        files.sort_by(DatedPath::oldest_first);
+        let order: Vec<_> = files.iter().map(|f| f.path.to_str().unwrap()).collect();
+        assert_eq!(order, ["/c", "/a", "/b", "/y", "/z"]);
+    }
+
+    /// Offered in any order and split between "threads", the kept files are the first `cap` of
+    /// the full oldest-first sort, and every offer is counted.
+    #[test]
+    fn the_kept_files_are_the_first_of_the_full_sort() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
         };
-        let files: Vec<DatedPath> = (0..300)
+        let files: Vec<DatedPath> = (0..500)
             .map(|i| {
-                let secs = match next() % 5 {
+                let secs = match next() % 6 {
                     0 => None,
                     n => Some(n * 10),
                 };
-                at(&format!("/d{}/f{i}", next() % 7), secs)
+                at(&format!("/d{}/f{i}", next() % 5), secs)
             })
             .collect();
         let mut full = files.clone();
-        sort_newest_first(&mut full);
-        for k in [0, 1, 2, 50, 299, 300, 301, 1000] {
-            let mut top = files.clone();
-            sort_newest_first_top(&mut top, k);
-            let k = k.min(files.len());
-            assert_eq!(top[..k], full[..k], "k = {k}");
-            let mut rest = top.clone();
-            sort_newest_first(&mut rest);
-            assert_eq!(rest, full, "nothing lost or added (k = {k})");
+        full.sort_by(DatedPath::oldest_first);
+        for cap in [0, 1, 2, 100, 499, 500, 501] {
+            let mut one = OldestKept::new(cap);
+            let mut other = OldestKept::new(cap);
+            for (i, f) in files.iter().enumerate() {
+                if i % 3 == 0 { other.offer(f.clone()) } else { one.offer(f.clone()) }
+            }
+            one.absorb(other);
+            assert_eq!(one.offered(), files.len(), "cap = {cap}");
+            assert_eq!(one.into_sorted(), full[..cap.min(files.len())], "cap = {cap}");
         }
     }
 

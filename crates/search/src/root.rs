@@ -1,13 +1,16 @@
 //! Where a search starts. The model's `path` goes through the core path policy (`~`, relative to
-//! the working directory, `.`/`..`), then is checked for what the tool needs: Glob wants a
-//! directory, Grep a directory or a regular file. The messages are Claude Code's (reference §1.8,
-//! §1.9), with its `Did you mean ...?` hint for the "dropped repository folder" mistake (an
-//! absolute path that skips the repository's own folder).
+//! the working directory, `.`/`..`, symlinks resolved), once per call: [`check_root`] asks the
+//! call's context, so validation, the permission decision and the search itself share one check,
+//! and the search opens the root where that check resolved it ([`SearchRoot::real`], see
+//! `open.rs`), never a path the decision did not judge. Then the check is held to what the tool
+//! needs: Glob wants a directory, Grep a directory or a regular file. The messages are Claude
+//! Code's (reference §1.8, §1.9), with its `Did you mean ...?` hint for the "dropped repository
+//! folder" mistake (an absolute path that skips the repository's own folder).
 
 use std::path::{Path, PathBuf};
 
-use hands_core::Session;
-use hands_core::path_policy::{FileKind, PathCheck, check_path};
+use hands_core::path_policy::{FileKind, PathCheck, requested_path};
+use hands_core::{Session, ToolContext};
 
 /// What a search root is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,24 +26,39 @@ pub enum RootKind {
 pub struct SearchRoot {
     /// Absolute, normalised (symlinks not resolved, so printed paths keep the user's spelling).
     pub path: PathBuf,
+    /// Where the check resolved it, every symlink followed: what the permission decision judged
+    /// and what the search opens (refusing any symlink met on the way since).
+    pub real: PathBuf,
     /// Directory or file.
     pub kind: RootKind,
 }
 
-/// The path the model gave, or the working directory when it gave none, as the path policy sees
-/// it.
-pub fn check_root(session: &Session, raw: Option<&str>) -> PathCheck {
-    check_path(session, raw.filter(|r| !r.is_empty()).unwrap_or("."))
+/// The path the model gave, or `.` (the working directory) when it gave none or an empty one.
+fn spelled(raw: Option<&str>) -> &str {
+    raw.filter(|r| !r.is_empty()).unwrap_or(".")
+}
+
+/// The path the model gave, or the working directory, as the path policy sees it; made once per
+/// call (the call's context keeps it), so every step of the call judges the same check.
+pub fn check_root(ctx: &ToolContext, raw: Option<&str>) -> PathCheck {
+    ctx.check_path(spelled(raw))
+}
+
+/// The searched path as written, made absolute without touching the disk (what a call's effects
+/// name for permission rules).
+pub fn root_path(session: &Session, raw: Option<&str>) -> PathBuf {
+    requested_path(session, spelled(raw))
 }
 
 /// Glob's root: an existing directory. Errors carry Claude Code's texts: `Directory does not
 /// exist: <path>. Note: your current working directory is <cwd>.` (with `Did you mean ...?`) and
 /// `Path is not a directory: <path>`, where `<path>` is spelled as the model wrote it.
-pub fn directory_root(session: &Session, raw: Option<&str>) -> Result<PathBuf, String> {
-    let check = check_root(session, raw);
-    let shown = raw.unwrap_or(".");
+pub fn directory_root(session: &Session, check: &PathCheck) -> Result<SearchRoot, String> {
+    let shown = &check.requested;
     match check.kind {
-        FileKind::Directory => Ok(check.path),
+        FileKind::Directory => {
+            Ok(SearchRoot { path: check.path.clone(), real: check.real.clone(), kind: RootKind::Directory })
+        }
         FileKind::Missing => Err(with_suggestion(
             format!(
                 "Directory does not exist: {shown}. Note: your current working directory is {}.",
@@ -56,12 +74,12 @@ pub fn directory_root(session: &Session, raw: Option<&str>) -> Result<PathBuf, S
 /// Grep's root: an existing directory or regular file. A missing path gets `Path does not exist:
 /// <path>. Note: your current working directory is <cwd>.` (with `Did you mean ...?`); devices,
 /// FIFOs and sockets are refused because reading them could block or never end.
-pub fn file_or_directory_root(session: &Session, raw: Option<&str>) -> Result<SearchRoot, String> {
-    let check = check_root(session, raw);
-    let shown = raw.unwrap_or(".");
+pub fn file_or_directory_root(session: &Session, check: &PathCheck) -> Result<SearchRoot, String> {
+    let shown = &check.requested;
+    let root = |kind| Ok(SearchRoot { path: check.path.clone(), real: check.real.clone(), kind });
     match check.kind {
-        FileKind::Directory => Ok(SearchRoot { path: check.path, kind: RootKind::Directory }),
-        FileKind::Regular => Ok(SearchRoot { path: check.path, kind: RootKind::File }),
+        FileKind::Directory => root(RootKind::Directory),
+        FileKind::Regular => root(RootKind::File),
         FileKind::Missing => Err(with_suggestion(
             format!(
                 "Path does not exist: {shown}. Note: your current working directory is {}.",
@@ -107,9 +125,18 @@ pub fn suggest_path_under_cwd(cwd: &Path, requested: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use hands_core::SessionConfig;
+    use hands_core::path_policy::check_path;
 
     fn session_in(dir: &Path) -> std::sync::Arc<Session> {
         Session::new(SessionConfig { cwd: Some(dir.to_path_buf()), ..Default::default() }).unwrap()
+    }
+
+    fn directory(session: &Session, raw: Option<&str>) -> Result<PathBuf, String> {
+        directory_root(session, &check_path(session, spelled(raw))).map(|r| r.path)
+    }
+
+    fn file_or_directory(session: &Session, raw: &str) -> Result<SearchRoot, String> {
+        file_or_directory_root(session, &check_path(session, raw))
     }
 
     #[test]
@@ -131,11 +158,11 @@ mod tests {
         std::fs::create_dir_all(repo.join("src")).unwrap();
         std::fs::write(repo.join("file.txt"), "x").unwrap();
         let session = session_in(&repo);
-        assert_eq!(directory_root(&session, Some("src")).unwrap(), repo.join("src"));
-        assert_eq!(directory_root(&session, None).unwrap(), repo);
-        assert_eq!(directory_root(&session, Some("file.txt")).unwrap_err(), "Path is not a directory: file.txt");
+        assert_eq!(directory(&session, Some("src")).unwrap(), repo.join("src"));
+        assert_eq!(directory(&session, None).unwrap(), repo);
+        assert_eq!(directory(&session, Some("file.txt")).unwrap_err(), "Path is not a directory: file.txt");
         let missing = top.join("src");
-        let message = directory_root(&session, Some(missing.to_str().unwrap())).unwrap_err();
+        let message = directory(&session, Some(missing.to_str().unwrap())).unwrap_err();
         assert_eq!(
             message,
             format!(
@@ -152,10 +179,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "x").unwrap();
         let session = session_in(dir.path());
-        assert_eq!(file_or_directory_root(&session, Some("a.txt")).unwrap().kind, RootKind::File);
-        assert!(
-            file_or_directory_root(&session, Some("nope")).unwrap_err().starts_with("Path does not exist: nope. Note:")
-        );
-        assert!(file_or_directory_root(&session, Some("/dev/zero")).unwrap_err().contains("/dev/zero"));
+        assert_eq!(file_or_directory(&session, "a.txt").unwrap().kind, RootKind::File);
+        assert!(file_or_directory(&session, "nope").unwrap_err().starts_with("Path does not exist: nope. Note:"));
+        assert!(file_or_directory(&session, "/dev/zero").unwrap_err().contains("/dev/zero"));
     }
 }

@@ -21,5 +21,5 @@ pub const NO_IGNORE_ENV: &str = "CLAUDE_CODE_GLOB_NO_IGNORE";
 /// truthy value (`CLAUDE_CODE_GLOB_HIDDEN=false` leaves them out).
 pub const HIDDEN_ENV: &str = "CLAUDE_CODE_GLOB_HIDDEN";
 
-/// The last line of a list that was cut at [`MAX_RESULTS`].
-pub const TRUNCATED_NOTICE: &str = "(Results are truncated. Consider using a more specific path or pattern.)";
+/// How the last line of a list cut at [`MAX_RESULTS`] begins (the rest says how many matched).
+pub const TRUNCATED_PREFIX: &str = "(Showing the ";

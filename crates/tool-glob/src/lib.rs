@@ -4,8 +4,12 @@
 //! --glob PATTERN --no-ignore --hidden`; hands walks in process with the same `ignore` crate.
 //! Hidden files are listed and `.gitignore` is not applied (settings `CLAUDE_CODE_GLOB_HIDDEN`,
 //! `CLAUDE_CODE_GLOB_NO_IGNORE`); version-control folders are left out. At most 100 files,
-//! newest first (ties by path), so the cap keeps the files most likely to matter; paths relative
-//! to the working directory.
+//! oldest first by modification time (ties by path), as `rg --files --sort=modified` lists them,
+//! then a line saying how many more matched; paths relative to the working directory.
+//!
+//! The folder searched is checked once per call (validation, the permission decision and the
+//! search share the check) and opened where that check resolved it, refusing symlinks; every
+//! match is verified below that descriptor before it is listed (`search.rs`).
 //!
 //! - `pattern.rs`: absolute patterns split into a folder and a glob; `search.rs`: the walk;
 //!   `prompt.rs`: the description; `render.rs`: one-line summaries; `constants.rs`: name, limits
@@ -21,19 +25,19 @@ use std::time::{Duration, Instant};
 
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
+use hands_core::path_policy::{FileKind, PathCheck, requested_path};
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
 use hands_search::display::display_path;
-use hands_search::order::sort_newest_first_top;
-use hands_search::root::{check_root, directory_root};
+use hands_search::root::{check_root, directory_root, root_path};
 use hands_search::settings::{self, describe_duration, env_flag};
 use hands_search::stop::{Finished, run_blocking};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-pub use constants::{GLOB_TOOL_NAME, MAX_RESULT_SIZE_CHARS, MAX_RESULTS, TRUNCATED_NOTICE};
+pub use constants::{GLOB_TOOL_NAME, MAX_RESULT_SIZE_CHARS, MAX_RESULTS, TRUNCATED_PREFIX};
 pub use prompt::DESCRIPTION;
 
 use crate::pattern::split_pattern;
@@ -93,25 +97,37 @@ impl GlobTool {
 }
 
 /// The folder a call reads, as the path policy sees it: the folder an absolute pattern names,
-/// else `path`, else the working directory. Permissions are judged on it.
-fn searched_folder(session: &Session, input: &GlobInput) -> hands_core::path_policy::PathCheck {
+/// else `path`, else the working directory. Permissions are judged on it, and the search opens
+/// it where this check (kept by the call's context) resolved it.
+fn searched_folder(ctx: &ToolContext, input: &GlobInput) -> PathCheck {
     match split_pattern(&input.pattern).base {
-        Some(base) => hands_core::path_policy::check_path(session, &base.to_string_lossy()),
-        None => check_root(session, input.path.as_deref()),
+        Some(base) => ctx.check_path(&base.to_string_lossy()),
+        None => check_root(ctx, input.path.as_deref()),
     }
 }
 
-/// The model-visible list: paths one per line and the truncation line, or `No files found`.
-pub fn format_files(names: &[String], truncated: bool) -> String {
+/// The model-visible list: paths one per line and, when `omitted` matches were left out, a
+/// last line saying how many; or `No files found`.
+pub fn format_files(names: &[String], omitted: usize) -> String {
     if names.is_empty() {
         return "No files found".to_string();
     }
     let mut text = names.join("\n");
-    if truncated {
+    if omitted > 0 {
         text.push('\n');
-        text.push_str(TRUNCATED_NOTICE);
+        text.push_str(&truncated_notice(names.len(), omitted));
     }
     text
+}
+
+/// The last line of a cut list: `(Showing the 100 oldest of 137 matching files; 37 more are not
+/// listed. Narrow the path or pattern to see them.)`.
+pub fn truncated_notice(shown: usize, omitted: usize) -> String {
+    let total = shown + omitted;
+    let more = if omitted == 1 { "1 more is".to_string() } else { format!("{omitted} more are") };
+    format!(
+        "{TRUNCATED_PREFIX}{shown} oldest of {total} matching files; {more} not listed. Narrow the path or pattern to see them.)"
+    )
 }
 
 #[async_trait::async_trait]
@@ -140,7 +156,11 @@ impl TypedTool for GlobTool {
 
     /// Reads the folder it searches.
     fn effects(&self, input: &GlobInput, session: &Session) -> Effects {
-        Effects::none().read(searched_folder(session, input).path).subject_fields(&["path", "pattern"])
+        let folder = match split_pattern(&input.pattern).base {
+            Some(base) => requested_path(session, &base.to_string_lossy()),
+            None => root_path(session, input.path.as_deref()),
+        };
+        Effects::none().read(folder).subject_fields(&["path", "pattern"])
     }
 
     fn effect_kinds(&self) -> EffectKinds {
@@ -155,55 +175,59 @@ impl TypedTool for GlobTool {
             let code = |m: &String| {
                 if m.starts_with("Path is not a directory") { 2 } else { 1 }
             };
-            directory_root(ctx.session(), input.path.as_deref())
+            directory_root(ctx.session(), &check_root(ctx, input.path.as_deref()))
                 .map_err(|m| ValidationError::plain(m.clone(), code(&m)))?;
         }
         Ok(())
     }
 
     async fn check_permissions(&self, input: &GlobInput, ctx: &ToolContext) -> PermissionResult {
-        searched_folder(ctx.session(), input).read_permission(GLOB_TOOL_NAME)
+        searched_folder(ctx, input).read_permission(GLOB_TOOL_NAME)
     }
 
     async fn call(&self, input: &GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let started = Instant::now();
         let session = ctx.session();
         let cwd = session.cwd();
-        let mut dir = directory_root(session, input.path.as_deref()).map_err(ToolError::msg)?;
+        // The check the permission decision judged: the search opens the folder where it resolved.
+        let mut root = directory_root(session, &check_root(ctx, input.path.as_deref())).map_err(ToolError::msg)?;
         let split = split_pattern(&input.pattern);
-        if let Some(base) = split.base {
-            if !base.is_dir() {
-                return Ok(ToolOutput::text(format_files(&[], false)));
+        if split.base.is_some() {
+            let check = searched_folder(ctx, input);
+            if check.kind != FileKind::Directory {
+                return Ok(ToolOutput::text(format_files(&[], 0)));
             }
-            dir = base;
+            root = directory_root(session, &check).map_err(ToolError::msg)?;
         }
         let threads = self.threads.unwrap_or_else(settings::threads);
-        let search = match GlobSearch::new(dir, &split.glob, self.visibility(), session.read_filter(), threads) {
-            Ok(search) => search,
-            Err(message) => return Ok(ToolOutput::error(tool_use_error(&message))),
-        };
+        let searched = root.path.clone();
+        let search =
+            match GlobSearch::new(root, &split.glob, self.visibility(), session.read_filter(), threads, MAX_RESULTS) {
+                Ok(search) => search,
+                Err(message) => return Ok(ToolOutput::error(tool_use_error(&message))),
+            };
         let timeout = self.timeout.unwrap_or_else(settings::timeout);
-        let finished = run_blocking(ctx.cancel_token(), timeout, move |stop| {
-            let mut files = search.run(&stop);
-            sort_newest_first_top(&mut files, MAX_RESULTS);
-            files
-        })
-        .await
-        .map_err(|e| ToolError::msg(e.to_string()))?;
-        let (files, timed_out) = match finished {
+        let finished = run_blocking(ctx.cancel_token(), timeout, move |stop| search.run(&stop))
+            .await
+            .map_err(|e| ToolError::msg(e.to_string()))?;
+        let (kept, timed_out) = match finished {
             Finished::Cancelled => return Err(ToolError::Cancelled),
-            Finished::Complete(files) => (files, false),
-            Finished::TimedOut(files) => (files, true),
+            Finished::Complete(kept) => (kept, false),
+            Finished::TimedOut(kept) => (kept, true),
         };
+        let kept = kept.map_err(|e| ToolError::msg(format!("Cannot search {}: {e}", searched.display())))?;
+        let matched = kept.offered();
+        let files = kept.into_sorted();
         let waited = describe_duration(timeout);
         if timed_out && files.is_empty() {
             return Err(ToolError::msg(format!(
                 "Glob gave up after {waited} without finding a match. Search a narrower folder or a more precise pattern."
             )));
         }
-        let truncated = files.len() > MAX_RESULTS;
-        let names: Vec<String> = files.iter().take(MAX_RESULTS).map(|f| display_path(&cwd, &f.path)).collect();
-        let mut text = format_files(&names, truncated);
+        let names: Vec<String> = files.iter().map(|f| display_path(&cwd, &f.path)).collect();
+        let omitted = matched - names.len();
+        let truncated = omitted > 0;
+        let mut text = format_files(&names, omitted);
         if timed_out {
             text.push_str(&format!(
                 "\n(Glob stopped after {waited}, so this list may be incomplete. A narrower folder or pattern finishes sooner.)"
@@ -235,8 +259,15 @@ mod tests {
 
     #[test]
     fn list_texts() {
-        assert_eq!(format_files(&[], false), "No files found");
-        assert_eq!(format_files(&["a".into(), "b".into()], false), "a\nb");
-        assert_eq!(format_files(&["a".into()], true), format!("a\n{TRUNCATED_NOTICE}"));
+        assert_eq!(format_files(&[], 0), "No files found");
+        assert_eq!(format_files(&["a".into(), "b".into()], 0), "a\nb");
+        assert_eq!(
+            format_files(&["a".into(), "b".into()], 1),
+            "a\nb\n(Showing the 2 oldest of 3 matching files; 1 more is not listed. Narrow the path or pattern to see them.)"
+        );
+        assert_eq!(
+            truncated_notice(100, 37),
+            "(Showing the 100 oldest of 137 matching files; 37 more are not listed. Narrow the path or pattern to see them.)"
+        );
     }
 }

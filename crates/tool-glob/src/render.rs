@@ -5,7 +5,7 @@ use hands_core::ToolResult;
 use hands_core::text::truncate_chars;
 
 use crate::GlobInput;
-use crate::constants::TRUNCATED_NOTICE;
+use crate::constants::TRUNCATED_PREFIX;
 
 /// `Glob("pattern")` or `Glob("pattern", path)`.
 pub fn render_use(input: &GlobInput) -> String {
@@ -24,7 +24,7 @@ pub fn render_result(result: &ToolResult) -> String {
     if text == "No files found" {
         return text;
     }
-    let truncated = text.ends_with(TRUNCATED_NOTICE);
+    let truncated = text.lines().last().is_some_and(|l| l.starts_with(TRUNCATED_PREFIX));
     let files = text.lines().count() - usize::from(truncated);
     format!("{files} file{}{}", if files == 1 { "" } else { "s" }, if truncated { ", truncated" } else { "" })
 }
@@ -39,7 +39,7 @@ mod tests {
         assert_eq!(render_use(&input), "Glob(\"**/*.rs\", src)");
         let r = |t: &str| ToolResult::new("t", vec![hands_core::ContentBlock::text(t)], false);
         assert_eq!(render_result(&r("a\nb")), "2 files");
-        assert_eq!(render_result(&r(&format!("a\n{TRUNCATED_NOTICE}"))), "1 file, truncated");
+        assert_eq!(render_result(&r(&format!("a\n{}", crate::truncated_notice(1, 4)))), "1 file, truncated");
         assert_eq!(render_result(&r("No files found")), "No files found");
     }
 }

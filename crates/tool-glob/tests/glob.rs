@@ -1,5 +1,5 @@
-//! Glob's behaviour on generated trees, through the real call pipeline: matching rules, newest
-//! first, the 100-file cap, hidden files and ignore files, version-control folders, absolute
+//! Glob's behaviour on generated trees, through the real call pipeline: matching rules, oldest
+//! first, the 100-file cap and its count of what was left out, hidden files and ignore files, version-control folders, absolute
 //! patterns, the error messages, symlink loops, unreadable folders, Unicode names, the read-deny
 //! filter and the timeout.
 
@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use hands_core::session::PathFilter;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
-use hands_tool_glob::{GlobTool, TRUNCATED_NOTICE};
+use hands_tool_glob::GlobTool;
 use serde_json::{Value, json};
 
 struct Fixture {
@@ -73,16 +73,16 @@ fn fixture() -> Fixture {
 }
 
 #[tokio::test]
-async fn matches_newest_first_with_ties_by_path() {
+async fn matches_oldest_first_with_ties_by_path() {
     let f = fixture();
     f.file("old.rs", 500);
     f.file("src/b.rs", 100);
     f.file("src/a.rs", 100);
     f.file("src/deep/new.rs", 1);
     f.file("notes.md", 0);
-    assert_eq!(f.glob(json!({"pattern": "**/*.rs"})).await, "src/deep/new.rs\nsrc/a.rs\nsrc/b.rs\nold.rs");
+    assert_eq!(f.glob(json!({"pattern": "**/*.rs"})).await, "old.rs\nsrc/a.rs\nsrc/b.rs\nsrc/deep/new.rs");
     // A pattern without `/` matches file names at any depth, as ripgrep's --glob does.
-    assert_eq!(f.glob(json!({"pattern": "*.rs"})).await, "src/deep/new.rs\nsrc/a.rs\nsrc/b.rs\nold.rs");
+    assert_eq!(f.glob(json!({"pattern": "*.rs"})).await, "old.rs\nsrc/a.rs\nsrc/b.rs\nsrc/deep/new.rs");
     // A pattern with `/` is anchored at the searched folder.
     assert_eq!(f.glob(json!({"pattern": "src/*.rs"})).await, "src/a.rs\nsrc/b.rs");
     assert_eq!(f.glob(json!({"pattern": "./src/*.rs"})).await, "src/a.rs\nsrc/b.rs");
@@ -91,23 +91,35 @@ async fn matches_newest_first_with_ties_by_path() {
 }
 
 #[tokio::test]
-async fn at_most_100_files_keeping_the_newest() {
-    let f = fixture();
-    for i in 0..130u64 {
-        f.file(&format!("f{i:03}.txt"), i);
+async fn at_most_100_files_keeping_the_oldest_and_counting_the_rest() {
+    for threads in [1, 2] {
+        let f = Fixture::new(GlobTool::new().with_threads(threads).with_visibility(false, true));
+        // f000 is the newest, f199 the oldest; spread over folders so that several threads
+        // (and, on one thread, the dating thread) each see some.
+        for i in 0..200u64 {
+            f.file(&format!("d{}/f{i:03}.txt", i % 3), i);
+        }
+        let text = f.glob(json!({"pattern": "**/*.txt"})).await;
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 101, "threads = {threads}");
+        assert_eq!(lines[0], "d1/f199.txt");
+        assert_eq!(lines[99], "d1/f100.txt");
+        assert_eq!(
+            lines[100],
+            "(Showing the 100 oldest of 200 matching files; 100 more are not listed. Narrow the path or pattern to see them.)"
+        );
+        let data = f.call(json!({"pattern": "**/*.txt"})).await;
+        assert_eq!(data.text(), text);
+        for i in 0..99 {
+            std::fs::remove_file(f.root.join(format!("d{}/f{i:03}.txt", i % 3))).unwrap();
+        }
+        let one_more = f.glob(json!({"pattern": "**/*.txt"})).await;
+        assert!(one_more.ends_with("; 1 more is not listed. Narrow the path or pattern to see them.)"), "{one_more}");
+        std::fs::remove_file(f.root.join("d0/f099.txt")).unwrap();
+        let exactly = f.glob(json!({"pattern": "**/*.txt"})).await;
+        assert_eq!(exactly.lines().count(), 100, "exactly 100 files are not truncated");
+        assert!(!exactly.contains("(Showing"));
     }
-    let text = f.glob(json!({"pattern": "*.txt"})).await;
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 101);
-    assert_eq!(lines[0], "f000.txt");
-    assert_eq!(lines[99], "f099.txt");
-    assert_eq!(lines[100], TRUNCATED_NOTICE);
-    assert_eq!(TRUNCATED_NOTICE, "(Results are truncated. Consider using a more specific path or pattern.)");
-    for i in 100..130 {
-        std::fs::remove_file(f.root.join(format!("f{i:03}.txt"))).unwrap();
-    }
-    let exactly = f.glob(json!({"pattern": "*.txt"})).await;
-    assert_eq!(exactly.lines().count(), 100, "exactly 100 files are not truncated");
 }
 
 #[tokio::test]
@@ -121,7 +133,7 @@ async fn hidden_files_listed_ignore_files_skipped_vcs_left_out() {
     f.file("target/debug.toml", 3);
     f.file(".cargo/config.toml", 2);
     f.file("Cargo.toml", 1);
-    assert_eq!(f.glob(json!({"pattern": "**/*.toml"})).await, "Cargo.toml\n.cargo/config.toml\ntarget/debug.toml");
+    assert_eq!(f.glob(json!({"pattern": "**/*.toml"})).await, "target/debug.toml\n.cargo/config.toml\nCargo.toml");
     // The settings' other side: ignore files respected, hidden files left out.
     let strict = Fixture::in_dir(tempfile::tempdir().unwrap(), GlobTool::new().with_visibility(true, false));
     std::fs::create_dir_all(strict.root.join(".git")).unwrap();
@@ -141,7 +153,7 @@ async fn absolute_patterns_and_paths() {
     let pattern = format!("{}/src/app/**/*.ts", f.root.display());
     assert_eq!(f.glob(json!({"pattern": pattern})).await, "src/app/main.ts");
     let with_path = f.glob(json!({"pattern": "*.ts*", "path": f.root.join("src").to_str().unwrap()})).await;
-    assert_eq!(with_path, "src/app/view.tsx\nsrc/app/main.ts");
+    assert_eq!(with_path, "src/app/main.ts\nsrc/app/view.tsx");
     let literal = format!("{}/other/x.ts", f.root.display());
     assert_eq!(f.glob(json!({"pattern": literal})).await, "other/x.ts");
     let missing_base = format!("{}/nowhere/*.ts", f.root.display());
@@ -202,7 +214,7 @@ async fn unreadable_folders_are_skipped_without_failing() {
     std::fs::set_permissions(f.root.join("closed"), std::fs::Permissions::from_mode(0o755)).unwrap();
     if is_root() {
         // Root reads any folder.
-        assert_eq!(text, "closed/b.txt\nopen/a.txt");
+        assert_eq!(text, "open/a.txt\nclosed/b.txt");
     } else {
         assert_eq!(text, "open/a.txt");
     }
@@ -220,7 +232,7 @@ async fn unicode_names() {
     let f = fixture();
     f.file("données/école.md", 1);
     f.file("日本/テスト.md", 0);
-    assert_eq!(f.glob(json!({"pattern": "**/*.md"})).await, "日本/テスト.md\ndonnées/école.md");
+    assert_eq!(f.glob(json!({"pattern": "**/*.md"})).await, "données/école.md\n日本/テスト.md");
     assert_eq!(f.glob(json!({"pattern": "**/é*"})).await, "données/école.md");
 }
 

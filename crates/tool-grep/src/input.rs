@@ -55,6 +55,9 @@ pub struct GrepInput {
     /// Ignore upper and lower case (rg -i)
     #[serde(default, rename = "-i")]
     pub case_insensitive: Option<bool>,
+    /// Print only the text each match covers, one match per line, instead of the whole line (rg -o); content mode only
+    #[serde(default, rename = "-o")]
+    pub only_matching: Option<bool>,
     /// Search only one kind of file, by ripgrep type name such as py, js, rust or go (rg --type); quicker than a glob for common languages
     #[serde(default, rename = "type")]
     pub file_type: Option<String>,
@@ -91,6 +94,8 @@ pub struct GrepOptions {
     pub line_numbers: bool,
     /// Case-insensitive matching.
     pub case_insensitive: bool,
+    /// Print only the matched text of each match (content mode only).
+    pub only_matching: bool,
     /// `.` matches newlines and matches may span lines.
     pub multiline: bool,
     /// The `--glob` patterns, split as Claude Code splits them.
@@ -125,6 +130,7 @@ impl GrepInput {
             after,
             line_numbers: mode == OutputMode::Content && self.line_numbers.unwrap_or(true),
             case_insensitive: self.case_insensitive.unwrap_or(false),
+            only_matching: mode == OutputMode::Content && self.only_matching.unwrap_or(false),
             multiline: self.multiline.unwrap_or(false),
             globs: self.glob.as_deref().map(split_globs).unwrap_or_default(),
             file_type: self.file_type.clone().filter(|t| !t.is_empty()),

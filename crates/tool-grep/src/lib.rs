@@ -11,6 +11,9 @@
 //! - The search runs on tokio's blocking pool, stops at once when the call is cancelled, and
 //!   after the timeout (`HANDS_GREP_TIMEOUT_MS`, 20 s by default) reports what it found so far.
 //! - Paths that the permission rules deny for reading are never searched.
+//! - The searched path is checked once per call: validation, the permission decision and the
+//!   search share that check, and the search opens the file or folder where it resolved,
+//!   refusing any symlink met on the way since (`search.rs`).
 
 mod constants;
 mod format;
@@ -25,7 +28,7 @@ use hands_core::effects::{EffectKinds, Effects};
 use hands_core::{
     PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
 };
-use hands_search::root::{check_root, file_or_directory_root};
+use hands_search::root::{check_root, file_or_directory_root, root_path};
 use hands_search::settings::{self, describe_duration};
 use hands_search::stop::{Finished, run_blocking};
 
@@ -88,7 +91,7 @@ impl TypedTool for GrepTool {
 
     /// Reads the file or folder it searches.
     fn effects(&self, input: &GrepInput, session: &Session) -> Effects {
-        Effects::none().read(check_root(session, input.path.as_deref()).path).subject_fields(&["path", "pattern"])
+        Effects::none().read(root_path(session, input.path.as_deref())).subject_fields(&["path", "pattern"])
     }
 
     fn effect_kinds(&self) -> EffectKinds {
@@ -97,18 +100,20 @@ impl TypedTool for GrepTool {
 
     async fn validate_input(&self, input: &GrepInput, ctx: &ToolContext) -> Result<(), ValidationError> {
         input.options()?;
-        file_or_directory_root(ctx.session(), input.path.as_deref()).map_err(|m| ValidationError::plain(m, 1))?;
+        file_or_directory_root(ctx.session(), &check_root(ctx, input.path.as_deref()))
+            .map_err(|m| ValidationError::plain(m, 1))?;
         Ok(())
     }
 
     async fn check_permissions(&self, input: &GrepInput, ctx: &ToolContext) -> PermissionResult {
-        check_root(ctx.session(), input.path.as_deref()).read_permission(GREP_TOOL_NAME)
+        check_root(ctx, input.path.as_deref()).read_permission(GREP_TOOL_NAME)
     }
 
     async fn call(&self, input: &GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let options = input.options().map_err(|e| ToolError::msg(e.message))?;
         let session = ctx.session();
-        let root = file_or_directory_root(session, input.path.as_deref()).map_err(ToolError::msg)?;
+        // The check the permission decision judged: the search opens the root where it resolved.
+        let root = file_or_directory_root(session, &check_root(ctx, input.path.as_deref())).map_err(ToolError::msg)?;
         let spec = SearchSpec {
             root,
             cwd: session.cwd(),
@@ -123,18 +128,19 @@ impl TypedTool for GrepTool {
         };
         let timeout = self.timeout.unwrap_or_else(settings::timeout);
         let finished = run_blocking(ctx.cancel_token(), timeout, move |stop| {
-            let found = plan.run(&stop);
+            let found = plan.run(&stop)?;
             let stopped = stop.reason();
             let empty = found.is_empty();
-            (format::format(found, plan.options(), plan.cwd(), plan.is_single_file()), stopped, empty)
+            Ok::<_, String>((format::format(found, plan.options(), plan.cwd(), plan.is_single_file()), stopped, empty))
         })
         .await
         .map_err(|e| ToolError::msg(e.to_string()))?;
-        let (formatted, stopped, empty, timed_out) = match finished {
+        let (result, timed_out) = match finished {
             Finished::Cancelled => return Err(ToolError::Cancelled),
-            Finished::Complete((formatted, stopped, empty)) => (formatted, stopped, empty, false),
-            Finished::TimedOut((formatted, stopped, empty)) => (formatted, stopped, empty, true),
+            Finished::Complete(result) => (result, false),
+            Finished::TimedOut(result) => (result, true),
         };
+        let (formatted, stopped, empty) = result.map_err(ToolError::msg)?;
         let waited = describe_duration(timeout);
         if timed_out && empty {
             return Err(ToolError::msg(format!(

@@ -173,37 +173,45 @@ impl Plan {
 
     /// Run the search, stopping early when `stop` is raised (cancellation, timeout) or when
     /// content output passes [`MAX_CONTENT_BYTES`] (then the flag's reason is `Full`).
-    pub fn run(&self, stop: &StopFlag) -> Found {
+    pub fn run(&self, stop: &StopFlag) -> Result<Found, String> {
         let collected = AtomicUsize::new(0);
+        let root = &self.spec.root;
+        let cannot = |e: io::Error| format!("Cannot search {}: {e}", root.path.display());
         let Some(walk) = &self.walk else {
-            let opener = RootOpener::none();
-            let mut worker = Worker::new(self, &opener);
-            let path = self.spec.root.path.clone();
-            let denied = self.spec.deny.as_ref().is_some_and(|d| d.is_read_denied(&path));
-            if !denied {
-                worker.search(&path, stop, &collected);
+            if self.spec.deny.as_ref().is_some_and(|d| d.is_read_denied(&root.path)) {
+                return Ok(Found::default());
             }
-            return worker.found;
+            // The file the path check resolved (and the permission decision judged), opened
+            // with no symlink followed: one swapped in since makes the open fail.
+            let file = hands_fs::fs::open_resolved_for_read(&root.real).map_err(cannot)?;
+            if !file.metadata().map_err(cannot)?.is_file() {
+                return Err(format!("Cannot search {}: it is no longer a regular file.", root.path.display()));
+            }
+            let mut worker = Worker::new(self);
+            worker.search(&root.path, file, stop, &collected);
+            return Ok(worker.found);
         };
-        let threads = self.spec.threads;
-        let opener = RootOpener::new(&self.spec.root.path);
+        // The folder the check resolved, likewise; every walked file is then opened below it.
+        let opener = RootOpener::open_root(&root.path, &root.real).map_err(cannot)?;
         let states = walk_collect(
             walk,
-            threads,
+            self.spec.threads,
             stop,
-            || Worker::new(self, &opener),
-            |worker, entry| {
-                if entry.file_type().is_some_and(|t| t.is_file()) {
-                    worker.search(entry.path(), stop, &collected);
+            || (Worker::new(self), opener.beneath()),
+            |(worker, beneath), entry| {
+                if entry.file_type().is_some_and(|t| t.is_file())
+                    && let Ok(file) = beneath.open(entry.path())
+                {
+                    worker.search(entry.path(), file, stop, &collected);
                 }
                 true
             },
         );
         let mut found = Found::default();
-        for worker in states {
+        for (worker, _) in states {
             found.extend(worker.found);
         }
-        found
+        Ok(found)
     }
 
     /// The options this plan runs with.
@@ -301,7 +309,6 @@ enum Printer {
 /// One thread's searcher, printer and results.
 struct Worker<'p> {
     plan: &'p Plan,
-    opener: &'p RootOpener,
     searcher: Searcher,
     printer: Printer,
     found: Found,
@@ -345,7 +352,7 @@ fn search_source<S: Sink>(
 }
 
 impl<'p> Worker<'p> {
-    fn new(plan: &'p Plan, opener: &'p RootOpener) -> Self {
+    fn new(plan: &'p Plan) -> Self {
         let printer = match plan.spec.options.mode {
             OutputMode::FilesWithMatches => {
                 Printer::Files(SummaryBuilder::new().kind(SummaryKind::QuietWithMatch).build_no_color(io::sink()))
@@ -362,22 +369,23 @@ impl<'p> Worker<'p> {
             OutputMode::Content => Printer::Content(
                 StandardBuilder::new()
                     .max_columns(Some(MAX_COLUMNS))
+                    .only_matching(plan.spec.options.only_matching)
                     .path(false)
                     .per_match_one_line(true)
                     .build_no_color(Vec::new()),
             ),
         };
         let searcher = plan.searcher.build();
-        Worker { plan, opener, searcher, printer, found: Found::default(), whole: Vec::new() }
+        Worker { plan, searcher, printer, found: Found::default(), whole: Vec::new() }
     }
 
-    /// Search one file; a file that cannot be opened or read is skipped. The modification time
-    /// of a matching file comes from the open file (one `fstat`, only for matches).
-    fn search(&mut self, path: &Path, stop: &StopFlag, collected: &AtomicUsize) {
+    /// Search one opened file (`path` names it in results); a file that cannot be read is
+    /// skipped. The modification time of a matching file comes from the open file (one
+    /// `fstat`, only for matches).
+    fn search(&mut self, path: &Path, file: File, stop: &StopFlag, collected: &AtomicUsize) {
         if stop.is_raised() {
             return;
         }
-        let Ok(file) = self.opener.open(path) else { return };
         let head = if self.plan.is_single_file() {
             0..0
         } else {

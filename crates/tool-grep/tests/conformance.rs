@@ -1,6 +1,6 @@
-//! Grep against ripgrep: for 49 queries on one generated tree, the files, lines and counts that
+//! Grep against ripgrep: for 57 queries on one generated tree, the files, lines and counts that
 //! hands reports are the ones `rg` prints when given the arguments Claude Code passes it
-//! (`--hidden --glob '!.git' ... --max-columns 500`, `-l`/`-c`/`-n`, context, `-i`, `-U
+//! (`--hidden --glob '!.git' ... --max-columns 500`, `-l`/`-c`/`-n`, context, `-i`, `-o`, `-U
 //! --multiline-dotall`, `--type`, `--glob`). Runs when `rg` is on PATH; CI installs it.
 //!
 //! Compared: `files_with_matches` as sets (hands orders by time, ripgrep by walk), `count` lines
@@ -128,6 +128,9 @@ fn rg_args(input: &Value) -> Vec<String> {
             if flag("-n") != Some(false) {
                 args.push("-n".into());
             }
+            if flag("-o") == Some(true) {
+                args.push("-o".into());
+            }
             if let Some(c) = num("context").or(num("-C")) {
                 args.extend(["-C".into(), c.to_string()]);
             } else {
@@ -251,6 +254,14 @@ fn queries() -> Vec<Value> {
         json!({"pattern": "filler 00[0-9]{4} line", "path": "sizes", "output_mode": "count"}),
         json!({"pattern": "TODO", "path": "bom", "output_mode": "content"}),
         json!({"pattern": "^TODO", "path": "bom", "output_mode": "count"}),
+        json!({"pattern": "TODO\\w*", "output_mode": "content", "-o": true}),
+        json!({"pattern": "t[a-z]+", "-i": true, "output_mode": "content", "-o": true, "-n": false}),
+        json!({"pattern": "MATCH", "path": "context.txt", "output_mode": "content", "-o": true, "-C": 1}),
+        json!({"pattern": "line \\d+ M", "output_mode": "content", "-o": true, "-B": 2, "-n": false}),
+        json!({"pattern": "Config \\{.*?verbose", "multiline": true, "output_mode": "content", "-o": true}),
+        json!({"pattern": "x*TODO", "path": "long.min.js", "output_mode": "content", "-o": true}),
+        json!({"pattern": "TODO", "path": "blob.bin", "output_mode": "content", "-o": true}),
+        json!({"pattern": "e*", "path": "c/main.h", "output_mode": "content", "-o": true}),
     ]
 }
 

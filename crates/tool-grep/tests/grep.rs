@@ -72,6 +72,40 @@ async fn content_mode_lines_numbers_and_context() {
     assert_eq!(files, "Found 1 file\na.txt");
 }
 
+/// `-o` prints each match alone on its line, as `rg -o` does: with or without line numbers,
+/// beside whole context lines, line by line for a match spanning lines, counted one entry per
+/// printed line by head_limit and offset, and ignored outside content mode.
+#[tokio::test]
+async fn only_matching_prints_each_match_alone() {
+    let f = fixture();
+    f.file("a.txt", "alpha foo bar foo\nbeta\ngamma foo\nfoo\nno\n", 0);
+    f.file("b.txt", "x foo\nbar baz\nfoo end\n", 0);
+    let content = |extra: serde_json::Value| {
+        let mut input = json!({"pattern": "foo", "output_mode": "content", "-o": true});
+        input.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        input
+    };
+    let all = f.grep(content(json!({}))).await;
+    assert_eq!(all, "a.txt:1:foo\na.txt:1:foo\na.txt:3:foo\na.txt:4:foo\nb.txt:1:foo\nb.txt:3:foo");
+    let bare = f.grep(content(json!({"-n": false, "path": "b.txt"}))).await;
+    assert_eq!(bare, "foo\nfoo");
+    let around = f.grep(content(json!({"-C": 1, "path": "a.txt"}))).await;
+    assert_eq!(around, "1:foo\n1:foo\n2-beta\n3:foo\n4:foo\n5-no");
+    let spanning = f
+        .grep(json!({"pattern": "x.*?baz", "multiline": true, "output_mode": "content", "-o": true, "path": "b.txt"}))
+        .await;
+    assert_eq!(spanning, "1:x foo\n2:bar baz");
+    let page = f.grep(content(json!({"head_limit": 2, "offset": 1}))).await;
+    assert_eq!(page, "a.txt:1:foo\na.txt:3:foo\n\n[Showing results with pagination = limit: 2, offset: 1]");
+    // Off by default and when false; no effect on the other modes.
+    let whole = f.grep(json!({"pattern": "foo", "output_mode": "content", "path": "b.txt", "-o": false})).await;
+    assert_eq!(whole, "1:x foo\n3:foo end");
+    let counts = f.grep(json!({"pattern": "foo", "output_mode": "count", "-o": true})).await;
+    assert_eq!(counts, "a.txt:3\nb.txt:2\n\nFound 5 total occurrences across 2 files.");
+    let files = f.grep(json!({"pattern": "foo", "-o": true})).await;
+    assert!(files.starts_with("Found 2 files\n"), "{files}");
+}
+
 #[tokio::test]
 async fn count_mode_lines_and_totals() {
     let f = fixture();
@@ -409,6 +443,7 @@ fn schema_matches_claude_code() {
             "context",
             "-n",
             "-i",
+            "-o",
             "type",
             "head_limit",
             "offset",
@@ -418,7 +453,7 @@ fn schema_matches_claude_code() {
     for number in ["-B", "-A", "-C", "context", "head_limit", "offset"] {
         assert_eq!(props[number]["type"], "number", "{number}");
     }
-    for boolean in ["-n", "-i", "multiline"] {
+    for boolean in ["-n", "-i", "-o", "multiline"] {
         assert_eq!(props[boolean]["type"], "boolean", "{boolean}");
     }
     assert_eq!(props["output_mode"]["enum"], json!(["content", "files_with_matches", "count"]));

@@ -6,11 +6,15 @@
 //! (`hands_fs::fs::open_resolved_for_read`, `atomic_write_resolved`); with the tools opening
 //! the path as written instead, each loop below finds hits within its time.
 //!
-//! Grep opens the files its walk found relative to the root's descriptor, refusing symlinks
-//! (`hands_fs::fs::open_beneath_for_read`); Write makes missing folders one at a time without
-//! following symlinks (`atomic_write_resolved_making_folders`). Their loops below swap a folder
-//! for a symlink to outside while the tool runs.
-#![cfg(all(unix, feature = "read", feature = "write", feature = "edit", feature = "grep"))]
+//! Grep of one file opens the file its path check resolved (the check the permission decision
+//! judged), refusing symlinks. Grep and Glob walks open the folder they start from the same way
+//! and reach every file they found from that descriptor one name at a time, never through a
+//! symlink (`hands_search::open`): Grep opens, and Glob dates, only what verifies. Write makes
+//! missing folders one at a time without following symlinks
+//! (`atomic_write_resolved_making_folders`). Their loops below swap a file or a folder for a
+//! symlink to outside while the tool runs; before these defences, each search loop had hits
+//! (docs/security.md has the figures).
+#![cfg(all(unix, feature = "read", feature = "write", feature = "edit", feature = "grep", feature = "glob"))]
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -207,55 +211,169 @@ async fn edit_never_changes_an_outside_file() {
     assert!(tally.done > 0 && tally.refused > 0, "the race never ran both ways: {tally:?}");
 }
 
+/// Swaps the real folder `dir` with a symlink to `outside` (the folder is parked beside it and
+/// the link takes its place, and back) until dropped; counts the swaps.
+struct FolderSwapper {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl FolderSwapper {
+    fn start(dir: &Path, outside: &Path) -> Self {
+        // Parked beside the project, not inside it: the walk never meets the parked names.
+        let project = dir.parent().unwrap();
+        let name = dir.file_name().unwrap().to_string_lossy();
+        let parked_dir = project.with_file_name(format!("{name}-parked-dir"));
+        let parked_link = project.with_file_name(format!("{name}-parked-link"));
+        std::os::unix::fs::symlink(outside, &parked_link).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (stop, dir) = (Arc::clone(&stop), dir.to_path_buf());
+            std::thread::spawn(move || {
+                let mut swaps = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    fs::rename(&dir, &parked_dir).unwrap();
+                    fs::rename(&parked_link, &dir).unwrap();
+                    fs::rename(&dir, &parked_link).unwrap();
+                    fs::rename(&parked_dir, &dir).unwrap();
+                    swaps += 1;
+                }
+                swaps
+            })
+        };
+        FolderSwapper { stop, thread: Some(thread) }
+    }
+
+    /// Stop swapping (the real folder is back in place); the number of swaps.
+    fn finish(mut self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.take().map_or(0, |t| t.join().unwrap())
+    }
+}
+
+impl Drop for FolderSwapper {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Run the `inputs` through `tool` in turn, in a loop for [`race_time`], classifying each
+/// result with `judge`; one tally per input.
+async fn race_loop(
+    race: &Race,
+    tool: &str,
+    inputs: &[serde_json::Value],
+    judge: impl Fn(&str) -> Verdict,
+) -> Vec<Tally> {
+    let mut tallies: Vec<Tally> = inputs.iter().map(|_| Tally::default()).collect();
+    let started = Instant::now();
+    while started.elapsed() < race_time() {
+        for (input, tally) in inputs.iter().zip(&mut tallies) {
+            let result = race.engine.run_one(ToolCall::new("t", tool, input.clone()), &Turn::new()).await;
+            match judge(&result.text()) {
+                Verdict::Hit => tally.hits += 1,
+                Verdict::Done => tally.done += 1,
+                Verdict::Refused => tally.refused += 1,
+            }
+        }
+    }
+    tallies
+}
+
+/// How one call of a race loop ended.
+enum Verdict {
+    /// The defence failed: something from outside came back.
+    Hit,
+    /// The call did what was asked, inside.
+    Done,
+    /// The call was refused, or found nothing.
+    Refused,
+}
+
+/// A Grep result: an outside line is a hit, the inside line is done.
+fn grep_verdict(text: &str) -> Verdict {
+    if text.contains("OUTSIDE-SECRET") {
+        Verdict::Hit
+    } else if text.contains("INSIDE-SECRET") {
+        Verdict::Done
+    } else {
+        Verdict::Refused
+    }
+}
+
 /// Grep over a folder that is swapped for a symlink to an outside folder holding a file of the
 /// same name: the walk may list the folder while it is real and open its file after the swap (or
-/// list the outside folder through the link). No outside line may ever be printed.
+/// list the outside folder through the link). No outside line may ever be printed. Every other
+/// call names the swapped folder itself as `path`, so the folder the walk starts from is raced
+/// too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn grep_never_prints_an_outside_line() {
+async fn grep_walk_never_prints_an_outside_line() {
     let race = Race::new(PermissionMode::Default);
     let sub = race.project.join("sub");
     fs::create_dir(&sub).unwrap();
     fs::write(sub.join("notes.txt"), "INSIDE-SECRET here\n").unwrap();
     fs::write(race.outside.join("notes.txt"), SECRET).unwrap();
-    // The swap: the real folder is parked beside the project and a symlink takes its place, and back.
-    let parked_dir = race.project.with_file_name("parked-dir");
-    let parked_link = race.project.with_file_name("parked-link");
-    std::os::unix::fs::symlink(&race.outside, &parked_link).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let swapper = {
-        let (stop, sub) = (Arc::clone(&stop), sub.clone());
-        std::thread::spawn(move || {
-            let mut swaps = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                fs::rename(&sub, &parked_dir).unwrap();
-                fs::rename(&parked_link, &sub).unwrap();
-                fs::rename(&sub, &parked_link).unwrap();
-                fs::rename(&parked_dir, &sub).unwrap();
-                swaps += 1;
-            }
-            swaps
-        })
-    };
-    let mut tally = Tally::default();
-    let started = Instant::now();
-    while started.elapsed() < race_time() {
-        let input = json!({"pattern": "SECRET", "output_mode": "content"});
-        let result = race.engine.run_one(ToolCall::new("t", "Grep", input), &Turn::new()).await;
-        let text = result.text();
-        if text.contains("OUTSIDE-SECRET") {
-            tally.hits += 1;
-        } else if text.contains("INSIDE-SECRET") {
-            tally.done += 1;
-        } else {
-            // The file was not seen or its open was refused.
-            tally.refused += 1;
-        }
-    }
-    stop.store(true, Ordering::Relaxed);
-    let swaps = swapper.join().unwrap();
-    eprintln!("Grep race: {tally:?}, {swaps} swaps");
+    let swapper = FolderSwapper::start(&sub, &race.outside);
+    let inputs = [
+        json!({"pattern": "SECRET", "output_mode": "content"}),
+        json!({"pattern": "SECRET", "output_mode": "content", "path": "sub"}),
+    ];
+    let [below, root] = <[Tally; 2]>::try_from(race_loop(&race, "Grep", &inputs, grep_verdict).await).unwrap();
+    let swaps = swapper.finish();
+    eprintln!("Grep walk race: folder below the root {below:?}, the root itself {root:?}, {swaps} swaps");
+    assert_eq!((below.hits, root.hits), (0, 0), "Grep printed an outside line: {below:?} {root:?}");
+    assert!(below.done > 0 && root.done > 0, "the race never let Grep see the inside file: {below:?} {root:?}");
+}
+
+/// Grep of one file (`path` names it) through a symlink swapped between an inside and an outside
+/// file: the search must read the file the permission decision judged, never the other one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grep_of_one_file_never_prints_an_outside_line() {
+    let race = Race::new(PermissionMode::Default);
+    let inside = race.project.join("inside.txt");
+    fs::write(&inside, "INSIDE-SECRET here\n").unwrap();
+    let secret = race.outside.join("secret.txt");
+    fs::write(&secret, SECRET).unwrap();
+    let link = race.project.join("link.txt");
+    let swapper = Swapper::start(&link, &inside, &secret);
+    let input = [json!({"pattern": "SECRET", "output_mode": "content", "path": "link.txt"})];
+    let [tally] = <[Tally; 1]>::try_from(race_loop(&race, "Grep", &input, grep_verdict).await).unwrap();
+    let swaps = swapper.swaps.load(Ordering::Relaxed);
+    drop(swapper);
+    eprintln!("Grep one-file race: {tally:?}, {swaps} swaps");
     assert_eq!(tally.hits, 0, "Grep printed an outside line: {tally:?}");
-    assert!(tally.done > 0, "the race never let Grep see the inside file: {tally:?}");
+    assert!(tally.done > 0 && tally.refused > 0, "the race never ran both ways: {tally:?}");
+}
+
+/// Glob over a folder swapped for a symlink to an outside folder: a name that exists only
+/// outside may never be listed. Every other call names the swapped folder itself as `path`
+/// (tallied apart).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn glob_walk_never_lists_an_outside_name() {
+    let race = Race::new(PermissionMode::Default);
+    let sub = race.project.join("sub");
+    fs::create_dir(&sub).unwrap();
+    fs::write(sub.join("inside-name.txt"), "x").unwrap();
+    fs::write(race.outside.join("outside-name.txt"), "x").unwrap();
+    let swapper = FolderSwapper::start(&sub, &race.outside);
+    let inputs = [json!({"pattern": "**/*.txt"}), json!({"pattern": "*.txt", "path": "sub"})];
+    let judge = |text: &str| {
+        if text.contains("outside-name") {
+            Verdict::Hit
+        } else if text.contains("inside-name") {
+            Verdict::Done
+        } else {
+            Verdict::Refused
+        }
+    };
+    let [below, root] = <[Tally; 2]>::try_from(race_loop(&race, "Glob", &inputs, judge).await).unwrap();
+    let swaps = swapper.finish();
+    eprintln!("Glob walk race: folder below the root {below:?}, the root itself {root:?}, {swaps} swaps");
+    assert_eq!((below.hits, root.hits), (0, 0), "Glob listed an outside name: {below:?} {root:?}");
+    assert!(below.done > 0 && root.done > 0, "the race never let Glob see the inside file: {below:?} {root:?}");
 }
 
 /// Write to `a/b/new.txt` while `a` is missing when the path is checked, and a symlink to an
