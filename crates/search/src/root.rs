@@ -3,9 +3,10 @@
 //! call's context, so validation, the permission decision and the search itself share one check,
 //! and the search opens the root where that check resolved it ([`SearchRoot::real`], see
 //! `open.rs`), never a path the decision did not judge. Then the check is held to what the tool
-//! needs: Glob wants a directory, Grep a directory or a regular file. The messages are Claude
-//! Code's (reference §1.8, §1.9), with its `Did you mean ...?` hint for the "dropped repository
-//! folder" mistake (an absolute path that skips the repository's own folder).
+//! needs: Glob wants a directory, Grep a directory or a regular file. The messages are ours, sent
+//! as plain `is_error` text as Claude Code does (reference §1.8, §1.9), with a `Did you mean ...?`
+//! hint for the "dropped repository folder" mistake (an absolute path that skips the repository's
+//! own folder).
 
 use std::path::{Path, PathBuf};
 
@@ -50,8 +51,8 @@ pub fn root_path(session: &Session, raw: Option<&str>) -> PathBuf {
     requested_path(session, spelled(raw))
 }
 
-/// Glob's root: an existing directory. Errors carry Claude Code's texts: `Directory does not
-/// exist: <path>. Note: your current working directory is <cwd>.` (with `Did you mean ...?`) and
+/// Glob's root: an existing directory. A missing one gets `There is no folder at <path>. The
+/// working directory is <cwd>.` (with `Did you mean ...?`), a file
 /// `Path is not a directory: <path>`, where `<path>` is spelled as the model wrote it.
 pub fn directory_root(session: &Session, check: &PathCheck) -> Result<SearchRoot, String> {
     let shown = &check.requested;
@@ -60,10 +61,7 @@ pub fn directory_root(session: &Session, check: &PathCheck) -> Result<SearchRoot
             Ok(SearchRoot { path: check.path.clone(), real: check.real.clone(), kind: RootKind::Directory })
         }
         FileKind::Missing => Err(with_suggestion(
-            format!(
-                "Directory does not exist: {shown}. Note: your current working directory is {}.",
-                session.cwd().display()
-            ),
+            format!("There is no folder at {shown}. The working directory is {}.", session.cwd().display()),
             &session.cwd(),
             &check.path,
         )),
@@ -71,8 +69,8 @@ pub fn directory_root(session: &Session, check: &PathCheck) -> Result<SearchRoot
     }
 }
 
-/// Grep's root: an existing directory or regular file. A missing path gets `Path does not exist:
-/// <path>. Note: your current working directory is <cwd>.` (with `Did you mean ...?`); devices,
+/// Grep's root: an existing directory or regular file. A missing path gets `There is nothing at
+/// <path>. The working directory is <cwd>.` (with `Did you mean ...?`); devices,
 /// FIFOs and sockets are refused because reading them could block or never end.
 pub fn file_or_directory_root(session: &Session, check: &PathCheck) -> Result<SearchRoot, String> {
     let shown = &check.requested;
@@ -81,10 +79,7 @@ pub fn file_or_directory_root(session: &Session, check: &PathCheck) -> Result<Se
         FileKind::Directory => root(RootKind::Directory),
         FileKind::Regular => root(RootKind::File),
         FileKind::Missing => Err(with_suggestion(
-            format!(
-                "Path does not exist: {shown}. Note: your current working directory is {}.",
-                session.cwd().display()
-            ),
+            format!("There is nothing at {shown}. The working directory is {}.", session.cwd().display()),
             &session.cwd(),
             &check.path,
         )),
@@ -166,7 +161,7 @@ mod tests {
         assert_eq!(
             message,
             format!(
-                "Directory does not exist: {}. Note: your current working directory is {}. Did you mean {}?",
+                "There is no folder at {}. The working directory is {}. Did you mean {}?",
                 missing.display(),
                 repo.display(),
                 repo.join("src").display()
@@ -180,7 +175,11 @@ mod tests {
         std::fs::write(dir.path().join("a.txt"), "x").unwrap();
         let session = session_in(dir.path());
         assert_eq!(file_or_directory(&session, "a.txt").unwrap().kind, RootKind::File);
-        assert!(file_or_directory(&session, "nope").unwrap_err().starts_with("Path does not exist: nope. Note:"));
+        assert!(
+            file_or_directory(&session, "nope")
+                .unwrap_err()
+                .starts_with("There is nothing at nope. The working directory is ")
+        );
         assert!(file_or_directory(&session, "/dev/zero").unwrap_err().contains("/dev/zero"));
     }
 }

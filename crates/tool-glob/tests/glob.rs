@@ -173,10 +173,7 @@ async fn error_messages() {
     std::fs::write(f.root.join("file.txt"), "").unwrap();
     let missing = f.call(json!({"pattern": "*", "path": "nope"})).await;
     assert!(missing.is_error);
-    assert_eq!(
-        missing.text(),
-        format!("Directory does not exist: nope. Note: your current working directory is {}.", f.root.display())
-    );
+    assert_eq!(missing.text(), format!("There is no folder at nope. The working directory is {}.", f.root.display()));
     // The "dropped repository folder" mistake gets a suggestion.
     let dropped = f.root.parent().unwrap().join("src");
     let suggested = f.call(json!({"pattern": "*", "path": dropped.to_str().unwrap()})).await;

@@ -302,10 +302,7 @@ async fn errors_are_clear() {
     f.file("a.txt", "x\n", 0);
     let missing = f.call("Grep", json!({"pattern": "x", "path": "nope"})).await;
     assert!(missing.is_error);
-    assert_eq!(
-        missing.text(),
-        format!("Path does not exist: nope. Note: your current working directory is {}.", f.root.display())
-    );
+    assert_eq!(missing.text(), format!("There is nothing at nope. The working directory is {}.", f.root.display()));
     let regex = f.call("Grep", json!({"pattern": "foo(", "output_mode": "content"})).await;
     assert!(regex.is_error && regex.text().starts_with("Invalid regex pattern: "), "{}", regex.text());
     let file_type = f.call("Grep", json!({"pattern": "x", "type": "nosuchtype"})).await;
