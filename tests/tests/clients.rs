@@ -164,13 +164,13 @@ fn script(dir: &Path, fake_url: &str) -> Vec<Vec<Call>> {
                 id: "t_missing",
                 tool: "Read",
                 input: json!({"file_path": p("missing.txt")}),
-                expect: Expect::Err("does not exist"),
+                expect: Expect::Err("There is no file at this path"),
             },
             Call {
                 id: "t_bad_edit",
                 tool: "Edit",
                 input: json!({"file_path": p("c.txt"), "old_string": "absent text", "new_string": "x"}),
-                expect: Expect::Err("not found"),
+                expect: Expect::Err("does not occur in the file"),
             },
         ],
         vec![Call {
@@ -869,7 +869,7 @@ fn inspector_calls(target: &[String], project: &Project) -> (usize, usize, usize
         (vec!["Bash".into(), "command=ls".into()], Expect::Ok("big.txt")),
         (vec!["Read".into(), p("big.txt")], Expect::Ok("offset")),
         (vec!["Read".into(), p("pixel.png")], Expect::Image),
-        (vec!["Read".into(), p("missing.txt")], Expect::Err("does not exist")),
+        (vec!["Read".into(), p("missing.txt")], Expect::Err("There is no file at this path")),
     ];
     let (mut succeeded, mut unexpected) = (0, 0);
     for (case, expect) in &cases {

@@ -199,7 +199,7 @@ async fn every_operation_answers_from_pylsp() {
     assert!(no_server.is_error);
     assert!(no_server.text().contains("No language server handles .xyz files"), "{}", no_server.text());
     let missing = project.lsp("hover", "nope.py", 1, 1).await;
-    assert!(missing.is_error && missing.text().contains("does not exist"), "{}", missing.text());
+    assert!(missing.is_error && missing.text().contains("There is no file at this path"), "{}", missing.text());
     let zero = project.lsp("hover", "main.py", 0, 1).await;
     assert!(zero.is_error, "{}", zero.text());
 }
