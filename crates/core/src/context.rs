@@ -72,10 +72,11 @@ impl ToolContext {
 
     /// [`path_policy::check_path`] of `raw`, made once per call (per path and working
     /// directory): validation, the permission decision and the call itself see one view of the
-    /// file system and pay for it once. The pipeline forgets the checks
-    /// ([`forget_path_checks`](Self::forget_path_checks)) whenever time passes outside hands'
-    /// hands between them (a hook ran, a person was asked), so a call never acts on a view older
-    /// than its own permission decision. Opening the file stays safe against what changes in
+    /// file system and pay for it once. Whenever time passes outside hands' hands between them,
+    /// the pipeline forgets the checks ([`forget_path_checks`](Self::forget_path_checks), after a
+    /// hook, before the decision) or makes them again and refuses the call if a path now leads
+    /// elsewhere ([`recheck_paths`](Self::recheck_paths), after a person was asked), so a call
+    /// never acts on a view older than its own permission decision. Opening the file stays safe against what changes in
     /// between: tools open without following surprises (no FIFO blocks, non-regular files are
     /// refused after the open).
     pub fn check_path(&self, raw: &str) -> PathCheck {
@@ -100,6 +101,28 @@ impl ToolContext {
     pub fn checked_real_path(&self, path: &std::path::Path) -> Option<PathBuf> {
         let checks = self.path_checks.lock().unwrap_or_else(|e| e.into_inner());
         checks.iter().find(|(_, _, c)| c.path == path).map(|(_, _, c)| c.real.clone())
+    }
+
+    /// Check every path this call has checked again, after time passed outside hands' hands
+    /// (a person was asked): the fresh checks replace the old ones, so the call sees the disk as
+    /// it is now, and the first path that now leads somewhere other than where it led when the
+    /// permission decision judged it is returned as `(path, judged, now)`. The pipeline refuses
+    /// the call then: a symlink swapped while the person thought must not carry the call to a
+    /// target no rule and no person judged.
+    pub fn recheck_paths(&self) -> Option<(PathBuf, PathBuf, PathBuf)> {
+        let cwd = self.session.cwd();
+        let mut checks = self.path_checks.lock().unwrap_or_else(|e| e.into_inner());
+        // Checks made under another working directory cannot be looked up again: drop them.
+        checks.retain(|(_, dir, _)| *dir == cwd);
+        let mut changed = None;
+        for (raw, _, check) in checks.iter_mut() {
+            let fresh = path_policy::check_path(&self.session, raw);
+            if changed.is_none() && fresh.real != check.real {
+                changed = Some((fresh.path.clone(), check.real.clone(), fresh.real.clone()));
+            }
+            *check = fresh;
+        }
+        changed
     }
 
     /// Drop the path checks made so far: the next [`check_path`](Self::check_path) looks at
@@ -224,5 +247,34 @@ mod tests {
         assert_eq!(call.checked_real_path(&written), None);
         assert_eq!(call.check_path("a.txt").kind, FileKind::Regular);
         assert_eq!(call.check_path("a.txt").size, 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_recheck_names_a_path_that_now_leads_elsewhere() {
+        let work = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(work.path()).unwrap();
+        let session = Session::new(SessionConfig {
+            cwd: Some(root.clone()),
+            state_dir: Some(root.join(".state")),
+            ..Default::default()
+        })
+        .unwrap();
+        let pool = Arc::new(Pool::assemble(Vec::new(), PoolConfig::default()));
+        let call = ToolContext::new(session, pool, "toolu_1", "Read", CancellationToken::new(), Arc::new(NoProgress));
+        std::fs::write(root.join("a.txt"), "a").unwrap();
+        std::fs::write(root.join("b.txt"), "bb").unwrap();
+        std::os::unix::fs::symlink(root.join("a.txt"), root.join("link")).unwrap();
+        assert_eq!(call.check_path("link").real, root.join("a.txt"));
+        // Nothing moved: the recheck passes and refreshes what it saw.
+        std::fs::write(root.join("a.txt"), "aaa").unwrap();
+        assert_eq!(call.recheck_paths(), None);
+        assert_eq!(call.check_path("link").size, 3);
+        // The link now leads to another file: named, and the fresh view is kept.
+        std::fs::remove_file(root.join("link")).unwrap();
+        std::os::unix::fs::symlink(root.join("b.txt"), root.join("link")).unwrap();
+        assert_eq!(call.recheck_paths(), Some((root.join("link"), root.join("a.txt"), root.join("b.txt"))));
+        assert_eq!(call.check_path("link").real, root.join("b.txt"));
+        assert_eq!(call.recheck_paths(), None);
     }
 }

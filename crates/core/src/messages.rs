@@ -61,6 +61,23 @@ pub fn not_run(tool: &str) -> String {
     format!("This {tool} call was not run")
 }
 
+/// A call refused because a path it names came to lead somewhere else while a person was asked
+/// about it: acting on it would touch a target nobody judged.
+pub fn path_changed_while_asking(
+    tool: &str,
+    path: &std::path::Path,
+    judged: &std::path::Path,
+    now: &std::path::Path,
+) -> String {
+    format!(
+        "{}: while permission was being asked, {} changed to lead to {} (it led to {} when the call was judged). Nothing was read or written. Make the call again if the new target is the one you want, so that it is judged.",
+        not_run(tool),
+        path.display(),
+        now.display(),
+        judged.display()
+    )
+}
+
 /// A permission refusal without a more specific reason.
 pub fn permission_denied(tool: &str) -> String {
     format!("{}: the session's permissions do not allow it.", not_run(tool))

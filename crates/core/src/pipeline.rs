@@ -401,8 +401,16 @@ impl Engine {
         if decision.behavior == Behavior::Ask {
             let suggested = self.inner.policy.suggested_rules(&request);
             decision = self.ask(tool, &input, decision, suggested).await;
-            // Time passed while a person decided: the call looks at the disk afresh.
-            ctx.forget_path_checks();
+            // Time passed while a person decided: the call looks at the disk afresh, and a path
+            // that now leads elsewhere than where it led when judged refuses the call.
+            if decision.behavior == Behavior::Allow
+                && let Some((path, judged, now)) = ctx.recheck_paths()
+            {
+                let mut o =
+                    CallOutcome::error(id, messages::path_changed_while_asking(tool.name(), &path, &judged, &now));
+                o.stop = stop;
+                return o;
+            }
         }
         if decision.behavior != Behavior::Allow {
             let message = decision.message.clone().unwrap_or_else(|| messages::permission_denied(tool.name()));

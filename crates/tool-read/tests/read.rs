@@ -490,6 +490,46 @@ impl hands_core::permissions::Asker for SwapWhileAsking {
     }
 }
 
+/// An asker that points a symlink at another file while "the person thinks", then allows.
+#[cfg(unix)]
+struct RetargetWhileAsking {
+    link: PathBuf,
+    to: PathBuf,
+}
+
+#[cfg(unix)]
+#[async_trait::async_trait]
+impl hands_core::permissions::Asker for RetargetWhileAsking {
+    async fn ask(&self, _request: &hands_core::permissions::AskRequest) -> hands_core::permissions::AskAnswer {
+        fs::remove_file(&self.link).unwrap();
+        std::os::unix::fs::symlink(&self.to, &self.link).unwrap();
+        hands_core::permissions::AskAnswer::Allow
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_symlink_retargeted_while_asking_refuses_the_read() {
+    let fx = Fixture::new(PermissionMode::Default);
+    // Outside the working directories, so Read asks; the person judges `link` -> `approved.txt`.
+    let outside = tempfile::tempdir().unwrap();
+    let outside = fs::canonicalize(outside.path()).unwrap();
+    let approved = outside.join("approved.txt");
+    let secret = outside.join("secret.txt");
+    fs::write(&approved, "fine to show\n").unwrap();
+    fs::write(&secret, "never judged\n").unwrap();
+    let link = outside.join("link");
+    std::os::unix::fs::symlink(&approved, &link).unwrap();
+    let pool = Pool::assemble(vec![typed_arc(ReadTool)], PoolConfig::default());
+    let engine = Engine::builder(Arc::new(pool), Arc::clone(fx.session()))
+        .asker(Arc::new(RetargetWhileAsking { link: link.clone(), to: secret.clone() }))
+        .build();
+    let result = engine.run_one(ToolCall::new("toolu_1", "Read", json!({ "file_path": link })), &Turn::new()).await;
+    assert!(result.is_error, "{}", result.text());
+    assert!(!result.text().contains("never judged"), "the read reached a target nobody judged: {}", result.text());
+    assert_eq!(result.text(), hands_core::messages::path_changed_while_asking("Read", &link, &approved, &secret),);
+}
+
 #[tokio::test]
 async fn the_read_looks_again_after_a_permission_prompt() {
     let fx = Fixture::new(PermissionMode::Default);
