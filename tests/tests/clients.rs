@@ -455,19 +455,27 @@ fn run_claude(project: &Project, fake: &FakeModelApi, mcp_config: &Path, extra_e
     (text, first.unwrap_or(f64::NAN))
 }
 
+/// The two stdio hands every client mounts, as launcher scripts: `hands` in `bypassPermissions`
+/// and `asking` in the default mode (whose asks nobody answers).
+fn hands_launchers(project: &Project, log: &Path) -> (PathBuf, PathBuf) {
+    let dir = project.dir.path().display().to_string();
+    let state = project.state.path().display().to_string();
+    let bypass: Vec<String> =
+        ["--cwd", &dir, "--state-dir", &state, "--permission-mode", "bypassPermissions"].map(String::from).to_vec();
+    let asking: Vec<String> = ["--cwd", &dir, "--state-dir", &state].map(String::from).to_vec();
+    (
+        hands_launcher(project.state.path(), "hands-bypass.sh", &bypass, log),
+        hands_launcher(project.state.path(), "hands-default.sh", &asking, log),
+    )
+}
+
 fn claude_config(project: &Project, log: &Path) -> PathBuf {
     claude_config_with(project, log, None)
 }
 
 /// As [`claude_config`], plus a server `remote` at `http` (URL and token) when given.
 fn claude_config_with(project: &Project, log: &Path, http: Option<(&str, &str)>) -> PathBuf {
-    let dir = project.dir.path().display().to_string();
-    let state = project.state.path().display().to_string();
-    let bypass: Vec<String> =
-        ["--cwd", &dir, "--state-dir", &state, "--permission-mode", "bypassPermissions"].map(String::from).to_vec();
-    let asking: Vec<String> = ["--cwd", &dir, "--state-dir", &state].map(String::from).to_vec();
-    let launcher = hands_launcher(project.state.path(), "hands-bypass.sh", &bypass, log);
-    let asking_launcher = hands_launcher(project.state.path(), "hands-default.sh", &asking, log);
+    let (launcher, asking_launcher) = hands_launchers(project, log);
     let mut config = json!({"mcpServers": {
         "hands": {"type": "stdio", "command": launcher, "args": []},
         "asking": {"type": "stdio", "command": asking_launcher, "args": []},
@@ -660,13 +668,7 @@ fn codex_home(project: &Project, fake: &FakeModelApi, log: &Path, mounted: bool)
         fake.openai_base_url()
     );
     if mounted {
-        let dir = project.dir.path().display().to_string();
-        let state = project.state.path().display().to_string();
-        let bypass: Vec<String> =
-            ["--cwd", &dir, "--state-dir", &state, "--permission-mode", "bypassPermissions"].map(String::from).to_vec();
-        let asking: Vec<String> = ["--cwd", &dir, "--state-dir", &state].map(String::from).to_vec();
-        let launcher = hands_launcher(project.state.path(), "hands-bypass.sh", &bypass, log);
-        let asking_launcher = hands_launcher(project.state.path(), "hands-default.sh", &asking, log);
+        let (launcher, asking_launcher) = hands_launchers(project, log);
         for (name, command) in [("hands", launcher), ("asking", asking_launcher)] {
             config.push_str(&format!(
                 "[mcp_servers.{name}]\ncommand = \"{}\"\ndefault_tools_approval_mode = \"approve\"\n",
