@@ -59,6 +59,15 @@ impl ProviderKind {
         }
     }
 
+    /// The variable holding the small, fast model for side requests
+    /// ([`crate::SessionModel::small_model`]); the main model when unset.
+    pub fn small_model_variable(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "ANTHROPIC_SMALL_FAST_MODEL",
+            ProviderKind::OpenAi => "OPENAI_SMALL_FAST_MODEL",
+        }
+    }
+
     /// The base URL used when none is configured.
     pub fn default_base_url(self) -> &'static str {
         match self {

@@ -15,6 +15,8 @@
 //!   `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`, ...).
 //! - Requests are retried on 429, 5xx and overload with backoff and jitter, honouring
 //!   `retry-after` ([`RetryPolicy`]); a [`CancellationToken`] or dropping the stream stops one.
+//! - [`SessionModel`] is the provider and models a session has (a session extension): tools
+//!   that need a model read it, and its absence means "no model configured".
 //! - [`tools_for`] renders a hands tool pool in the provider's format (through `hands-spec`).
 //!
 //! HTTP is `reqwest`, server-sent events are parsed by `sse-stream`. Nothing here runs a tool
@@ -27,6 +29,7 @@ mod error;
 mod message;
 pub mod openai;
 mod retry;
+mod session_model;
 
 use std::fmt;
 use std::sync::Arc;
@@ -40,6 +43,7 @@ pub use driver::ResponseStream;
 pub use error::ModelError;
 pub use message::{ContentBlock, Message, Response, Role, StopReason, StreamEvent, ToolResultContent, ToolUse, Usage};
 pub use retry::RetryPolicy;
+pub use session_model::{NoModel, SessionModel};
 
 /// A tool the provider runs itself, on its side of the API.
 #[derive(Debug, Clone, PartialEq, Eq)]
