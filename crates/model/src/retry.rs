@@ -1,7 +1,7 @@
 //! Sending one request with retries: [`RetryPolicy`] (how often and how long to wait) and
 //! [`send`], which retries rate limits, overload, server errors and failed connections with
 //! exponential backoff and jitter, waiting what the server asks for in `retry-after-ms` /
-//! `retry-after` (seconds) when it says, and following `x-should-retry` when present. Only the
+//! `retry-after` (seconds or an HTTP date) when it says, and following `x-should-retry` when present. Only the
 //! request is retried: once a `200` stream has begun, its failures go to the caller (its
 //! deltas cannot be taken back).
 
@@ -51,9 +51,19 @@ impl RetryPolicy {
     }
 }
 
-/// The wait a response asks for: `retry-after-ms` (milliseconds) or `retry-after` (seconds).
-/// An HTTP-date `retry-after` is not understood and leaves the choice to the backoff.
+/// The wait a response asks for: `retry-after-ms` (milliseconds) or `retry-after` (seconds, or
+/// an HTTP date: the time until then, nothing for a date already past). A value that is
+/// neither leaves the choice to the backoff.
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    retry_after_at(headers, std::time::SystemTime::now())
+}
+
+/// [`retry_after`] with `now` as the current time.
+fn retry_after_at(headers: &HeaderMap, now: std::time::SystemTime) -> Option<Duration> {
+    let date = || -> Option<Duration> {
+        let at = httpdate::parse_http_date(headers.get("retry-after")?.to_str().ok()?.trim()).ok()?;
+        Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+    };
     let number = |name: &str| -> Option<f64> {
         let value: f64 = headers.get(name)?.to_str().ok()?.trim().parse().ok()?;
         (value.is_finite() && value >= 0.0).then_some(value)
@@ -61,6 +71,7 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     number("retry-after-ms")
         .map(|ms| Duration::from_secs_f64(ms / 1000.0))
         .or_else(|| number("retry-after").map(Duration::from_secs_f64))
+        .or_else(date)
 }
 
 /// What the server's `x-should-retry` header says, if it says anything.
@@ -153,9 +164,23 @@ mod tests {
             retry_after(&headers(&[("retry-after", "3"), ("retry-after-ms", "250")])),
             Some(Duration::from_millis(250))
         );
-        assert_eq!(retry_after(&headers(&[("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")])), None);
         assert_eq!(retry_after(&headers(&[("retry-after", "-1")])), None);
+        assert_eq!(retry_after(&headers(&[("retry-after", "soon")])), None);
         assert_eq!(retry_after(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn retry_after_as_an_http_date_waits_until_then() {
+        let now = httpdate::parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT").unwrap();
+        let at = |value: &str| retry_after_at(&headers(&[("retry-after", value)]), now);
+        assert_eq!(at("Wed, 21 Oct 2015 07:28:07 GMT"), Some(Duration::from_secs(7)));
+        // The two obsolete forms HTTP still allows.
+        assert_eq!(at("Wednesday, 21-Oct-15 07:29:00 GMT"), Some(Duration::from_secs(60)));
+        assert_eq!(at("Wed Oct 21 07:28:02 2015"), Some(Duration::from_secs(2)));
+        // A date already past: retry without waiting.
+        assert_eq!(at("Wed, 21 Oct 2015 07:27:00 GMT"), Some(Duration::ZERO));
+        // Seconds still win when the value is a number; a long date is capped by the policy.
+        assert_eq!(at("5"), Some(Duration::from_secs(5)));
     }
 
     #[test]

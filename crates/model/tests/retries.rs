@@ -36,6 +36,23 @@ async fn a_rate_limit_waits_what_retry_after_asks_then_succeeds() {
 }
 
 #[tokio::test]
+async fn a_retry_after_date_is_waited_for() {
+    // HTTP dates count whole seconds: two seconds ahead is at least one second away.
+    let at = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
+    let server =
+        FakeModelApi::with_turns([Turn::error(ErrorKind::RateLimit).header("retry-after", &at), Turn::text("later")])
+            .await
+            .unwrap();
+    let (events, error) =
+        collect(provider(ProviderKind::Anthropic, &server).stream(&request(), CancellationToken::new())).await;
+    assert_eq!(error, None);
+    assert_eq!(done(&events).message.text(), "later");
+    let requests = server.requests();
+    let waited = requests[1].received_at - requests[0].received_at;
+    assert!(waited >= Duration::from_millis(900), "retried after {waited:?}");
+}
+
+#[tokio::test]
 async fn overload_and_server_errors_are_retried() {
     for kind in KINDS {
         let server = FakeModelApi::with_turns([
