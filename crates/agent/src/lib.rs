@@ -6,14 +6,20 @@
 //! sends the results back in the model's order, and goes on until the model ends its turn, a
 //! limit is hit (turns, output tokens, the response's own token limit), the caller cancels, or
 //! the model API fails. The session's between-turn notices (`hands_core::notices`) follow the
-//! tool results of each turn as `<system-reminder>` text. Permissions, hooks, budgets and persisted outputs apply as the
-//! [`Engine`] applies them to any call.
+//! tool results of each turn as `<system-reminder>` text. Permissions, hooks, budgets and
+//! persisted outputs apply as the [`Engine`] applies them to any call.
 //!
-//! Not here: the Agent tool and sub-agents, the Stop hooks, `hands agent` (the command).
+//! When the model ends its turn the engine's Stop hooks run ([`AgentOptions::stop_event`]:
+//! `Stop`, or `SubagentStop` for a sub-agent). A hook that blocks with a reason keeps the run
+//! going with that reason as the next user message, `stop_hook_active` set; after
+//! [`MAX_STOP_HOOK_BLOCKS`] blocks in one run the agent stops anyway.
+//!
+//! Not here: the Agent tool and sub-agents, `hands agent` (the command).
 
 use std::sync::Arc;
 
 use futures::StreamExt;
+use hands_core::hooks::{StopEvent, StopInput};
 use hands_core::{Engine, ToolCall, Turn};
 use hands_model::{
     CancellationToken, ContentBlock, Message, ModelError, ModelRequest, Provider, Response, Role, StopReason,
@@ -32,13 +38,26 @@ pub struct AgentOptions {
     pub output_token_budget: Option<u64>,
     /// A token limit for each response instead of the provider's.
     pub max_tokens: Option<u32>,
+    /// Which hook event runs when the model ends its turn: `Stop` for the main agent,
+    /// `SubagentStop` (with the agent's id and type) for a sub-agent.
+    pub stop_event: StopEvent,
 }
 
 impl Default for AgentOptions {
     fn default() -> Self {
-        AgentOptions { system: String::new(), max_turns: 100, output_token_budget: None, max_tokens: None }
+        AgentOptions {
+            system: String::new(),
+            max_turns: 100,
+            output_token_budget: None,
+            max_tokens: None,
+            stop_event: StopEvent::Stop,
+        }
     }
 }
+
+/// How many times one run lets stop hooks keep it going (Claude Code's bound too); the next
+/// stop ends the run whatever they say.
+pub const MAX_STOP_HOOK_BLOCKS: u32 = 8;
 
 /// Why a run stopped.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,6 +110,8 @@ pub enum AgentEvent {
     Response(Response),
     /// A between-turn notice, added to the next user message as `<system-reminder>` text.
     Notice(hands_core::notices::Notice),
+    /// A stop hook kept the run going; this text is the next user message.
+    StopHookFeedback(String),
 }
 
 /// A model provider, the engine that runs the tools, and the run's limits.
@@ -121,6 +142,7 @@ impl Agent {
         on_event: &mut (dyn FnMut(AgentEvent) + Send),
     ) -> AgentRun {
         let mut run = AgentRun { messages, stop: Stop::EndTurn, turns: 0, usage: Usage::default() };
+        let mut stop_blocks = 0u32;
         run.stop = loop {
             if cancel.is_cancelled() {
                 break Stop::Aborted;
@@ -159,10 +181,48 @@ impl Agent {
                 StopReason::PauseTurn => continue,
                 StopReason::MaxTokens => break Stop::MaxTokens,
                 StopReason::Refusal => break Stop::Refusal,
-                _ => break Stop::EndTurn,
+                _ => {}
+            }
+            match self.stop_hooks(&run, stop_blocks, &cancel).await {
+                Some(feedback) => {
+                    stop_blocks += 1;
+                    on_event(AgentEvent::StopHookFeedback(feedback.clone()));
+                    run.messages.push(Message::user(feedback));
+                }
+                None if cancel.is_cancelled() => break Stop::Aborted,
+                None => break Stop::EndTurn,
             }
         };
         run
+    }
+
+    /// Ask the stop hooks whether the run may end; `Some(text)` when one blocked (the next user
+    /// message). Past [`MAX_STOP_HOOK_BLOCKS`] blocks, and when a hook says `continue: false`,
+    /// the run ends.
+    async fn stop_hooks(&self, run: &AgentRun, blocks: u32, cancel: &CancellationToken) -> Option<String> {
+        let hooks = self.engine.hooks();
+        if hooks.is_empty() {
+            return None;
+        }
+        let input = StopInput {
+            event: self.options.stop_event.clone(),
+            stop_hook_active: blocks > 0,
+            last_assistant_message: run.final_text(),
+        };
+        let outcome = hooks.stop(&input, self.engine.session(), cancel).await;
+        if let Some(reason) = outcome.stop {
+            tracing::info!(event = input.event.name(), "a stop hook ended the run: {reason}");
+            return None;
+        }
+        let reason = outcome.block?;
+        if blocks >= MAX_STOP_HOOK_BLOCKS {
+            tracing::warn!(
+                event = input.event.name(),
+                "stop hooks blocked {blocks} times in this run; it ends anyway: {reason}"
+            );
+            return None;
+        }
+        Some(format!("{} hook feedback: {reason}", input.event.name()))
     }
 
     /// One response and the results of the tools it called, in its order. On a model error

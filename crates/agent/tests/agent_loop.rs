@@ -235,3 +235,69 @@ async fn between_turn_notices_follow_the_results_as_system_reminders() {
         assert!(sent.contains("The working directory is now"), "{kind}: {sent}");
     }
 }
+
+/// Stop hooks that block a given number of times, recording what they were told.
+#[derive(Default)]
+struct BlockingStopHooks {
+    blocks: std::sync::atomic::AtomicU32,
+    limit: u32,
+    seen: std::sync::Mutex<Vec<hands_core::hooks::StopInput>>,
+}
+
+#[hands_core::async_trait]
+impl hands_core::hooks::Hooks for BlockingStopHooks {
+    async fn stop(
+        &self,
+        input: &hands_core::hooks::StopInput,
+        _session: &Session,
+        _cancel: &CancellationToken,
+    ) -> hands_core::hooks::StopOutcome {
+        self.seen.lock().unwrap().push(input.clone());
+        let n = self.blocks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        hands_core::hooks::StopOutcome { block: (n < self.limit).then(|| format!("check #{n} failed")), stop: None }
+    }
+}
+
+fn fixture_with_hooks(hooks: Arc<BlockingStopHooks>) -> Fixture {
+    let plain = fixture();
+    let engine = Engine::builder(plain.engine.pool().clone(), plain.engine.session().clone()).hooks(hooks).build();
+    Fixture { engine, dir: plain.dir }
+}
+
+#[tokio::test]
+async fn a_blocking_stop_hook_continues_the_run_with_its_reason() {
+    for kind in KINDS {
+        let hooks = Arc::new(BlockingStopHooks { limit: 2, ..Default::default() });
+        let fixture = fixture_with_hooks(hooks.clone());
+        let server =
+            FakeModelApi::with_turns([Turn::text("Done?"), Turn::text("Now done?"), Turn::text("Really done.")])
+                .await
+                .unwrap();
+        let agent = agent(kind, &server, &fixture, AgentOptions::default());
+        let (run, events) = run(&agent, "work", CancellationToken::new()).await;
+        assert_eq!(run.stop, Stop::EndTurn, "{kind}");
+        assert_eq!(run.final_text(), "Really done.");
+        assert_eq!(server.requests().len(), 3, "{kind}");
+        // The second request ends with the hook's reason as a user message.
+        assert!(server.requests()[1].body.to_string().contains("Stop hook feedback: check #0 failed"), "{kind}");
+        let seen = hooks.seen.lock().unwrap();
+        assert_eq!(seen.iter().map(|s| s.stop_hook_active).collect::<Vec<_>>(), [false, true, true]);
+        assert_eq!(seen[0].last_assistant_message, "Done?");
+        assert_eq!(seen[0].event, hands_core::hooks::StopEvent::Stop);
+        let feedback = events.iter().filter(|e| matches!(e, AgentEvent::StopHookFeedback(_))).count();
+        assert_eq!(feedback, 2);
+    }
+}
+
+#[tokio::test]
+async fn a_stop_hook_that_always_blocks_cannot_keep_the_run_going_forever() {
+    let hooks = Arc::new(BlockingStopHooks { limit: u32::MAX, ..Default::default() });
+    let fixture = fixture_with_hooks(hooks.clone());
+    let turns = (0..hands_agent::MAX_STOP_HOOK_BLOCKS + 5).map(|i| Turn::text(format!("attempt {i}")));
+    let server = FakeModelApi::with_turns(turns).await.unwrap();
+    let agent = agent(ProviderKind::Anthropic, &server, &fixture, AgentOptions::default());
+    let (run, _) = run(&agent, "work", CancellationToken::new()).await;
+    assert_eq!(run.stop, Stop::EndTurn);
+    // The first answer and one more per block.
+    assert_eq!(server.requests().len() as u32, hands_agent::MAX_STOP_HOOK_BLOCKS + 1);
+}

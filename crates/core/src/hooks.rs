@@ -1,17 +1,21 @@
 //! The hook stages of the pipeline: what a PreToolUse hook may answer ([`PreToolUseOutcome`]),
 //! what a PostToolUse / PostToolUseFailure hook may answer ([`PostToolUseOutcome`]), and the
-//! [`Hooks`] trait the pipeline calls. [`NoHooks`] is the default.
+//! [`Hooks`] trait the pipeline calls. [`NoHooks`] is the default. The agent loop's stop stage
+//! ([`StopInput`] → [`StopOutcome`], for the Stop and SubagentStop events) is here too: the loop
+//! asks it when the model ends its turn.
 //!
 //! Running hook commands from settings files is an implementation of [`Hooks`] in the
 //! `hands-permissions` crate; the pipeline only knows this interface.
 
 use async_trait::async_trait;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::content::{ContentBlock, ToolResult};
 use crate::context::ToolContext;
 use crate::input::ToolInput;
 use crate::permissions::Behavior;
+use crate::session::Session;
 
 /// A hook's permission opinion (`permissionDecision`).
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +56,53 @@ pub struct PostToolUseOutcome {
     pub stop: Option<String>,
 }
 
+/// Which agent is stopping.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum StopEvent {
+    /// The main agent ends its turn (`Stop`).
+    #[default]
+    Stop,
+    /// A sub-agent ends its run (`SubagentStop`).
+    SubagentStop {
+        /// The sub-agent's id.
+        agent_id: String,
+        /// Its type (`general-purpose`, a custom agent's name, ...); SubagentStop matchers match it.
+        agent_type: String,
+    },
+}
+
+impl StopEvent {
+    /// The settings key and `hook_event_name`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StopEvent::Stop => "Stop",
+            StopEvent::SubagentStop { .. } => "SubagentStop",
+        }
+    }
+}
+
+/// What the stop stage is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopInput {
+    /// Which agent stops.
+    pub event: StopEvent,
+    /// Whether this run already continued because a stop hook blocked (Claude Code's
+    /// `stop_hook_active`: a hook checks it so as not to block forever).
+    pub stop_hook_active: bool,
+    /// The text of the model's last message.
+    pub last_assistant_message: String,
+}
+
+/// What Stop / SubagentStop hooks decided, merged across hooks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StopOutcome {
+    /// Do not stop: go on with this reason as the next user message (exit code 2 or
+    /// `decision: block` with a reason).
+    pub block: Option<String>,
+    /// `continue: false`: stop now even if another hook blocks, with this reason.
+    pub stop: Option<String>,
+}
+
 /// The hook stages. Implementations must return quickly when no hook matches.
 #[async_trait]
 pub trait Hooks: Send + Sync {
@@ -78,6 +129,10 @@ pub trait Hooks: Send + Sync {
         _ctx: &ToolContext,
     ) -> PostToolUseOutcome {
         PostToolUseOutcome::default()
+    }
+    /// When an agent is about to stop (the model ended its turn without calling tools).
+    async fn stop(&self, _input: &StopInput, _session: &Session, _cancel: &CancellationToken) -> StopOutcome {
+        StopOutcome::default()
     }
     /// Whether any hook is configured; lets the pipeline skip the stages entirely.
     fn is_empty(&self) -> bool {

@@ -230,6 +230,21 @@ impl Engine {
         &self.inner.options
     }
 
+    /// The permission policy.
+    pub fn policy(&self) -> &Arc<dyn PermissionPolicy> {
+        &self.inner.policy
+    }
+
+    /// Who answers asks.
+    pub fn asker(&self) -> &Arc<dyn Asker> {
+        &self.inner.asker
+    }
+
+    /// The hooks.
+    pub fn hooks(&self) -> &Arc<dyn Hooks> {
+        &self.inner.hooks
+    }
+
     /// Whether the model has this tool's schema: the caller knows every schema
     /// ([`EngineOptions::all_schemas_known`]), the tool is not deferrable, tool search is off for
     /// this pool and session (`ENABLE_TOOL_SEARCH`, see [`crate::deferral`]), or it was discovered.

@@ -1,5 +1,6 @@
 //! [`CommandHooks`]: the `PreToolUse`, `PostToolUse` and `PostToolUseFailure` command hooks of
-//! the settings files, run as Claude Code runs them (reference §4).
+//! the settings files, and the agent loop's `Stop` and `SubagentStop`, run as Claude Code runs
+//! them (reference §4).
 //!
 //! - Configuration ([`HookConfig`]): `hooks.<Event>: [{matcher, hooks: [{type: "command",
 //!   command, timeout, if}]}]`. The matcher is `*`, empty or absent for every tool; only
@@ -16,6 +17,11 @@
 //!   `reason`, `hookSpecificOutput.{permissionDecision, permissionDecisionReason, updatedInput,
 //!   additionalContext}`, and for PostToolUse `updatedToolOutput` (or `updatedMCPToolOutput`).
 //!   Across hooks a permission decision merges deny > ask > allow.
+//! - Stop / SubagentStop: Stop takes no matcher (every group runs); SubagentStop's matcher
+//!   matches the sub-agent's type. Input: the common fields, `stop_hook_active` and
+//!   `last_assistant_message` (SubagentStop adds `agent_id`, `agent_type`). Exit 2 (stderr) or
+//!   `decision: "block"` with `reason` keeps the agent going with that reason; `continue: false`
+//!   stops it whatever other hooks say.
 //!
 //! A hook's allow never overrides a deny or ask rule: the pipeline merges hook opinions with the
 //! permission decision. Loading settings files is `permissions::settings`' job.
@@ -39,9 +45,12 @@ use crate::settings::{RuleOrigin, SettingsScope};
 use hands_core::content::{ContentBlock, ToolResult};
 use hands_core::context::ToolContext;
 use hands_core::effects::Effects;
-use hands_core::hooks::{HookPermission, Hooks, PostToolUseOutcome, PreToolUseOutcome};
+use hands_core::hooks::{
+    HookPermission, Hooks, PostToolUseOutcome, PreToolUseOutcome, StopEvent, StopInput, StopOutcome,
+};
 use hands_core::input::ToolInput;
 use hands_core::permissions::{Behavior, PermissionResult};
+use hands_core::session::Session;
 
 /// How long a hook may run when its settings give no `timeout`.
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -61,11 +70,21 @@ pub enum HookEvent {
     PostToolUse,
     /// After a call that failed.
     PostToolUseFailure,
+    /// The main agent is about to end its turn.
+    Stop,
+    /// A sub-agent is about to end its run.
+    SubagentStop,
 }
 
 impl HookEvent {
-    /// Every event, in the order a call meets them.
-    pub const ALL: [HookEvent; 3] = [HookEvent::PreToolUse, HookEvent::PostToolUse, HookEvent::PostToolUseFailure];
+    /// Every event: a call's, in the order it meets them, then the agent loop's.
+    pub const ALL: [HookEvent; 5] = [
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::PostToolUseFailure,
+        HookEvent::Stop,
+        HookEvent::SubagentStop,
+    ];
 
     /// The settings key and `hook_event_name`.
     pub fn name(self) -> &'static str {
@@ -73,6 +92,8 @@ impl HookEvent {
             HookEvent::PreToolUse => "PreToolUse",
             HookEvent::PostToolUse => "PostToolUse",
             HookEvent::PostToolUseFailure => "PostToolUseFailure",
+            HookEvent::Stop => "Stop",
+            HookEvent::SubagentStop => "SubagentStop",
         }
     }
 }
@@ -147,7 +168,7 @@ impl HookConfig {
             return config;
         };
         for (event_name, groups) in events {
-            // Other events (UserPromptSubmit, Stop, ...) belong to the agent loop, not the tools.
+            // Other events (UserPromptSubmit, SessionStart, ...) are not run by hands.
             let Some(event) = HookEvent::ALL.into_iter().find(|e| e.name() == event_name) else { continue };
             let Some(groups) = groups.as_array() else {
                 warnings.push(format!("{location}: hooks.{event_name} must be an array; it is ignored"));
@@ -221,8 +242,9 @@ impl HookConfig {
         self.groups.iter().filter(|g| g.event == event).map(|g| g.handlers.len()).sum()
     }
 
-    /// The handlers for `event` whose matcher matches `tool` and whose `if` rule `condition_holds`,
-    /// each distinct command once, in configuration order.
+    /// The handlers for `event` whose matcher matches `tool` (for SubagentStop: the agent type;
+    /// Stop has no matcher) and whose `if` rule `condition_holds`, each distinct command once,
+    /// in configuration order.
     pub fn handlers_for(
         &self,
         event: HookEvent,
@@ -232,7 +254,7 @@ impl HookConfig {
         let mut seen = HashSet::new();
         self.groups
             .iter()
-            .filter(|g| g.event == event && g.matcher.matches(tool))
+            .filter(|g| g.event == event && (event == HookEvent::Stop || g.matcher.matches(tool)))
             .flat_map(|g| &g.handlers)
             .filter(|h| h.condition.as_ref().is_none_or(&condition_holds))
             .filter(|h| seen.insert(h.command.as_str()))
@@ -484,6 +506,42 @@ impl CommandHooks {
         runs
     }
 
+    /// Run the Stop or SubagentStop hooks for `input`.
+    async fn run_stop(&self, input: &StopInput, session: &Session, cancel: &CancellationToken) -> Vec<HookRun> {
+        let config = self.config();
+        let (event, target) = match &input.event {
+            StopEvent::Stop => (HookEvent::Stop, ""),
+            StopEvent::SubagentStop { agent_type, .. } => (HookEvent::SubagentStop, agent_type.as_str()),
+        };
+        // `if` rules describe tool calls; a stop is none.
+        let handlers = config.handlers_for(event, target, |_| true);
+        if handlers.is_empty() {
+            return Vec::new();
+        }
+        let cwd = session.cwd();
+        let mut payload = Map::new();
+        payload.insert("session_id".into(), json!(session.id()));
+        payload.insert("transcript_path".into(), json!(""));
+        payload.insert("cwd".into(), json!(cwd));
+        payload.insert("permission_mode".into(), json!(session.permission_mode().as_str()));
+        payload.insert("hook_event_name".into(), json!(event.name()));
+        payload.insert("stop_hook_active".into(), json!(input.stop_hook_active));
+        payload.insert("last_assistant_message".into(), json!(input.last_assistant_message));
+        if let StopEvent::SubagentStop { agent_id, agent_type } = &input.event {
+            payload.insert("agent_id".into(), json!(agent_id));
+            payload.insert("agent_type".into(), json!(agent_type));
+            payload.insert("agent_transcript_path".into(), json!(""));
+        }
+        let stdin = serde_json::to_vec(&Value::Object(payload)).expect("hook payload serializes");
+        let project = session.project_dir().to_path_buf();
+        let runs = futures::future::join_all(
+            handlers.iter().map(|h| run_hook_command(&h.command, &stdin, &cwd, &project, h.timeout, cancel)),
+        )
+        .await;
+        runs.iter().for_each(|r| r.log_failure(event));
+        runs
+    }
+
     async fn post(
         &self,
         event: HookEvent,
@@ -686,6 +744,34 @@ pub fn merge_post(runs: &[HookRun]) -> PostToolUseOutcome {
     outcome
 }
 
+/// Merge Stop / SubagentStop answers: blocks collect (exit 2's stderr, `decision: block`'s
+/// reason), the first `continue: false` wins over them.
+pub fn merge_stop(runs: &[HookRun]) -> StopOutcome {
+    let mut outcome = StopOutcome::default();
+    let mut blocks = Vec::new();
+    for run in runs {
+        if run.exit == HookExit::Code(2) {
+            blocks.push(run.stderr_text());
+            continue;
+        }
+        let Some(json) = run.json() else { continue };
+        if outcome.stop.is_none() {
+            outcome.stop = stop_reason(&json);
+        }
+        if json.get("decision").and_then(Value::as_str) == Some("block") {
+            blocks.push(
+                json.get("reason")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("hook `{}` asked to go on without saying why", run.command), capped),
+            );
+        }
+    }
+    if !blocks.is_empty() {
+        outcome.block = Some(blocks.join("\n"));
+    }
+    outcome
+}
+
 fn output_blocks(value: &Value) -> Option<Vec<ContentBlock>> {
     match value {
         Value::String(s) => Some(vec![ContentBlock::text(s.clone())]),
@@ -720,6 +806,10 @@ impl Hooks for CommandHooks {
         ctx: &ToolContext,
     ) -> PostToolUseOutcome {
         self.post(HookEvent::PostToolUseFailure, tool, input, result, ctx).await
+    }
+
+    async fn stop(&self, input: &StopInput, session: &Session, cancel: &CancellationToken) -> StopOutcome {
+        merge_stop(&self.run_stop(input, session, cancel).await)
     }
 
     fn is_empty(&self) -> bool {

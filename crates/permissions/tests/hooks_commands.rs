@@ -290,3 +290,75 @@ async fn matching_hooks_run_in_parallel() {
     let text = result.text();
     assert!(text.contains("a done") && text.contains("b done"), "{text}");
 }
+
+fn stop_input(event: hands_core::hooks::StopEvent, active: bool) -> hands_core::hooks::StopInput {
+    hands_core::hooks::StopInput { event, stop_hook_active: active, last_assistant_message: "All done.".into() }
+}
+
+#[tokio::test]
+async fn a_stop_hook_gets_claude_codes_fields_and_can_block_with_a_reason() {
+    let fx = Fixture::new();
+    let stdin_copy = fx.root.path().join("stop.json");
+    let gate = script(
+        &fx,
+        "gate.sh",
+        &format!(
+            "cat > {}\necho '{{\"decision\": \"block\", \"reason\": \"run the tests first\"}}'",
+            stdin_copy.display()
+        ),
+    );
+    // Stop takes no matcher: a group with one still runs.
+    let engine = engine_with(
+        &fx,
+        json!({"hooks": {"Stop": [{"matcher": "whatever", "hooks": [hook(&gate)]}]}}),
+        PermissionMode::Default,
+    );
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let outcome =
+        engine.hooks().stop(&stop_input(hands_core::hooks::StopEvent::Stop, true), engine.session(), &cancel).await;
+    assert_eq!(outcome.block.as_deref(), Some("run the tests first"));
+    assert_eq!(outcome.stop, None);
+    let sent: Value = serde_json::from_str(&std::fs::read_to_string(&stdin_copy).unwrap()).unwrap();
+    assert_eq!(sent["hook_event_name"], "Stop");
+    assert_eq!(sent["stop_hook_active"], true);
+    assert_eq!(sent["last_assistant_message"], "All done.");
+    assert_eq!(sent["session_id"], engine.session().id());
+    assert_eq!(sent["permission_mode"], "default");
+    assert!(sent["cwd"].is_string() && sent.get("transcript_path").is_some());
+    assert!(sent.get("agent_id").is_none());
+}
+
+#[tokio::test]
+async fn subagent_stop_matches_the_agent_type_and_continue_false_wins_over_a_block() {
+    let fx = Fixture::new();
+    let stdin_copy = fx.root.path().join("sub.json");
+    let blocker = script(&fx, "blocker.sh", &format!("cat > {}\necho 'not yet' >&2\nexit 2", stdin_copy.display()));
+    let halter = script(&fx, "halter.sh", "echo '{\"continue\": false, \"stopReason\": \"budget spent\"}'");
+    let engine = engine_with(
+        &fx,
+        json!({"hooks": {
+            "SubagentStop": [{"matcher": "Explore", "hooks": [hook(&blocker)]}],
+            "Stop": [{"hooks": [hook(&halter)]}],
+        }}),
+        PermissionMode::Default,
+    );
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let sub = |agent_type: &str| hands_core::hooks::StopEvent::SubagentStop {
+        agent_id: "agent-1".into(),
+        agent_type: agent_type.into(),
+    };
+    let other = engine.hooks().stop(&stop_input(sub("Plan"), false), engine.session(), &cancel).await;
+    assert_eq!(other, hands_core::hooks::StopOutcome::default(), "the matcher names another agent type");
+    let outcome = engine.hooks().stop(&stop_input(sub("Explore"), false), engine.session(), &cancel).await;
+    assert_eq!(outcome.block.as_deref(), Some("not yet"));
+    let sent: Value = serde_json::from_str(&std::fs::read_to_string(&stdin_copy).unwrap()).unwrap();
+    assert_eq!(
+        (sent["hook_event_name"].as_str(), sent["agent_type"].as_str()),
+        (Some("SubagentStop"), Some("Explore"))
+    );
+    assert_eq!(sent["agent_id"], "agent-1");
+    // The main agent's Stop hook halts.
+    let outcome =
+        engine.hooks().stop(&stop_input(hands_core::hooks::StopEvent::Stop, false), engine.session(), &cancel).await;
+    assert_eq!(outcome.stop.as_deref(), Some("budget spent"));
+}
