@@ -14,6 +14,8 @@ mod e2e_clients;
 mod facade;
 mod feature_matrix;
 mod fuzz;
+#[cfg(test)]
+mod module_cycles;
 mod new_tool;
 #[cfg(test)]
 mod portability;
