@@ -246,15 +246,30 @@ fn is_stream_path(path: &Path) -> bool {
     )
 }
 
+/// The folder inside `.claude` where worktrees are checked out (`.claude/worktrees/NAME`).
+const WORKTREES_FOLDER: &str = "worktrees";
+
 /// The protected name some component of `path` matches, if any.
+///
+/// A `.claude` directly followed by `worktrees` does not count: `.claude/worktrees/NAME` is where
+/// git worktrees are checked out, a structural folder holding whole working copies, not
+/// configuration (as in Claude Code). Names further down still do: a worktree's own `.git`,
+/// `.claude` or `.vscode` stays protected.
 pub fn protected_component(path: &Path) -> Option<&'static str> {
-    path.components().find_map(|c| match c {
-        Component::Normal(name) => {
-            let name = name.to_string_lossy();
-            PROTECTED_NAMES.iter().copied().find(|p| name.eq_ignore_ascii_case(p))
+    let mut components = path.components().peekable();
+    while let Some(component) = components.next() {
+        let Component::Normal(name) = component else { continue };
+        let name = name.to_string_lossy();
+        let Some(protected) = PROTECTED_NAMES.iter().copied().find(|p| name.eq_ignore_ascii_case(p)) else {
+            continue;
+        };
+        let worktrees = protected == ".claude"
+            && matches!(components.peek(), Some(Component::Normal(next)) if next.to_string_lossy().eq_ignore_ascii_case(WORKTREES_FOLDER));
+        if !worktrees {
+            return Some(protected);
         }
-        _ => None,
-    })
+    }
+    None
 }
 
 fn inside_any(path: &Path, dirs: &[PathBuf]) -> bool {
@@ -615,6 +630,22 @@ mod tests {
             assert!(matches!(c.read_permission("Read"), PermissionResult::Allow { .. }));
         }
         assert!(check_path(&s, "src/.gitignore").protected.is_none());
+    }
+
+    #[test]
+    fn worktrees_under_claude_are_not_protected_but_their_insides_are() {
+        for p in ["/r/.claude/worktrees/a/src/main.rs", "/r/.claude/worktrees/a", "/r/.CLAUDE/Worktrees/a/x"] {
+            assert_eq!(protected_component(Path::new(p)), None, "{p}");
+        }
+        for (p, name) in [
+            ("/r/.claude/worktrees/a/.git/config", ".git"),
+            ("/r/.claude/worktrees/a/.claude/settings.json", ".claude"),
+            ("/r/.claude/settings.json", ".claude"),
+            ("/r/.claude/worktreesx/a", ".claude"),
+            ("/r/.claude/agents/worktrees/a", ".claude"),
+        ] {
+            assert_eq!(protected_component(Path::new(p)), Some(name), "{p}");
+        }
     }
 
     #[test]

@@ -310,6 +310,13 @@ impl Session {
         }
     }
 
+    /// Remove an additional working directory added with [`Self::add_dir`] (the same path,
+    /// compared with its symlinks resolved). The project directory is never removed.
+    pub fn remove_dir(&self, dir: &Path) {
+        let dir = hands_fs::fs::real_path(dir).unwrap_or_else(|_| dir.to_path_buf());
+        self.additional_dirs.write().unwrap_or_else(|e| e.into_inner()).retain(|d| *d != dir);
+    }
+
     /// Every working directory: the project directory, then the additional ones.
     pub fn working_dirs(&self) -> Vec<PathBuf> {
         let mut dirs = vec![self.project_dir.clone()];
