@@ -1,6 +1,7 @@
 //! The permission contract: the modes ([`PermissionMode`]), what a tool's own check answers
 //! ([`PermissionResult`]), the final [`Decision`] with where it came from ([`DecisionSource`]),
-//! the policy that decides ([`PermissionPolicy`]), who answers an `ask` ([`Asker`]), and the four
+//! the policy that decides ([`PermissionPolicy`]), who answers an `ask` and the questions tools
+//! put to a person ([`Asker`], [`Question`], [`PlanReview`]), and the four
 //! words of the rule language that name a kind of effect ([`RuleWord`]), which the pool needs to
 //! drop tools a bare deny rule removes ([`bare_rule_removes`]).
 //!
@@ -424,11 +425,108 @@ pub enum AskAnswer {
     },
 }
 
-/// Answers `ask` decisions: a terminal prompt, an MCP elicitation, or nobody.
+/// One option of a [`Question`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionOption {
+    /// What the person picks (short).
+    pub label: String,
+    /// What picking it means.
+    pub description: String,
+}
+
+/// One multiple-choice question a tool puts to a person (AskUserQuestion).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Question {
+    /// The full question.
+    pub question: String,
+    /// A short tag for it (a chip, a form field title).
+    pub header: String,
+    /// The choices; the person may always answer in their own words instead.
+    pub options: Vec<QuestionOption>,
+    /// Whether several options may be picked.
+    #[serde(rename = "multiSelect")]
+    pub multi_select: bool,
+}
+
+/// A person's answer to one [`Question`]: the labels picked and, if they wrote one, their own
+/// answer ("Other"). At least one of the two is present in an answered question.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct QuestionAnswer {
+    /// Labels of the options picked, in the options' order.
+    pub selected: Vec<String>,
+    /// Free text given instead of (or beside, for multi-select) the options.
+    pub other: Option<String>,
+}
+
+/// The outcome of putting questions to a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QuestionsAnswer {
+    /// One answer per question, in the questions' order.
+    Answered(Vec<QuestionAnswer>),
+    /// The person saw the questions and chose not to answer.
+    Declined {
+        /// What they said, if anything.
+        feedback: Option<String>,
+    },
+    /// Nobody could answer.
+    Unavailable {
+        /// Why, for the model.
+        why: String,
+    },
+}
+
+/// A plan a tool presents for approval (ExitPlanMode).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanReview {
+    /// The tool's name.
+    pub tool: String,
+    /// The plan, as the model wrote it (Markdown).
+    pub plan: String,
+    /// The mode the session was in before it entered plan mode: offered as the default choice,
+    /// and the only mode besides `default` and `acceptEdits` an approval may pick.
+    pub previous: PermissionMode,
+}
+
+/// A person's verdict on a [`PlanReview`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanVerdict {
+    /// Go ahead, in this permission mode (`default`, `acceptEdits`, or the previous mode).
+    Approved {
+        /// The mode to work in.
+        mode: PermissionMode,
+    },
+    /// Keep planning; `feedback` says what to change.
+    Rejected {
+        /// What the person said, if anything.
+        feedback: Option<String>,
+    },
+    /// Nobody could answer.
+    Unavailable {
+        /// Why, for the model.
+        why: String,
+    },
+}
+
+/// Why the default question methods fail: this asker has no way to put them to anyone.
+const NO_QUESTIONS: &str = "this session has no way to put questions to a person";
+
+/// Answers `ask` decisions and the questions tools put to a person: a terminal prompt, an MCP
+/// elicitation, a control line, or nobody. The question methods default to "nobody can
+/// answer", so an asker that only approves calls never leaves a tool waiting.
 #[async_trait]
 pub trait Asker: Send + Sync {
     /// Ask and wait for the answer.
     async fn ask(&self, request: &AskRequest) -> AskAnswer;
+
+    /// Put multiple-choice questions to a person (`tool` asks them) and wait for the answers.
+    async fn ask_questions(&self, _tool: &str, _questions: &[Question]) -> QuestionsAnswer {
+        QuestionsAnswer::Unavailable { why: NO_QUESTIONS.into() }
+    }
+
+    /// Present a plan for approval and wait for the verdict.
+    async fn review_plan(&self, _request: &PlanReview) -> PlanVerdict {
+        PlanVerdict::Unavailable { why: NO_QUESTIONS.into() }
+    }
 }
 
 /// The answerer used when nobody can answer: every ask becomes a deny that says what to configure.

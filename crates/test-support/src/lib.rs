@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hands_core::hooks::Hooks;
+use hands_core::permissions::{Asker, PermissionPolicy};
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
 use hands_fs::file_state::FileState;
 use serde_json::Value;
@@ -43,6 +44,8 @@ pub struct FixtureBuilder {
     mode: PermissionMode,
     subdir: Option<String>,
     hooks: Option<Arc<dyn Hooks>>,
+    asker: Option<Arc<dyn Asker>>,
+    policy: Option<Arc<dyn PermissionPolicy>>,
 }
 
 impl FixtureBuilder {
@@ -62,6 +65,18 @@ impl FixtureBuilder {
     /// The engine's hooks.
     pub fn hooks(mut self, hooks: Arc<dyn Hooks>) -> Self {
         self.hooks = Some(hooks);
+        self
+    }
+
+    /// Who answers the engine's asks and the questions tools put to a person (default: nobody).
+    pub fn asker(mut self, asker: Arc<dyn Asker>) -> Self {
+        self.asker = Some(asker);
+        self
+    }
+
+    /// The engine's permission policy (default: core's built-in one).
+    pub fn policy(mut self, policy: Arc<dyn PermissionPolicy>) -> Self {
+        self.policy = Some(policy);
         self
     }
 
@@ -87,6 +102,12 @@ impl FixtureBuilder {
         if let Some(hooks) = self.hooks {
             builder = builder.hooks(hooks);
         }
+        if let Some(asker) = self.asker {
+            builder = builder.asker(asker);
+        }
+        if let Some(policy) = self.policy {
+            builder = builder.policy(policy);
+        }
         Fixture { dir, state, root, session, engine: builder.build() }
     }
 }
@@ -99,7 +120,14 @@ impl Fixture {
 
     /// Start a fixture over `tools` with other settings.
     pub fn builder(tools: Vec<Arc<dyn Tool>>) -> FixtureBuilder {
-        FixtureBuilder { tools, mode: PermissionMode::BypassPermissions, subdir: None, hooks: None }
+        FixtureBuilder {
+            tools,
+            mode: PermissionMode::BypassPermissions,
+            subdir: None,
+            hooks: None,
+            asker: None,
+            policy: None,
+        }
     }
 
     /// `name` inside the working directory.

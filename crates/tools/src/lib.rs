@@ -21,6 +21,8 @@ pub use hands_core;
 use hands_core::{Pool, PoolConfig, Tool};
 
 // new-tool: link
+#[cfg(feature = "ask-user-question")]
+extern crate hands_tool_ask_user_question as _;
 #[cfg(feature = "bash")]
 extern crate hands_tool_bash as _;
 #[cfg(feature = "edit")]
@@ -37,6 +39,8 @@ extern crate hands_tool_lsp as _;
 extern crate hands_tool_multi_edit as _;
 #[cfg(feature = "notebook-edit")]
 extern crate hands_tool_notebook_edit as _;
+#[cfg(feature = "plan-mode")]
+extern crate hands_tool_plan_mode as _;
 #[cfg(feature = "read")]
 extern crate hands_tool_read as _;
 #[cfg(feature = "sleep")]

@@ -1,0 +1,230 @@
+//! # hands-tool-plan-mode
+//!
+//! `EnterPlanMode` and `ExitPlanMode` (reference §1.17): the model switches the session into
+//! plan mode to explore and design before changing anything, then presents the plan for
+//! approval.
+//!
+//! - **EnterPlanMode** remembers the mode the session was in (in the session's saved store under
+//!   [`SESSION_KEY`](constants::SESSION_KEY), so a restored session still knows it) and sets
+//!   [`PermissionMode::Plan`]. What plan mode allows is the permission policy's business, from
+//!   effects: read-only calls run, everything else is refused with a message saying the session
+//!   is planning.
+//! - **ExitPlanMode** takes the plan (`plan`, Markdown), puts it to the session's asker
+//!   ([`review_plan`](hands_core::permissions::Asker::review_plan)): on approval the session
+//!   switches to the mode the person chose (`default`, `acceptEdits`, or the mode before
+//!   planning) and the model gets the approved plan back; on rejection it stays in plan mode and
+//!   the model gets the feedback; when nobody can answer, an error result says so at once.
+//!
+//! Both only change the session's mode: read-only, and each runs alone so the calls after it see
+//! the new mode. Texts are in [`prompt`]; names and limits in [`constants`]; summaries in
+//! [`render`].
+
+pub mod constants;
+pub mod prompt;
+pub mod render;
+
+use hands_core::permissions::{PermissionResult, PlanReview, PlanVerdict};
+use hands_core::{
+    EffectKinds, Effects, PermissionMode, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool,
+    ValidationError,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::constants::{
+    ENTER_SEARCH_HINT, ENTER_TOOL_NAME, EXIT_SEARCH_HINT, EXIT_TOOL_NAME, MAX_RESULT_SIZE_CHARS, SESSION_KEY,
+};
+
+/// The mode the session was in before it entered plan mode (`default` when it started planning).
+pub fn previous_mode(session: &Session) -> PermissionMode {
+    session
+        .data(SESSION_KEY)
+        .and_then(|v| v.get("previous").cloned())
+        .and_then(|v| serde_json::from_value(v).ok())
+        .filter(|m| *m != PermissionMode::Plan)
+        .unwrap_or_default()
+}
+
+/// EnterPlanMode's input: nothing.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnterPlanModeInput {}
+
+/// The `EnterPlanMode` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EnterPlanModeTool;
+
+#[async_trait::async_trait]
+impl TypedTool for EnterPlanModeTool {
+    type Input = EnterPlanModeInput;
+
+    fn name(&self) -> &'static str {
+        ENTER_TOOL_NAME
+    }
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(ENTER_SEARCH_HINT)
+    }
+    fn description(&self, _session: &Session) -> String {
+        prompt::ENTER_DESCRIPTION.to_string()
+    }
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::ENTER_PROMPT.to_string()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+    /// Changes the session's mode only: every later call must see it, so it runs alone.
+    fn effects(&self, _input: &EnterPlanModeInput, _session: &Session) -> Effects {
+        Effects::none().with_session_change()
+    }
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
+    }
+    fn is_open_world(&self) -> bool {
+        false
+    }
+    fn should_defer(&self) -> bool {
+        true
+    }
+
+    async fn check_permissions(&self, _input: &EnterPlanModeInput, _ctx: &ToolContext) -> PermissionResult {
+        PermissionResult::allow("entering plan mode only narrows what the session may do")
+    }
+
+    async fn call(&self, _input: &EnterPlanModeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let session = ctx.session();
+        let mode = session.permission_mode();
+        if mode == PermissionMode::Plan {
+            return Ok(ToolOutput::text(prompt::ALREADY_PLANNING));
+        }
+        session.set_data(SESSION_KEY, Some(json!({ "previous": mode })));
+        session.set_permission_mode(PermissionMode::Plan);
+        Ok(ToolOutput::text(prompt::entered(mode)).with_data(json!({ "previousMode": mode })))
+    }
+
+    fn render_use(&self, _input: &EnterPlanModeInput) -> Option<String> {
+        Some(ENTER_TOOL_NAME.to_string())
+    }
+}
+
+// Claude Code's `allowedPrompts`, ignored by it since 2.1.205: accepted, never acted on.
+/// A kind of shell command the plan would run (accepted; approving a plan grants no permission).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AllowedPrompt {
+    /// The tool, always "Bash"
+    #[schemars(extend("enum" = ["Bash"]))]
+    pub tool: String,
+    /// What the command does, in words
+    pub prompt: String,
+}
+
+/// ExitPlanMode's input. Other fields (clients add some) are accepted and ignored.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = {}))]
+pub struct ExitPlanModeInput {
+    /// The complete plan, in Markdown: steps, files to change, how the result will be checked
+    #[serde(default)]
+    pub plan: Option<String>,
+    /// Not used: approving a plan grants no permission
+    #[serde(rename = "allowedPrompts", default)]
+    pub allowed_prompts: Option<Vec<AllowedPrompt>>,
+}
+
+/// The `ExitPlanMode` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ExitPlanModeTool;
+
+fn plan_of(input: &ExitPlanModeInput) -> Option<&str> {
+    input.plan.as_deref().map(str::trim).filter(|p| !p.is_empty())
+}
+
+#[async_trait::async_trait]
+impl TypedTool for ExitPlanModeTool {
+    type Input = ExitPlanModeInput;
+
+    fn name(&self) -> &'static str {
+        EXIT_TOOL_NAME
+    }
+    fn search_hint(&self) -> Option<&'static str> {
+        Some(EXIT_SEARCH_HINT)
+    }
+    fn description(&self, _session: &Session) -> String {
+        prompt::EXIT_DESCRIPTION.to_string()
+    }
+    fn prompt(&self, _session: &Session) -> String {
+        prompt::EXIT_PROMPT.to_string()
+    }
+    fn max_result_size_chars(&self) -> ResultLimit {
+        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
+    }
+    /// Changes the session's mode only (after a person approves): runs alone.
+    fn effects(&self, _input: &ExitPlanModeInput, _session: &Session) -> Effects {
+        Effects::none().with_session_change()
+    }
+    fn effect_kinds(&self) -> EffectKinds {
+        EffectKinds::NONE
+    }
+    fn is_open_world(&self) -> bool {
+        false
+    }
+    fn should_defer(&self) -> bool {
+        true
+    }
+    /// A new user message replaces the question of approving the plan.
+    fn interrupt_behavior(&self) -> hands_core::InterruptBehavior {
+        hands_core::InterruptBehavior::Cancel
+    }
+
+    async fn validate_input(&self, input: &ExitPlanModeInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+        let mode = ctx.session().permission_mode();
+        if mode != PermissionMode::Plan {
+            return Err(ValidationError::with_code(prompt::not_planning(mode), 1));
+        }
+        if plan_of(input).is_none() {
+            return Err(ValidationError::with_code(prompt::NO_PLAN, 2));
+        }
+        Ok(())
+    }
+
+    /// The person's approval is the tool's own question; no rule needs to allow it.
+    async fn check_permissions(&self, _input: &ExitPlanModeInput, _ctx: &ToolContext) -> PermissionResult {
+        PermissionResult::allow("presenting the plan asks the user itself")
+    }
+
+    async fn call(&self, input: &ExitPlanModeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let session = ctx.session();
+        let plan = plan_of(input).unwrap_or_default().to_string();
+        let previous = previous_mode(session);
+        let review = PlanReview { tool: EXIT_TOOL_NAME.to_string(), plan: plan.clone(), previous };
+        let verdict = tokio::select! {
+            verdict = ctx.asker().review_plan(&review) => verdict,
+            () = ctx.cancelled() => return Err(ToolError::Cancelled),
+        };
+        match verdict {
+            PlanVerdict::Approved { mode } => {
+                let allowed = [PermissionMode::Default, PermissionMode::AcceptEdits, previous];
+                if mode == PermissionMode::Plan || !allowed.contains(&mode) {
+                    return Ok(ToolOutput::error(prompt::mode_refused(mode, previous)));
+                }
+                session.set_permission_mode(mode);
+                session.set_data(SESSION_KEY, None);
+                Ok(ToolOutput::text(prompt::approved(mode, &plan)).with_data(json!({ "plan": plan, "mode": mode })))
+            }
+            PlanVerdict::Rejected { feedback } => {
+                let feedback = feedback.as_deref().map(str::trim).filter(|f| !f.is_empty());
+                Ok(ToolOutput::error(prompt::rejected(feedback)))
+            }
+            PlanVerdict::Unavailable { why } => Ok(ToolOutput::error(prompt::unavailable(&why))),
+        }
+    }
+
+    fn render_use(&self, input: &ExitPlanModeInput) -> Option<String> {
+        Some(render::render_exit(plan_of(input).unwrap_or_default()))
+    }
+}
+
+// The one place each tool states that it exists: any binary that links this crate has both.
+hands_core::register_tool!(EnterPlanModeTool);
+hands_core::register_tool!(ExitPlanModeTool);
