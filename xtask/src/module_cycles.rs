@@ -23,7 +23,6 @@ const KNOWN_CYCLES: &[(&str, &[&str])] = &[
         "core",
         &["content", "context", "effects", "notices", "path_policy", "permissions", "registry", "session", "tool"],
     ),
-    ("permissions", &["hooks", "ruleset", "settings"]),
     ("tool-bash", &["classify", "readonly_rules"]),
 ];
 

@@ -38,10 +38,10 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
+use crate::origin::{RuleOrigin, SettingsScope};
 use crate::path_rules::Anchors;
 use crate::rules::Rule;
 use crate::ruleset::{CallFacts, CompiledRule};
-use crate::settings::{RuleOrigin, SettingsScope};
 use hands_core::content::{ContentBlock, ToolResult};
 use hands_core::context::ToolContext;
 use hands_core::effects::Effects;

@@ -12,6 +12,7 @@
 //!   wrappers, `VAR=value`); `path_rules`: gitignore-style paths with the `//`, `~/`, `/`, `./`
 //!   anchors;
 //! - `ruleset`: the merged rules and the decision order of reference §3.4;
+//! - `origin`: where a rule comes from (scope and file), a leaf the others share;
 //! - `settings`: the settings files, their precedence and how they merge;
 //! - `engine`: loading, live reload (`watch`), the read-deny filter, "always allow";
 //! - `hooks`: the `PreToolUse` / `PostToolUse` command hooks of the settings files.
@@ -43,6 +44,7 @@
 pub mod command_rules;
 pub mod engine;
 pub mod hooks;
+pub mod origin;
 pub mod path_rules;
 pub mod rules;
 pub mod ruleset;

@@ -37,9 +37,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::command_rules::{CommandPattern, always_asks, command_forms};
+use crate::origin::RuleOrigin;
 use crate::path_rules::{Anchors, PathPattern, PathPatternError};
 use crate::rules::{Rule, domain_matches, parameter_matches, rule_covers_tool, wildcard_match};
-use crate::settings::RuleOrigin;
 use hands_core::effects::Effects;
 use hands_core::path_policy::protected_component;
 use hands_core::permissions::{

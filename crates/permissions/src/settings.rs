@@ -27,6 +27,7 @@ use serde::de::{self, Deserializer};
 use serde_json::Value;
 
 use crate::hooks::HookConfig;
+pub use crate::origin::{RuleOrigin, SettingsScope};
 use crate::path_rules::Anchors;
 use crate::rules::Rule;
 use crate::ruleset::{CompiledRule, RuleSet};
@@ -200,49 +201,6 @@ pub fn read_settings_file(
 
 /// Where managed (administrator) settings live on Linux.
 pub const MANAGED_SETTINGS_PATH: &str = "/etc/claude-code/managed-settings.json";
-
-/// A settings scope, in precedence order (the first wins).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SettingsScope {
-    /// Set by an administrator; cannot be overridden.
-    Managed,
-    /// Flags of this invocation (and `--settings FILE`).
-    CommandLine,
-    /// `.claude/settings.local.json`: this user in this project, not committed.
-    Local,
-    /// `.claude/settings.json`: shared with the project.
-    Project,
-    /// `~/.claude/settings.json`: this user everywhere.
-    User,
-}
-
-impl SettingsScope {
-    /// A short name: `managed`, `command line`, `local`, `project`, `user`.
-    pub fn label(self) -> &'static str {
-        match self {
-            SettingsScope::Managed => "managed",
-            SettingsScope::CommandLine => "command line",
-            SettingsScope::Local => "local",
-            SettingsScope::Project => "project",
-            SettingsScope::User => "user",
-        }
-    }
-}
-
-/// Where a rule came from: its scope and the file (or flag) that holds it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RuleOrigin {
-    /// The scope.
-    pub scope: SettingsScope,
-    /// The file path, or the flag (`--allow`).
-    pub location: String,
-}
-
-impl fmt::Display for RuleOrigin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.location)
-    }
-}
 
 /// What one settings file (or the command line) says.
 #[derive(Debug, Clone)]
