@@ -1,7 +1,7 @@
 //! `cargo xtask new-tool NAME [--tool-name WireName]`: a new tool crate in minutes.
 //!
 //! Creates `crates/tool-NAME` in the standard layout (`src/lib.rs` with the tool and its
-//! registration, `src/prompt.rs` with the prompt, `src/constants.rs`, `src/render.rs`,
+//! registration, `src/prompt.rs` with the prompt, `src/constants.rs`,
 //! `tests/NAME.rs` driving it through the real pipeline) and hooks it into the build: the root
 //! `[workspace.dependencies]`, a `NAME` feature of `hands-tools` added to `default` with its
 //! optional dependency, the crate's `extern crate` line after the `// new-tool: link` marker of
@@ -249,7 +249,6 @@ fn crate_files(names: &ToolNames) -> Vec<(String, String)> {
         ("src/lib.rs".into(), fill(LIB_RS)),
         ("src/prompt.rs".into(), fill(PROMPT_RS)),
         ("src/constants.rs".into(), fill(CONSTANTS_RS)),
-        ("src/render.rs".into(), fill(RENDER_RS)),
         (format!("tests/{}.rs", names.short.replace('-', "_")), fill(TEST_RS)),
     ]
 }
@@ -281,19 +280,17 @@ workspace = true
 const LIB_RS: &str = r#"//! # hands-tool-{{short}}
 //!
 //! `{{wire}}`: replace this paragraph with what the tool does, for whom, and what it leaves to
-//! other tools. Texts the model reads are in [`prompt`]; names and limits in [`constants`];
-//! one-line summaries in [`render`].
+//! other tools. Texts the model reads are in [`prompt`]; names and limits in [`constants`].
 //!
 //! As generated, the tool echoes `text` back: enough to see it listed by `hands tools` and
-//! called by `hands call {{wire}} '{"text": "hi"}' --allow {{wire}}`. Every flag below is
+//! called by `hands call {{wire}} '{"text": "hi"}' --allow {{wire}}`. Every fact below is
 //! spelled out with its fail-closed default; docs/adding-a-tool.md explains how to decide each.
 
 pub mod constants;
 pub mod prompt;
-pub mod render;
 
 use hands_core::{
-    EffectKinds, Effects, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
+    EffectKinds, Effects, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -315,25 +312,21 @@ pub struct {{wire}}Tool;
 #[async_trait::async_trait]
 impl TypedTool for {{wire}}Tool {
     type Input = {{wire}}Input;
+    /// What `validate` hands `call` besides the input (`()`: nothing; Edit hands over the new
+    /// file content it computed while checking).
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
+    /// The static facts. `ToolSpec::new` fails closed (every effect kind, open world); say
+    /// what is true: `.effect_kinds(...)` is the kinds any call can have (a bare `Read` deny rule
+    /// removes every tool that reads paths from the pool), `.local()` if it never leaves the
+    /// machine, `.deferred()` to hide the schema until ToolSearch loads it (rarely used tools).
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::NONE)
+        .local();
 
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
     /// What a call touches: paths read (`.read(path)`) and written (`.write(path)`), commands,
@@ -344,30 +337,16 @@ impl TypedTool for {{wire}}Tool {
         Effects::none()
     }
 
-    /// The kinds of effect any call can have (a bare `Read` deny rule removes every tool that
-    /// reads paths from the pool).
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-
-    /// Hide the schema until the model loads it with ToolSearch? (For rarely used tools.)
-    fn should_defer(&self) -> bool {
-        false
-    }
-
-    async fn validate_input(&self, input: &{{wire}}Input, _ctx: &ToolContext) -> Result<(), ValidationError> {
+    /// Checks beyond the schema; the model sees the error and can correct the call.
+    async fn validate(&self, input: &{{wire}}Input, _ctx: &ToolContext) -> Result<(), ToolError> {
         if input.text.is_empty() {
-            return Err(ValidationError::with_code("text is empty: give the text to send back.", 1));
+            return Err(ToolError::invalid_code("text is empty: give the text to send back.", 1));
         }
         Ok(())
     }
 
-    async fn call(&self, input: &{{wire}}Input, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(input.text.clone()))
-    }
-
-    fn render_use(&self, input: &{{wire}}Input) -> Option<String> {
-        Some(render::render_use(&input.text))
+    async fn call(&self, plan: Plan<{{wire}}Input>, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(plan.input.text))
     }
 }
 
@@ -396,14 +375,6 @@ pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
 /// Three to ten words ToolSearch scores against.
 pub const SEARCH_HINT: &str = "send text back echo";
-"#;
-
-const RENDER_RS: &str = r#"//! One-line human summaries of a {{wire}} call. Model-visible text is not here.
-
-/// `{{wire}}(text)`, the text cut at 60 characters.
-pub fn render_use(text: &str) -> String {
-    format!("{{wire}}({})", hands_core::text::truncate_chars(text, 60))
-}
 "#;
 
 const TEST_RS: &str = r#"//! {{wire}} through the real pipeline.
@@ -491,9 +462,7 @@ mod tests {
         let root = dir.path();
         let names = ToolNames::new("word-count", None).unwrap();
         let krate = create(root, &names).unwrap();
-        for file in
-            ["Cargo.toml", "src/lib.rs", "src/prompt.rs", "src/constants.rs", "src/render.rs", "tests/word_count.rs"]
-        {
+        for file in ["Cargo.toml", "src/lib.rs", "src/prompt.rs", "src/constants.rs", "tests/word_count.rs"] {
             assert!(krate.join(file).is_file(), "{file}");
         }
         let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();

@@ -11,6 +11,7 @@ use hands_core::{
     Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, ToolCall, ToolContext, ToolError, ToolOutput, Turn,
     TypedTool,
 };
+use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -32,19 +33,15 @@ struct Noop;
 #[async_trait::async_trait]
 impl TypedTool for Noop {
     type Input = NoopInput;
-    fn name(&self) -> &'static str {
-        "Noop"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Does nothing".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Noop", "Does nothing", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &NoopInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    async fn call(&self, input: &NoopInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<NoopInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(if input.limit.is_some() { input.path.as_str() } else { "ok" }))
     }
 }

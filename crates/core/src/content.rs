@@ -154,10 +154,6 @@ pub struct ToolOutput {
     pub context_change: Option<ContextChange>,
     /// Extra messages to append after the result (e.g. a document block, a reminder).
     pub new_messages: Vec<Value>,
-    /// Structured data for code that calls a tool directly (embedders, tests). Not sent to the
-    /// model, and not carried past the pipeline: [`ToolResult`] has no place for it, so neither
-    /// an engine caller nor the MCP server (no `structuredContent`) sees it.
-    pub data: Option<Value>,
 }
 
 impl ToolOutput {
@@ -179,12 +175,6 @@ impl ToolOutput {
     /// Attach a context change.
     pub fn with_context_change(mut self, change: ContextChange) -> Self {
         self.context_change = Some(change);
-        self
-    }
-
-    /// Attach structured data.
-    pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
         self
     }
 }

@@ -186,10 +186,7 @@ impl DeferralSettings {
 
 /// Whether `tool` is withheld behind ToolSearch while tool search is active.
 pub fn is_deferrable(tool: &dyn Tool) -> bool {
-    if tool.always_load() {
-        return false;
-    }
-    tool.is_external() || tool.should_defer()
+    tool.spec().is_deferrable()
 }
 
 /// Whether tool search is active for this pool and session (see [`DeferralSettings::is_active`]).

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::content::{ContentBlock, ToolResult};
 use crate::context::ToolContext;
+use crate::effects::Effects;
 use crate::input::ToolInput;
 use crate::permissions::Behavior;
 use crate::session::Session;
@@ -103,18 +104,29 @@ pub struct StopOutcome {
     pub stop: Option<String>,
 }
 
+/// The call a hook is asked about: the tool's name, the input, and what the call touches (from
+/// its plan: hooks need not ask the tool again).
+#[derive(Debug, Clone, Copy)]
+pub struct HookCall<'a> {
+    /// The tool's wire name.
+    pub tool: &'a str,
+    /// The input as JSON.
+    pub input: &'a ToolInput,
+    /// The plan's effects.
+    pub effects: &'a Effects,
+}
+
 /// The hook stages. Implementations must return quickly when no hook matches.
 #[async_trait]
 pub trait Hooks: Send + Sync {
     /// Before the permission decision.
-    async fn pre_tool_use(&self, _tool: &str, _input: &ToolInput, _ctx: &ToolContext) -> PreToolUseOutcome {
+    async fn pre_tool_use(&self, _call: &HookCall<'_>, _ctx: &ToolContext) -> PreToolUseOutcome {
         PreToolUseOutcome::default()
     }
     /// After a successful call.
     async fn post_tool_use(
         &self,
-        _tool: &str,
-        _input: &ToolInput,
+        _call: &HookCall<'_>,
         _result: &ToolResult,
         _ctx: &ToolContext,
     ) -> PostToolUseOutcome {
@@ -123,8 +135,7 @@ pub trait Hooks: Send + Sync {
     /// After a failed call.
     async fn post_tool_use_failure(
         &self,
-        _tool: &str,
-        _input: &ToolInput,
+        _call: &HookCall<'_>,
         _result: &ToolResult,
         _ctx: &ToolContext,
     ) -> PostToolUseOutcome {

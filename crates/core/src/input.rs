@@ -1,29 +1,28 @@
-//! [`ToolInput`]: a tool call's input as JSON, parsed at most once into the tool's typed input.
-//!
-//! The pipeline asks a tool several questions about the same input (is it read-only? safe to run
-//! in parallel? valid? allowed?) before calling it. `ToolInput` keeps the raw JSON for hooks,
-//! permission rules and logs, and caches the typed parse so a typed tool deserializes once per
-//! call, whatever the number of questions. Schema validation lives in `schema`, not here.
+//! [`ToolInput`]: a tool call's input as JSON (what hooks, permission rules and logs see), with
+//! the tool's typed view when the tool parsed it ([`Tool::parse`](crate::tool::Tool::parse), once
+//! per call, before anything else asks). Schema validation lives in `schema`, not here.
 
 use std::any::Any;
 use std::fmt;
-use std::sync::OnceLock;
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-type Parsed = Result<Box<dyn Any + Send + Sync>, String>;
-
-/// A call's input: the JSON object plus a lazily parsed typed view.
+/// A call's input: the JSON object, and the typed input the tool parsed from it.
 pub struct ToolInput {
     value: Value,
-    parsed: OnceLock<Parsed>,
+    typed: Option<Box<dyn Any + Send + Sync>>,
 }
 
 impl ToolInput {
-    /// Wrap a JSON value.
+    /// Wrap a JSON value (no typed view).
     pub fn new(value: Value) -> Self {
-        Self { value, parsed: OnceLock::new() }
+        Self { value, typed: None }
+    }
+
+    /// Attach the typed view parsed from this JSON.
+    pub fn with_typed(mut self, typed: impl Any + Send + Sync) -> Self {
+        self.typed = Some(Box::new(typed));
+        self
     }
 
     /// The JSON, as validated (after string-to-number/boolean coercion).
@@ -41,23 +40,25 @@ impl ToolInput {
         self.value.get(key).and_then(Value::as_str)
     }
 
-    /// The typed view, deserialized on first use and cached.
-    ///
-    /// Fails with the deserializer's message when the JSON does not fit `T`, or when this input
-    /// was already parsed as another type.
-    pub fn typed<T: DeserializeOwned + Send + Sync + 'static>(&self) -> Result<&T, String> {
-        let parsed = self.parsed.get_or_init(|| {
-            T::deserialize(&self.value).map(|t| Box::new(t) as Box<dyn Any + Send + Sync>).map_err(|e| e.to_string())
-        });
-        match parsed {
-            Ok(any) => any.downcast_ref::<T>().ok_or_else(|| "input was parsed as a different type".to_string()),
-            Err(e) => Err(e.clone()),
+    /// The typed view, if one of type `T` is attached.
+    pub fn typed<T: Any>(&self) -> Option<&T> {
+        self.typed.as_ref()?.downcast_ref()
+    }
+
+    /// Take the typed view out, if one of type `T` is attached.
+    pub fn take_typed<T: Any>(&mut self) -> Option<T> {
+        match self.typed.take()?.downcast::<T>() {
+            Ok(t) => Some(*t),
+            Err(other) => {
+                self.typed = Some(other);
+                None
+            }
         }
     }
 }
 
 impl Clone for ToolInput {
-    /// Clones the JSON; the typed cache starts empty.
+    /// Clones the JSON; the copy has no typed view.
     fn clone(&self) -> Self {
         Self::new(self.value.clone())
     }
@@ -78,45 +79,22 @@ impl From<Value> for ToolInput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde::Deserialize;
-
-    #[derive(Deserialize, Debug, PartialEq)]
-    struct A {
-        x: u32,
-    }
-
-    #[derive(Deserialize)]
-    struct B {}
 
     #[test]
-    fn parses_once_and_caches() {
-        let input = ToolInput::new(serde_json::json!({"x": 5}));
-        let first: *const A = input.typed::<A>().unwrap();
-        let second: *const A = input.typed::<A>().unwrap();
-        assert_eq!(first, second, "second call must reuse the cached parse");
-        assert_eq!(input.typed::<A>().unwrap(), &A { x: 5 });
+    fn typed_view_by_type() {
+        let mut input = ToolInput::new(serde_json::json!({"x": 5})).with_typed(5u32);
+        assert_eq!(input.typed::<u32>(), Some(&5));
+        assert_eq!(input.typed::<String>(), None);
+        assert_eq!(input.take_typed::<String>(), None, "a wrong type leaves the view in place");
+        assert_eq!(input.take_typed::<u32>(), Some(5));
+        assert_eq!(input.typed::<u32>(), None);
     }
 
     #[test]
-    fn parse_errors_are_kept() {
-        let input = ToolInput::new(serde_json::json!({"x": "no"}));
-        let err = input.typed::<A>().unwrap_err();
-        assert!(err.contains("invalid type"), "{err}");
-        assert!(input.typed::<A>().is_err());
-    }
-
-    #[test]
-    fn other_type_after_parse_is_an_error() {
-        let input = ToolInput::new(serde_json::json!({"x": 1}));
-        input.typed::<A>().unwrap();
-        assert!(input.typed::<B>().is_err());
-    }
-
-    #[test]
-    fn clone_resets_the_cache() {
-        let input = ToolInput::new(serde_json::json!({"x": 1}));
-        input.typed::<A>().unwrap();
+    fn clone_keeps_only_the_json() {
+        let input = ToolInput::new(serde_json::json!({"x": 1})).with_typed(1u8);
         let copy = input.clone();
-        assert!(copy.typed::<B>().is_ok());
+        assert_eq!(copy.value(), input.value());
+        assert!(copy.typed::<u8>().is_none());
     }
 }

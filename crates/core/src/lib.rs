@@ -6,8 +6,9 @@
 //!
 //! ## The pieces, in the order a call meets them
 //!
-//! - [`tool`]: the [`Tool`] trait (object-safe, async, fail-closed defaults), the typed layer
-//!   [`TypedTool`], and [`register_tool!`] for link-time registration.
+//! - [`tool`]: a tool's static facts ([`ToolSpec`]), the [`Tool`] trait (object-safe, async,
+//!   fail-closed defaults: parse, plan with effects, permission on the plan, call on the plan),
+//!   the typed layer [`TypedTool`], and [`register_tool!`] for link-time registration.
 //! - [`effects`]: what a call touches, as data ([`Effects`]): permissions, scheduling and hooks
 //!   read it.
 //! - [`registry`]: [`registered_tools`](registry::registered_tools) and the [`Pool`] a model sees,
@@ -29,7 +30,7 @@
 //! ## A tool in a dozen lines
 //!
 //! ```
-//! use hands_core::{EffectKinds, Effects, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+//! use hands_core::{EffectKinds, Effects, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool};
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //!
@@ -44,14 +45,14 @@
 //! #[async_trait::async_trait]
 //! impl TypedTool for Echo {
 //!     type Input = EchoInput;
-//!     fn name(&self) -> &'static str { "Echo" }
-//!     fn description(&self, _: &Session) -> String { "Send text back.".into() }
-//!     fn max_result_size_chars(&self) -> ResultLimit { ResultLimit::Chars(100_000) }
+//!     type Prepared = (); // what `validate` hands the call (nothing here)
+//!     const SPEC: ToolSpec = ToolSpec::new("Echo", "Send text back.", ResultLimit::Chars(100_000))
+//!         .effect_kinds(EffectKinds::NONE)
+//!         .local();
 //!     // Touches nothing: read-only, runs beside anything. (The default is unknown effects.)
 //!     fn effects(&self, _: &EchoInput, _: &Session) -> Effects { Effects::none() }
-//!     fn effect_kinds(&self) -> EffectKinds { EffectKinds::NONE }
-//!     async fn call(&self, input: &EchoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-//!         Ok(ToolOutput::text(input.text.clone()))
+//!     async fn call(&self, plan: Plan<EchoInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+//!         Ok(ToolOutput::text(plan.input.text))
 //!     }
 //! }
 //!
@@ -86,13 +87,13 @@ pub use abort::Turn;
 pub use content::{ContentBlock, ContextChange, ToolCall, ToolOutput, ToolResult};
 pub use context::ToolContext;
 pub use effects::{EffectKinds, Effects};
-pub use error::{ToolError, ValidationError};
+pub use error::ToolError;
 pub use input::ToolInput;
 pub use permissions::{PermissionMode, PermissionResult};
 pub use pipeline::{CallOutcome, Engine, EngineOptions};
 pub use registry::{Pool, PoolConfig};
 pub use session::{Session, SessionConfig};
-pub use tool::{InterruptBehavior, ResultLimit, Tool, Typed, TypedTool};
+pub use tool::{Deferral, InterruptBehavior, Plan, Planned, ResultLimit, Tool, ToolSpec, Typed, TypedTool};
 
 /// Re-exports for the registration macros and for tool crates, so they need not depend on these
 /// crates directly.

@@ -579,13 +579,13 @@ impl RuleWord {
 /// Whether a bare deny rule naming `rule_tool` removes `tool` from the pool: it names the tool (or
 /// its server), or it is `Read`/`Edit` and the tool's calls may read/write paths.
 pub fn bare_rule_removes(rule_tool: &str, tool: &dyn Tool) -> bool {
-    let kinds: EffectKinds = tool.effect_kinds();
+    let kinds: EffectKinds = tool.spec().effect_kinds;
     match RuleWord::of(rule_tool) {
         RuleWord::Reads if kinds.reads_paths => return true,
         RuleWord::Writes if kinds.writes_paths => return true,
         _ => {}
     }
-    tool.aliases().contains(&rule_tool) || crate::registry::bare_deny_matches(rule_tool, tool.name())
+    tool.spec().aliases.contains(&rule_tool) || crate::registry::bare_deny_matches(rule_tool, tool.name())
 }
 
 #[cfg(test)]

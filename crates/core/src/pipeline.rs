@@ -1,10 +1,13 @@
 //! One call from `tool_use` to `tool_result` (reference §2.1), in order:
 //!
 //! ```text
-//! lookup (name, then alias) -> abort check -> schema validation (with coercion) ->
-//! tool validation -> PreToolUse hooks -> permission decision (ask -> Asker) -> call ->
-//! PostToolUse hooks -> empty/size processing -> context change handed to the scheduler
+//! lookup (name, then alias) -> abort check -> schema validation (with coercion) -> parse ->
+//! plan (tool validation, effects) -> PreToolUse hooks -> permission decision on the plan
+//! (ask -> Asker) -> call on the plan -> PostToolUse hooks -> empty/size processing -> context
+//! change handed to the scheduler
 //! ```
+//!
+//! A hook or a decision that rewrites the input has it validated, parsed and planned again.
 //!
 //! [`Engine`] owns what every call needs (pool, session, policy, asker, hooks, progress sink).
 //! A tool that panics or fails yields an error result; the process never dies. Scheduling many
@@ -23,7 +26,7 @@ use crate::content::{ContentBlock, ContextChange, ToolCall, ToolResult};
 use crate::context::ToolContext;
 use crate::effects::Effects;
 use crate::error::ToolError;
-use crate::hooks::{Hooks, NoHooks, PostToolUseOutcome};
+use crate::hooks::{HookCall, Hooks, NoHooks, PostToolUseOutcome};
 use crate::input::ToolInput;
 use crate::messages;
 use crate::permissions::{
@@ -33,7 +36,7 @@ use crate::permissions::{
 use crate::progress::{NoProgress, ProgressSink};
 use crate::registry::Pool;
 use crate::session::Session;
-use crate::tool::{ResultLimit, Tool};
+use crate::tool::{Planned, ResultLimit, Tool};
 
 pub use crate::deferral::DISCOVERED_TOOLS_KEY;
 
@@ -142,7 +145,7 @@ impl EngineBuilder {
     }
 }
 
-/// A call after lookup and schema validation, ready to be scheduled.
+/// A call after lookup, schema validation and parsing, ready to be scheduled.
 pub(crate) struct Prepared {
     pub(crate) call: ToolCall,
     pub(crate) tool: Option<Arc<dyn Tool>>,
@@ -273,7 +276,7 @@ impl Engine {
         let mut value = std::mem::take(&mut call.input);
         tool.normalize_input(&mut value);
         let input = match validator.validate(tool.name(), &mut value) {
-            Ok(()) => Ok(ToolInput::new(value)),
+            Ok(()) => tool.parse(value).map_err(|e| e.to_model_text(tool.name())),
             Err(msg) => {
                 let mut text = msg;
                 if !self.schema_was_sent(tool.as_ref()) {
@@ -291,7 +294,7 @@ impl Engine {
             Arc::clone(&self.inner.pool),
             call.id.clone(),
             tool.name(),
-            turn.signal_for(tool.interrupt_behavior()),
+            turn.signal_for(tool.spec().interrupt),
             Arc::clone(&self.inner.progress),
         )
         .with_asker(Arc::clone(&self.inner.asker))
@@ -325,15 +328,12 @@ impl Engine {
         let input = prepared.input.map_err(|e| ToolResult::error(&id, e))?;
         let turn = Turn::new();
         let ctx = self.context(&prepared.call, tool.as_ref(), &turn);
-        if let Err(e) = tool.validate_input(&input, &ctx).await {
-            return Err(ToolResult::error(&id, e.to_model_text()));
-        }
-        let tool_result = tool.check_permissions(&input, &ctx).await;
-        let effects = tool.effects(&input, ctx.session());
+        let plan = tool.plan(input, &ctx).await.map_err(|e| ToolResult::error(&id, e.to_model_text(tool.name())))?;
+        let tool_result = tool.check_permissions(&plan, &ctx).await;
         let request = PermissionRequest {
             tool: tool.as_ref(),
-            input: &input,
-            effects: &effects,
+            input: plan.input(),
+            effects: plan.effects(),
             ctx: &ctx,
             tool_result: &tool_result,
         };
@@ -370,52 +370,61 @@ impl Engine {
         }
     }
 
-    async fn execute_valid(&self, call: &ToolCall, tool: &dyn Tool, mut input: ToolInput, turn: &Turn) -> CallOutcome {
+    async fn execute_valid(&self, call: &ToolCall, tool: &dyn Tool, input: ToolInput, turn: &Turn) -> CallOutcome {
         let id = call.id.as_str();
         let ctx = self.context(call, tool, turn);
         let hooks = &self.inner.hooks;
 
-        // 4. Tool validation.
-        if let Err(e) = tool.validate_input(&input, &ctx).await {
-            return CallOutcome::error(id, e.to_model_text());
-        }
+        // 4. Tool validation: the plan.
+        let mut plan = match tool.plan(input, &ctx).await {
+            Ok(plan) => plan,
+            Err(e) => return tool_failed(id, tool, &e),
+        };
 
         // 5. PreToolUse hooks.
         let mut extra_context = Vec::new();
         let mut stop = None;
         let mut hook_permission = None;
         if !hooks.is_empty() {
-            let pre = hooks.pre_tool_use(tool.name(), &input, &ctx).await;
+            let call = HookCall { tool: tool.name(), input: plan.input(), effects: plan.effects() };
+            let pre = hooks.pre_tool_use(&call, &ctx).await;
             if let Some(reason) = pre.block {
                 let mut o = CallOutcome::error(id, format!("PreToolUse hook blocked this call: {reason}"));
                 o.stop = pre.stop;
                 return o;
-            }
-            if let Some(updated) = pre.updated_input {
-                match self.revalidate(tool, updated) {
-                    Ok(i) => input = i,
-                    Err(msg) => return CallOutcome::error(id, msg),
-                }
             }
             extra_context = pre.additional_context;
             stop = pre.stop;
             hook_permission = pre.permission;
             // A hook is a program of its own: what validation saw may have changed.
             ctx.forget_path_checks();
+            if let Some(updated) = pre.updated_input {
+                match self.replan(tool, updated, &ctx).await {
+                    Ok(p) => plan = p,
+                    Err(mut o) => {
+                        o.stop = o.stop.or(stop);
+                        return o;
+                    }
+                }
+            }
         }
 
-        // 6. Permission decision.
-        let tool_result = tool.check_permissions(&input, &ctx).await;
-        let effects = tool.effects(&input, ctx.session());
-        let request =
-            PermissionRequest { tool, input: &input, effects: &effects, ctx: &ctx, tool_result: &tool_result };
+        // 6. Permission decision, on the plan.
+        let tool_result = tool.check_permissions(&plan, &ctx).await;
+        let request = PermissionRequest {
+            tool,
+            input: plan.input(),
+            effects: plan.effects(),
+            ctx: &ctx,
+            tool_result: &tool_result,
+        };
         let mut decision = self.inner.policy.decide(&request).await;
         if let Some(hook) = hook_permission {
             decision = merge_hook_decision(decision, hook);
         }
         if decision.behavior == Behavior::Ask {
             let suggested = self.inner.policy.suggested_rules(&request);
-            decision = self.ask(tool, &input, decision, suggested).await;
+            decision = self.ask(tool, plan.input(), decision, suggested).await;
             // Time passed while a person decided: the call looks at the disk afresh, and a path
             // that now leads elsewhere than where it led when judged refuses the call.
             if decision.behavior == Behavior::Allow
@@ -435,16 +444,18 @@ impl Engine {
             return o;
         }
         if let Some(updated) = decision.updated_input.take() {
-            match self.revalidate(tool, updated) {
-                Ok(i) => input = i,
-                Err(msg) => return CallOutcome::error(id, msg),
+            match self.replan(tool, updated, &ctx).await {
+                Ok(p) => plan = p,
+                Err(o) => return o,
             }
         }
 
-        // 7. Call, racing the cancellation signal (with a grace period for partial output).
+        // 7. Call on the plan, racing the cancellation signal (with a grace period for partial
+        // output). Hooks after the call see the input and effects, kept aside for them.
+        let kept = (!hooks.is_empty()).then(|| (plan.input().clone(), plan.effects().clone()));
         let grace = self.inner.options.cancel_grace;
         let token = ctx.cancel_token().clone();
-        let call_future = AssertUnwindSafe(tool.call(&input, &ctx)).catch_unwind();
+        let call_future = AssertUnwindSafe(tool.call(plan, &ctx)).catch_unwind();
         tokio::pin!(call_future);
         let called = tokio::select! {
             r = &mut call_future => Some(r),
@@ -457,15 +468,12 @@ impl Engine {
                 tracing::error!(tool = tool.name(), panic = %msg, "tool panicked");
                 (ToolResult::error(id, messages::error_calling_tool(tool.name(), &msg)), None, Vec::new(), true)
             }
-            Some(Ok(Err(ToolError::Cancelled))) => {
-                (ToolResult::error(id, messages::INTERRUPTED_MESSAGE), None, Vec::new(), true)
+            Some(Ok(Err(e))) => {
+                if let ToolError::EndTurn(reason) = &e {
+                    stop = stop.or_else(|| Some(reason.clone()));
+                }
+                (ToolResult::error(id, e.to_model_text(tool.name())), None, Vec::new(), true)
             }
-            Some(Ok(Err(e))) => (
-                ToolResult::error(id, messages::error_calling_tool(tool.name(), &e.to_string())),
-                None,
-                Vec::new(),
-                true,
-            ),
             Some(Ok(Ok(out))) => {
                 let failed = out.is_error;
                 (ToolResult::new(id, out.content, out.is_error), out.context_change, out.new_messages, failed)
@@ -473,11 +481,12 @@ impl Engine {
         };
 
         // 8. PostToolUse hooks.
-        if !hooks.is_empty() {
+        if let Some((input, effects)) = &kept {
+            let call = HookCall { tool: tool.name(), input, effects };
             let post: PostToolUseOutcome = if failed {
-                hooks.post_tool_use_failure(tool.name(), &input, &result, &ctx).await
+                hooks.post_tool_use_failure(&call, &result, &ctx).await
             } else {
-                hooks.post_tool_use(tool.name(), &input, &result, &ctx).await
+                hooks.post_tool_use(&call, &result, &ctx).await
             };
             if let Some(content) = post.updated_output {
                 result.content = content;
@@ -496,7 +505,7 @@ impl Engine {
         if result.content.iter().all(|b| b.as_text().is_some_and(|t| t.trim().is_empty())) {
             result.content = vec![ContentBlock::text(messages::completed_with_no_output(tool.name()))];
         }
-        let limit = tool.max_result_size_chars();
+        let limit = tool.spec().limit;
         budget::cap_result(&self.inner.session, limit, &mut result);
 
         CallOutcome {
@@ -509,11 +518,16 @@ impl Engine {
         }
     }
 
-    fn revalidate(&self, tool: &dyn Tool, mut value: Value) -> Result<ToolInput, String> {
-        let entry = self.inner.pool.find(tool.name()).ok_or_else(|| messages::no_such_tool(tool.name()))?;
-        let validator = entry.validator().map_err(messages::input_validation_error)?;
-        validator.validate(tool.name(), &mut value).map_err(|m| messages::input_validation_error(&m))?;
-        Ok(ToolInput::new(value))
+    /// A rewritten input (from a hook or the decision): schema validation, parse and plan again.
+    async fn replan(&self, tool: &dyn Tool, mut value: Value, ctx: &ToolContext) -> Result<Planned, CallOutcome> {
+        let id = ctx.tool_use_id();
+        let schema_error = |m: String| CallOutcome::error(id, m);
+        let entry =
+            self.inner.pool.find(tool.name()).ok_or_else(|| schema_error(messages::no_such_tool(tool.name())))?;
+        let validator = entry.validator().map_err(|e| schema_error(messages::input_validation_error(e)))?;
+        validator.validate(tool.name(), &mut value).map_err(|m| schema_error(messages::input_validation_error(&m)))?;
+        let input = tool.parse(value).map_err(|e| tool_failed(id, tool, &e))?;
+        tool.plan(input, ctx).await.map_err(|e| tool_failed(id, tool, &e))
     }
 
     /// Put an `ask` to the asker. "Always" also has the policy remember `suggested` rules.
@@ -581,6 +595,15 @@ impl Engine {
             }
         }
     }
+}
+
+/// The outcome of a stage that failed with `e`: the model sees it, and the turn ends if it says so.
+fn tool_failed(id: &str, tool: &dyn Tool, e: &ToolError) -> CallOutcome {
+    let mut o = CallOutcome::error(id, e.to_model_text(tool.name()));
+    if e.ends_turn() {
+        o.stop = Some(e.to_string());
+    }
+    o
 }
 
 /// A hook's opinion combined with the policy's: a hook can make a decision stricter (deny, ask),

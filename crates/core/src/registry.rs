@@ -187,7 +187,7 @@ impl Pool {
         let mut builtins: Vec<_> = builtins
             .into_iter()
             .filter(|t| t.is_enabled() && !denied(t))
-            .filter(|t| !config.simple || t.in_simple_mode())
+            .filter(|t| !config.simple || t.spec().simple_mode)
             .filter(|t| config.only.as_ref().is_none_or(|only| only.iter().any(|n| n == t.name())))
             .collect();
         builtins.sort_by(|a, b| a.name().cmp(b.name()));
@@ -217,7 +217,7 @@ impl Pool {
         if let Some(&i) = self.by_name.get(name) {
             return Some(&self.entries[i]);
         }
-        self.entries.iter().find(|e| e.tool.aliases().contains(&name))
+        self.entries.iter().find(|e| e.tool.spec().aliases.contains(&name))
     }
 
     /// The tool a name that was not found most likely meant: the one whose name or alias differs
@@ -227,7 +227,7 @@ impl Pool {
             .iter()
             .find(|e| {
                 e.tool.name().eq_ignore_ascii_case(name)
-                    || e.tool.aliases().iter().any(|a| a.eq_ignore_ascii_case(name))
+                    || e.tool.spec().aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
             })
             .map(|e| e.tool.name())
     }

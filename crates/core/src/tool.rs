@@ -1,28 +1,37 @@
-//! The tool contract: the object-safe [`Tool`] trait every tool implements, the typed authoring
-//! layer [`TypedTool`] (write an input struct, get schema and parsing for free), and registration
-//! through `inventory` ([`register_tool!`](crate::register_tool), whose entries live in
-//! [`crate::registry`]).
+//! The tool contract: a tool's static facts as one value ([`ToolSpec`]), the object-safe
+//! [`Tool`] trait the pipeline holds, the typed authoring layer [`TypedTool`] (write an input
+//! struct, get schema and parsing for free) and its adapter [`Typed`].
 //!
-//! A call states what it touches as data ([`Effects`], from [`Tool::effects`]): whether it is
-//! read-only, destructive or may run beside other calls, and what permission rules match, all
-//! follow from that one value. Defaults fail closed: a tool that does not declare its effects has
-//! unknown effects (possibly anything: not read-only, destructive, run alone, met by every deny
-//! and ask rule that names it), is enabled, and leaves the permission decision to the general
-//! rules.
+//! A call goes through the stages once each, every stage handing the next what it made:
+//!
+//! ```text
+//! JSON (schema-valid) --parse--> ToolInput --plan (validate)--> Planned (input + Effects + the
+//! tool's own plan) --check_permissions(&plan)--> decision --call(plan)--> ToolOutput
+//! ```
+//!
+//! Nothing is parsed or looked at twice: the typed input is parsed once, validation builds the
+//! plan the call then carries out (Edit keeps the new file content it computed), and the
+//! permission decision judges that plan's [`Effects`]. Defaults fail closed: a tool that does not
+//! declare its effects has unknown effects (possibly anything: not read-only, destructive, run
+//! alone, met by every deny and ask rule that names it), a [`ToolSpec`] says every effect kind
+//! and open world until told otherwise, and the permission decision is left to the general rules.
 //!
 //! Nothing here names a concrete tool, decides permissions, or schedules calls.
 
+use std::any::Any;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::content::{ToolOutput, ToolResult};
+use crate::content::ToolOutput;
 use crate::context::ToolContext;
 use crate::effects::{EffectKinds, Effects};
-use crate::error::{ToolError, ValidationError};
+use crate::error::ToolError;
 use crate::input::ToolInput;
 use crate::permissions::PermissionResult;
 use crate::session::Session;
@@ -46,65 +55,193 @@ pub enum ResultLimit {
     Unlimited,
 }
 
+/// Whether the tool's schema is sent with every request or withheld until ToolSearch loads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Deferral {
+    /// Sent, unless the tool is external (MCP tools are withheld while tool search is on).
+    #[default]
+    Sent,
+    /// Withheld until the model loads it through ToolSearch (while tool search is on).
+    Deferred,
+    /// Always sent, even when deferral would apply (MCP's `alwaysLoad`).
+    AlwaysLoad,
+}
+
+/// A tool's static facts, one value per tool (`const` for built-in tools). Start from
+/// [`ToolSpec::new`], whose defaults fail closed, and say what is true of the tool:
+///
+/// ```
+/// use hands_core::{EffectKinds, ResultLimit, ToolSpec};
+/// const SPEC: ToolSpec = ToolSpec::new("Echo", "Send text back.", ResultLimit::Chars(100_000))
+///     .effect_kinds(EffectKinds::NONE)
+///     .local();
+/// assert!(!SPEC.open_world);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSpec {
+    /// Wire name, e.g. `Read`.
+    pub name: Cow<'static, str>,
+    /// A one-line description for listings (and the prompt, unless the tool writes one).
+    pub description: Cow<'static, str>,
+    /// Other names that still reach this tool (`KillShell` for `TaskStop`).
+    pub aliases: &'static [&'static str],
+    /// Three to ten words that ToolSearch's keyword scoring matches against.
+    pub search_hint: Option<&'static str>,
+    /// Result size above which the pipeline persists the output to disk.
+    pub limit: ResultLimit,
+    /// The kinds of effect this tool's calls can have, without an input (a bare `Read` deny rule
+    /// removes every tool that reads paths from the pool). Fails closed: every kind.
+    pub effect_kinds: EffectKinds,
+    /// Whether the schema is withheld until ToolSearch loads it.
+    pub deferral: Deferral,
+    /// Whether the tool belongs to the minimal set of simple mode (`CLAUDE_CODE_SIMPLE`).
+    pub simple_mode: bool,
+    /// Whether the tool may reach beyond the local machine (MCP's `openWorldHint`). Fails
+    /// closed: open-world unless said otherwise.
+    pub open_world: bool,
+    /// Whether a new user message cancels a running call.
+    pub interrupt: InterruptBehavior,
+    /// Whether the tool comes from outside the build (MCP); external tools sort after built-ins.
+    pub external: bool,
+}
+
+impl ToolSpec {
+    /// A tool named `name`, described by `description`, whose results above `limit` are
+    /// persisted, with fail-closed defaults: every effect kind, open-world, not deferred, not in
+    /// simple mode, a new message does not cancel it, built in.
+    pub const fn new(name: &'static str, description: &'static str, limit: ResultLimit) -> Self {
+        Self {
+            name: Cow::Borrowed(name),
+            description: Cow::Borrowed(description),
+            aliases: &[],
+            search_hint: None,
+            limit,
+            effect_kinds: EffectKinds::ALL,
+            deferral: Deferral::Sent,
+            simple_mode: false,
+            open_world: true,
+            interrupt: InterruptBehavior::Block,
+            external: false,
+        }
+    }
+
+    /// Other names that reach the tool.
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    /// ToolSearch's keywords.
+    pub const fn search_hint(mut self, hint: &'static str) -> Self {
+        self.search_hint = Some(hint);
+        self
+    }
+
+    /// The kinds of effect the tool's calls can have.
+    pub const fn effect_kinds(mut self, kinds: EffectKinds) -> Self {
+        self.effect_kinds = kinds;
+        self
+    }
+
+    /// Withheld until ToolSearch loads it.
+    pub const fn deferred(mut self) -> Self {
+        self.deferral = Deferral::Deferred;
+        self
+    }
+
+    /// Part of simple mode's minimal set.
+    pub const fn simple_mode(mut self) -> Self {
+        self.simple_mode = true;
+        self
+    }
+
+    /// Acts on the local machine only (MCP's `openWorldHint: false`).
+    pub const fn local(mut self) -> Self {
+        self.open_world = false;
+        self
+    }
+
+    /// A new user message cancels a running call.
+    pub const fn cancel_on_interrupt(mut self) -> Self {
+        self.interrupt = InterruptBehavior::Cancel;
+        self
+    }
+
+    /// Whether the schema may be withheld until ToolSearch loads it (external or deferred, and
+    /// not always loaded).
+    pub fn is_deferrable(&self) -> bool {
+        match self.deferral {
+            Deferral::AlwaysLoad => false,
+            Deferral::Deferred => true,
+            Deferral::Sent => self.external,
+        }
+    }
+}
+
+/// A validated call: its input (the JSON hooks and rules see), what it touches ([`Effects`],
+/// which the permission decision judges), and what the tool prepared for carrying it out. Made by
+/// [`Tool::plan`]; [`Tool::check_permissions`] and [`Tool::call`] receive it.
+pub struct Planned {
+    input: ToolInput,
+    effects: Effects,
+    state: Box<dyn Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for Planned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Planned").field("input", &self.input).field("effects", &self.effects).finish_non_exhaustive()
+    }
+}
+
+impl Planned {
+    /// A plan for `input` that touches `effects`, carrying the tool's own `state`.
+    pub fn new(input: ToolInput, effects: Effects, state: impl Any + Send + Sync) -> Self {
+        Self { input, effects, state: Box::new(state) }
+    }
+
+    /// The call's input.
+    pub fn input(&self) -> &ToolInput {
+        &self.input
+    }
+
+    /// What the call touches.
+    pub fn effects(&self) -> &Effects {
+        &self.effects
+    }
+
+    /// The tool's own state, if it is a `T`.
+    pub fn state<T: Any>(&self) -> Option<&T> {
+        self.state.downcast_ref()
+    }
+
+    /// Take the plan apart: input, effects, and the tool's state if it is a `T`.
+    pub fn into_parts<T: Any>(self) -> (ToolInput, Effects, Option<T>) {
+        let state = self.state.downcast::<T>().ok().map(|b| *b);
+        (self.input, self.effects, state)
+    }
+}
+
 /// One tool, as the pipeline sees it. Object-safe: pools hold `Arc<dyn Tool>`.
 ///
 /// Most tools implement [`TypedTool`] instead and are wrapped by [`Typed`]; implement this trait
-/// directly for tools whose schema is only known at run time (MCP tools).
+/// directly for tools whose schema is only known at run time (MCP tools). Such a tool keeps its
+/// input as JSON: the defaults of [`parse`](Tool::parse) and [`plan`](Tool::plan) do.
 #[async_trait]
 pub trait Tool: Send + Sync + 'static {
-    /// Wire name, e.g. `Read`.
-    fn name(&self) -> &str;
+    /// The static facts.
+    fn spec(&self) -> &ToolSpec;
 
-    /// Other names that still reach this tool (`KillShell` for `TaskStop`).
-    fn aliases(&self) -> &[&'static str] {
-        &[]
-    }
-
-    /// Three to ten words that ToolSearch's keyword scoring matches against.
-    fn search_hint(&self) -> Option<&str> {
-        None
-    }
-
-    /// A one-line description for listings; may depend on the session.
-    fn description(&self, session: &Session) -> String;
-
-    /// The full model-facing text sent as the tool's description in API requests.
-    fn prompt(&self, session: &Session) -> String {
-        self.description(session)
+    /// The full model-facing text sent as the tool's description in API requests; may depend on
+    /// the session. The default is the spec's description.
+    fn prompt(&self, _session: &Session) -> String {
+        self.spec().description.to_string()
     }
 
     /// The JSON Schema of the input object (draft-07, `additionalProperties: false`).
     fn input_schema(&self) -> &Value;
 
-    /// Result size above which the pipeline persists the output to disk.
-    fn max_result_size_chars(&self) -> ResultLimit;
-
     /// Whether the tool exists at all in this process (runtime gates: env vars, settings).
     fn is_enabled(&self) -> bool {
-        true
-    }
-
-    /// What this call touches (paths read and written, commands, hosts, ...), from its input.
-    /// Read-only, destructive, scheduling and permission rules all follow from it. The default,
-    /// [`Effects::unknown`], fails closed.
-    fn effects(&self, _input: &ToolInput, _session: &Session) -> Effects {
-        Effects::unknown()
-    }
-
-    /// The kinds of effect this tool's calls can have, without an input (a bare `Read` deny rule
-    /// removes every tool that reads paths from the pool). Fails closed: every kind.
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::ALL
-    }
-
-    /// Whether the tool belongs to the minimal set of simple mode (`CLAUDE_CODE_SIMPLE`).
-    fn in_simple_mode(&self) -> bool {
-        false
-    }
-
-    /// Whether the tool may reach beyond the local machine (network, external services). Used for
-    /// MCP's `openWorldHint`. Fails closed: a tool that does not say otherwise is open-world.
-    fn is_open_world(&self) -> bool {
         true
     }
 
@@ -113,160 +250,122 @@ pub trait Tool: Send + Sync + 'static {
     /// The default leaves the input alone.
     fn normalize_input(&self, _input: &mut Value) {}
 
-    /// Whether the schema is withheld until the model loads it through ToolSearch.
-    fn should_defer(&self) -> bool {
-        false
+    /// Read a schema-valid input, once per call. The default keeps the JSON.
+    fn parse(&self, input: Value) -> Result<ToolInput, ToolError> {
+        Ok(ToolInput::new(input))
     }
 
-    /// Whether the schema is always sent, even when deferral would apply.
-    fn always_load(&self) -> bool {
-        false
+    /// What a call with this input touches (paths read and written, commands, hosts, ...), in
+    /// the session as it is now. The scheduler asks before the call starts, [`plan`](Tool::plan)
+    /// when it does. The default, [`Effects::unknown`], fails closed.
+    fn effects(&self, _input: &ToolInput, _session: &Session) -> Effects {
+        Effects::unknown()
     }
 
-    /// Whether a new user message cancels a running call.
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        InterruptBehavior::Block
+    /// Validate the input and plan the call (semantic checks after the schema, e.g. Edit:
+    /// `old_string == new_string`). The default plans the input as it is, with its effects.
+    async fn plan(&self, input: ToolInput, ctx: &ToolContext) -> Result<Planned, ToolError> {
+        let effects = self.effects(&input, ctx.session());
+        Ok(Planned::new(input, effects, ()))
     }
 
-    /// Whether this tool comes from outside the build (MCP); external tools sort after built-ins.
-    fn is_external(&self) -> bool {
-        false
-    }
-
-    /// Semantic checks after schema validation (e.g. Edit: `old_string == new_string`).
-    async fn validate_input(&self, _input: &ToolInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
-        Ok(())
-    }
-
-    /// The tool's own permission opinion; the general rules decide on `Passthrough`.
-    async fn check_permissions(&self, _input: &ToolInput, _ctx: &ToolContext) -> PermissionResult {
+    /// The tool's own permission opinion on the plan; the general rules decide on `Passthrough`.
+    async fn check_permissions(&self, _plan: &Planned, _ctx: &ToolContext) -> PermissionResult {
         PermissionResult::passthrough()
     }
 
-    /// Run the call. Progress goes through `ctx.progress(...)`; cancellation is `ctx.cancelled()`.
-    async fn call(&self, input: &ToolInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+    /// Carry out the plan. Progress goes through `ctx.progress(...)`; cancellation is
+    /// `ctx.cancelled()`.
+    async fn call(&self, plan: Planned, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
 
-    /// A one-line human summary of a use, e.g. `Grep("fn main", src/)`.
-    fn render_use(&self, input: &ToolInput) -> String {
-        default_render_use(self.name(), input.value())
-    }
-
-    /// A one-line human summary of a result.
-    fn render_result(&self, result: &ToolResult) -> String {
-        default_render_result(result)
+impl dyn Tool {
+    /// The wire name (`spec().name`).
+    pub fn name(&self) -> &str {
+        &self.spec().name
     }
 }
 
-/// `Name(<compact json, at most 80 chars>)`.
-pub fn default_render_use(name: &str, input: &Value) -> String {
-    let json = input.to_string();
-    format!("{name}({})", crate::text::truncate_chars(&json, 80))
-}
-
-/// The first line of the result text, at most 100 chars, prefixed with `error: ` for errors.
-pub fn default_render_result(result: &ToolResult) -> String {
-    let text = result.text();
-    let first = text.lines().next().unwrap_or("");
-    let line = crate::text::truncate_chars(first, 100);
-    if result.is_error { format!("error: {line}") } else { line.to_string() }
+/// A typed tool's plan: the parsed input, what the call touches, and what validation prepared
+/// (`()` for most tools; Edit keeps the new file content it computed).
+#[derive(Debug)]
+pub struct Plan<I, P = ()> {
+    /// The parsed input.
+    pub input: I,
+    /// What the call touches (as the permission decision judged it).
+    pub effects: Effects,
+    /// What validation prepared for the call.
+    pub prepared: P,
 }
 
 /// The typed way to write a tool: declare `Input` (`Deserialize + JsonSchema`, doc comments become
 /// field descriptions) and receive it parsed. Wrap with [`Typed`], or register with
 /// [`register_tool!`](crate::register_tool), which wraps for you.
 ///
-/// Every method mirrors one of [`Tool`] with the same fail-closed default.
+/// The methods mirror [`Tool`]'s with the same fail-closed defaults; `validate` is
+/// [`Tool::plan`] with the parsed input.
 #[async_trait]
 pub trait TypedTool: Send + Sync + 'static {
     /// The input object.
     type Input: DeserializeOwned + JsonSchema + Send + Sync + 'static;
+    /// What validation prepares for the call (`()` when it prepares nothing; `Default` is what
+    /// [`validate`](TypedTool::validate)'s default returns).
+    type Prepared: Default + Send + Sync + 'static;
 
-    /// Wire name.
-    fn name(&self) -> &'static str;
-    /// See [`Tool::aliases`].
-    fn aliases(&self) -> &[&'static str] {
-        &[]
+    /// The static facts.
+    const SPEC: ToolSpec;
+
+    /// The facts of this instance: [`SPEC`](TypedTool::SPEC) unless a fact depends on the
+    /// environment (Bash's output limit). Read once, when the tool is wrapped.
+    fn spec(&self) -> ToolSpec {
+        Self::SPEC
     }
-    /// See [`Tool::search_hint`].
-    fn search_hint(&self) -> Option<&'static str> {
-        None
+    /// See [`Tool::prompt`]. The default is the spec's description.
+    fn prompt(&self, _session: &Session) -> String {
+        Self::SPEC.description.to_string()
     }
-    /// See [`Tool::description`].
-    fn description(&self, session: &Session) -> String;
-    /// See [`Tool::prompt`].
-    fn prompt(&self, session: &Session) -> String {
-        self.description(session)
-    }
-    /// See [`Tool::max_result_size_chars`].
-    fn max_result_size_chars(&self) -> ResultLimit;
     /// See [`Tool::is_enabled`].
     fn is_enabled(&self) -> bool {
         true
     }
+    /// See [`Tool::normalize_input`].
+    fn normalize_input(&self, _input: &mut Value) {}
     /// See [`Tool::effects`].
     fn effects(&self, _input: &Self::Input, _session: &Session) -> Effects {
         Effects::unknown()
     }
-    /// See [`Tool::effect_kinds`].
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::ALL
-    }
-    /// See [`Tool::in_simple_mode`].
-    fn in_simple_mode(&self) -> bool {
-        false
-    }
-    /// See [`Tool::is_open_world`].
-    fn is_open_world(&self) -> bool {
-        true
-    }
-    /// See [`Tool::normalize_input`].
-    fn normalize_input(&self, _input: &mut Value) {}
-    /// See [`Tool::should_defer`].
-    fn should_defer(&self) -> bool {
-        false
-    }
-    /// See [`Tool::always_load`].
-    fn always_load(&self) -> bool {
-        false
-    }
-    /// See [`Tool::interrupt_behavior`].
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        InterruptBehavior::Block
-    }
-    /// See [`Tool::validate_input`].
-    async fn validate_input(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), ValidationError> {
-        Ok(())
+    /// Check the input beyond its schema and prepare the call (what the call needs and
+    /// validation already computed). The default accepts every schema-valid input and prepares
+    /// nothing.
+    async fn validate(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<Self::Prepared, ToolError> {
+        Ok(Self::Prepared::default())
     }
     /// See [`Tool::check_permissions`].
-    async fn check_permissions(&self, _input: &Self::Input, _ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(
+        &self,
+        _plan: &Plan<Self::Input, Self::Prepared>,
+        _ctx: &ToolContext,
+    ) -> PermissionResult {
         PermissionResult::passthrough()
     }
     /// See [`Tool::call`].
-    async fn call(&self, input: &Self::Input, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
-    /// See [`Tool::render_use`].
-    fn render_use(&self, input: &Self::Input) -> Option<String> {
-        let _ = input;
-        None
-    }
-    /// See [`Tool::render_result`].
-    fn render_result(&self, result: &ToolResult) -> String {
-        default_render_result(result)
-    }
+    async fn call(&self, plan: Plan<Self::Input, Self::Prepared>, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
 }
 
-/// Adapter that makes a [`TypedTool`] a [`Tool`]: generates the schema once, when it is first
-/// asked for (a one-shot `hands call` builds every tool of the pool but uses one schema), parses
-/// the input once per call (cached in [`ToolInput`]), and fails closed when the input does not
-/// parse.
+/// Adapter that makes a [`TypedTool`] a [`Tool`]: keeps a copy of its [`ToolSpec`], generates the
+/// schema once, when it is first asked for (a one-shot `hands call` builds every tool of the pool
+/// but uses one schema), parses the input once per call, and fails closed when the input does
+/// not parse.
 pub struct Typed<T: TypedTool> {
     tool: T,
+    spec: ToolSpec,
     schema: std::sync::OnceLock<Value>,
 }
 
 impl<T: TypedTool> Typed<T> {
     /// Wrap a typed tool; its schema is generated on first use.
     pub fn new(tool: T) -> Self {
-        Self { tool, schema: std::sync::OnceLock::new() }
+        Self { spec: tool.spec(), tool, schema: std::sync::OnceLock::new() }
     }
 
     /// The wrapped tool.
@@ -274,24 +373,15 @@ impl<T: TypedTool> Typed<T> {
         &self.tool
     }
 
-    fn parse<'a>(&self, input: &'a ToolInput) -> Option<&'a T::Input> {
-        input.typed::<T::Input>().ok()
+    fn unreadable(&self, e: impl std::fmt::Display) -> ToolError {
+        ToolError::invalid(format!("{} received input it could not read: {e}", self.spec.name))
     }
 }
 
 #[async_trait]
 impl<T: TypedTool> Tool for Typed<T> {
-    fn name(&self) -> &str {
-        self.tool.name()
-    }
-    fn aliases(&self) -> &[&'static str] {
-        self.tool.aliases()
-    }
-    fn search_hint(&self) -> Option<&str> {
-        self.tool.search_hint()
-    }
-    fn description(&self, session: &Session) -> String {
-        self.tool.description(session)
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
     fn prompt(&self, session: &Session) -> String {
         self.tool.prompt(session)
@@ -299,60 +389,45 @@ impl<T: TypedTool> Tool for Typed<T> {
     fn input_schema(&self) -> &Value {
         self.schema.get_or_init(crate::schema::schema_for::<T::Input>)
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        self.tool.max_result_size_chars()
-    }
     fn is_enabled(&self) -> bool {
         self.tool.is_enabled()
-    }
-    fn effects(&self, input: &ToolInput, session: &Session) -> Effects {
-        // Unparseable input: assume the worst.
-        self.parse(input).map_or_else(Effects::unknown, |i| self.tool.effects(i, session))
-    }
-    fn effect_kinds(&self) -> EffectKinds {
-        self.tool.effect_kinds()
-    }
-    fn in_simple_mode(&self) -> bool {
-        self.tool.in_simple_mode()
-    }
-    fn is_open_world(&self) -> bool {
-        self.tool.is_open_world()
     }
     fn normalize_input(&self, input: &mut Value) {
         self.tool.normalize_input(input)
     }
-    fn should_defer(&self) -> bool {
-        self.tool.should_defer()
+    fn parse(&self, input: Value) -> Result<ToolInput, ToolError> {
+        let typed = T::Input::deserialize(&input).map_err(|e| self.unreadable(e))?;
+        Ok(ToolInput::new(input).with_typed(typed))
     }
-    fn always_load(&self) -> bool {
-        self.tool.always_load()
-    }
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        self.tool.interrupt_behavior()
-    }
-    async fn validate_input(&self, input: &ToolInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    fn effects(&self, input: &ToolInput, session: &Session) -> Effects {
+        // An input built by hand (tests, probes) is parsed here; unparseable input: the worst.
         match input.typed::<T::Input>() {
-            Ok(i) => self.tool.validate_input(i, ctx).await,
-            Err(e) => Err(ValidationError::new(format!("{} received input it could not read: {e}", self.tool.name()))),
+            Some(typed) => self.tool.effects(typed, session),
+            None => T::Input::deserialize(input.value())
+                .map_or_else(|_| Effects::unknown(), |typed| self.tool.effects(&typed, session)),
         }
     }
-    async fn check_permissions(&self, input: &ToolInput, ctx: &ToolContext) -> PermissionResult {
-        match input.typed::<T::Input>() {
-            Ok(i) => self.tool.check_permissions(i, ctx).await,
-            Err(e) => PermissionResult::deny(format!("input could not be read: {e}")),
+    async fn plan(&self, mut input: ToolInput, ctx: &ToolContext) -> Result<Planned, ToolError> {
+        let typed = match input.take_typed::<T::Input>() {
+            Some(typed) => typed,
+            None => T::Input::deserialize(input.value()).map_err(|e| self.unreadable(e))?,
+        };
+        let prepared = self.tool.validate(&typed, ctx).await?;
+        let effects = self.tool.effects(&typed, ctx.session());
+        let plan = Plan { input: typed, effects: effects.clone(), prepared };
+        Ok(Planned::new(input, effects, plan))
+    }
+    async fn check_permissions(&self, plan: &Planned, ctx: &ToolContext) -> PermissionResult {
+        match plan.state::<Plan<T::Input, T::Prepared>>() {
+            Some(typed) => self.tool.check_permissions(typed, ctx).await,
+            None => PermissionResult::deny("the call was not planned by this tool"),
         }
     }
-    async fn call(&self, input: &ToolInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let typed = input.typed::<T::Input>().map_err(|e| ToolError::msg(format!("input could not be read: {e}")))?;
-        self.tool.call(typed, ctx).await
-    }
-    fn render_use(&self, input: &ToolInput) -> String {
-        self.parse(input)
-            .and_then(|i| self.tool.render_use(i))
-            .unwrap_or_else(|| default_render_use(self.tool.name(), input.value()))
-    }
-    fn render_result(&self, result: &ToolResult) -> String {
-        self.tool.render_result(result)
+    async fn call(&self, plan: Planned, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        match plan.into_parts::<Plan<T::Input, T::Prepared>>() {
+            (_, _, Some(typed)) => self.tool.call(typed, ctx).await,
+            _ => Err(ToolError::msg("the call was not planned by this tool")),
+        }
     }
 }
 

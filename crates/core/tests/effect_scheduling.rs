@@ -13,6 +13,7 @@ use hands_core::{
     Effects, Engine, EngineOptions, Pool, ResultLimit, Session, ToolCall, ToolContext, ToolError, ToolOutput, Turn,
     TypedTool,
 };
+use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -50,23 +51,19 @@ struct Touch {
 #[async_trait::async_trait]
 impl TypedTool for Touch {
     type Input = TouchInput;
-    fn name(&self) -> &'static str {
-        "Touch"
-    }
-    fn description(&self, _: &Session) -> String {
-        "touches a path".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(1000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Touch", "touches a path", ResultLimit::Chars(1000));
+
     fn effects(&self, input: &TouchInput, session: &Session) -> Effects {
         let path = session.resolve(&input.path);
         if input.write { Effects::none().write(path) } else { Effects::none().read(path) }
     }
-    async fn check_permissions(&self, _: &TouchInput, _: &ToolContext) -> hands_core::PermissionResult {
+    async fn check_permissions(&self, _plan: &Plan<TouchInput>, _: &ToolContext) -> hands_core::PermissionResult {
         hands_core::PermissionResult::allow("a test tool")
     }
-    async fn call(&self, input: &TouchInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<TouchInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let name = format!("{}{}", if input.write { "W" } else { "R" }, input.path);
         self.log.lock().unwrap().push(format!("start:{name}"));
         if input.release {

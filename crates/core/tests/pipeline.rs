@@ -11,6 +11,7 @@ use hands_core::messages;
 use hands_core::permissions::{AskAnswer, AskRequest, Asker, Behavior, DecisionSource, PermissionMode};
 use hands_core::pipeline::DISCOVERED_TOOLS_KEY;
 use hands_core::{InterruptBehavior, ResultLimit, ToolCall, ToolInput, Turn};
+use hands_core::{Plan, ToolSpec};
 use serde_json::json;
 
 fn call(name: &str, input: serde_json::Value) -> ToolCall {
@@ -120,8 +121,8 @@ fn defaults_fail_closed() {
     assert!(!effects.is_read_only());
     assert!(effects.is_destructive());
     assert!(tool.is_enabled());
-    assert!(!tool.should_defer());
-    assert_eq!(tool.interrupt_behavior(), InterruptBehavior::Block);
+    assert_eq!(tool.spec().deferral, hands_core::Deferral::Sent);
+    assert_eq!(tool.spec().interrupt, InterruptBehavior::Block);
     // Input that does not parse is destructive, not read-only, not safe.
     let echo = t(Echo);
     let bad = ToolInput::new(json!({"nope": 1}));
@@ -231,18 +232,14 @@ struct ToolSearchStandIn;
 #[async_trait]
 impl hands_core::TypedTool for ToolSearchStandIn {
     type Input = NoInput;
-    fn name(&self) -> &'static str {
-        hands_core::deferral::TOOL_SEARCH_TOOL_NAME
-    }
-    fn description(&self, _: &hands_core::Session) -> String {
-        "Loads deferred tools".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec =
+        ToolSpec::new(hands_core::deferral::TOOL_SEARCH_TOOL_NAME, "Loads deferred tools", ResultLimit::Chars(100_000));
+
     async fn call(
         &self,
-        _: &NoInput,
+        _plan: Plan<NoInput>,
         _: &hands_core::ToolContext,
     ) -> Result<hands_core::ToolOutput, hands_core::ToolError> {
         Ok(hands_core::ToolOutput::text(""))

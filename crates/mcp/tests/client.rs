@@ -82,7 +82,7 @@ async fn mounts_what_starts_and_reports_what_does_not() {
         ["mcp__self__Echo", "mcp__self__Picture", "mcp__self__Touch", "mcp__self__Wait", "mcp__self__Where"]
     );
     let echo = tools.iter().find(|t| t.name() == "mcp__self__Echo").unwrap();
-    assert!(echo.is_external() && echo.should_defer() && !echo.always_load());
+    assert!(echo.spec().external && echo.spec().deferral == hands_core::Deferral::Deferred);
     assert_eq!(echo.input_schema()["required"], json!(["text"]), "schema verbatim");
     let probe = hands_core::ToolInput::new(json!({"text": "x"}));
     let echo = std::sync::Arc::clone(echo);

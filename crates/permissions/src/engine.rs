@@ -571,7 +571,7 @@ impl PermissionEngine {
             .collect();
         let facts = CallFacts {
             tool: request.tool.name(),
-            aliases: request.tool.aliases(),
+            aliases: request.tool.spec().aliases,
             input: request.input.value(),
             effects,
             tool_result: request.tool_result,

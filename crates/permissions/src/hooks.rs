@@ -46,7 +46,7 @@ use hands_core::content::{ContentBlock, ToolResult};
 use hands_core::context::ToolContext;
 use hands_core::effects::Effects;
 use hands_core::hooks::{
-    HookPermission, Hooks, PostToolUseOutcome, PreToolUseOutcome, StopEvent, StopInput, StopOutcome,
+    HookCall, HookPermission, Hooks, PostToolUseOutcome, PreToolUseOutcome, StopEvent, StopInput, StopOutcome,
 };
 use hands_core::input::ToolInput;
 use hands_core::permissions::{Behavior, PermissionResult};
@@ -468,8 +468,7 @@ impl CommandHooks {
     async fn run_event(
         &self,
         event: HookEvent,
-        tool: &str,
-        input: &ToolInput,
+        call: &HookCall<'_>,
         ctx: &ToolContext,
         extra: Map<String, Value>,
     ) -> Vec<HookRun> {
@@ -477,8 +476,9 @@ impl CommandHooks {
         if config.is_empty() {
             return Vec::new();
         }
+        let (tool, input) = (call.tool, call.input);
         let session = ctx.session();
-        let found = ctx.pool().find(tool).map(|e| (e.tool().aliases(), e.tool().effects(input, session)));
+        let found = ctx.pool().find(tool).map(|e| (e.tool().spec().aliases, call.effects));
         let handlers = config.handlers_for(event, tool, |rule| condition_holds(rule, tool, input, found.as_ref(), ctx));
         if handlers.is_empty() {
             return Vec::new();
@@ -491,7 +491,7 @@ impl CommandHooks {
         payload.insert("permission_mode".into(), json!(session.permission_mode().as_str()));
         payload.insert("hook_event_name".into(), json!(event.name()));
         payload.insert("tool_name".into(), json!(tool));
-        let effects = found.as_ref().map(|(_, e)| e);
+        let effects = found.as_ref().map(|(_, e)| *e);
         payload.insert("tool_input".into(), backfilled_input(input.value(), effects));
         payload.insert("tool_use_id".into(), json!(ctx.tool_use_id()));
         payload.extend(extra);
@@ -545,8 +545,7 @@ impl CommandHooks {
     async fn post(
         &self,
         event: HookEvent,
-        tool: &str,
-        input: &ToolInput,
+        call: &HookCall<'_>,
         result: &ToolResult,
         ctx: &ToolContext,
     ) -> PostToolUseOutcome {
@@ -561,7 +560,7 @@ impl CommandHooks {
                 extra.insert("duration_ms".into(), json!(ctx.started().elapsed().as_millis() as u64));
             }
         }
-        let runs = self.run_event(event, tool, input, ctx, extra).await;
+        let runs = self.run_event(event, call, ctx, extra).await;
         merge_post(&runs)
     }
 }
@@ -571,7 +570,7 @@ fn condition_holds(
     rule: &Rule,
     tool: &str,
     input: &ToolInput,
-    found: Option<&(&[&'static str], Effects)>,
+    found: Option<&(&[&'static str], &Effects)>,
     ctx: &ToolContext,
 ) -> bool {
     let Some((aliases, effects)) = found else { return true };
@@ -783,29 +782,22 @@ fn output_blocks(value: &Value) -> Option<Vec<ContentBlock>> {
 
 #[async_trait]
 impl Hooks for CommandHooks {
-    async fn pre_tool_use(&self, tool: &str, input: &ToolInput, ctx: &ToolContext) -> PreToolUseOutcome {
-        let runs = self.run_event(HookEvent::PreToolUse, tool, input, ctx, Map::new()).await;
+    async fn pre_tool_use(&self, call: &HookCall<'_>, ctx: &ToolContext) -> PreToolUseOutcome {
+        let runs = self.run_event(HookEvent::PreToolUse, call, ctx, Map::new()).await;
         merge_pre(&runs)
     }
 
-    async fn post_tool_use(
-        &self,
-        tool: &str,
-        input: &ToolInput,
-        result: &ToolResult,
-        ctx: &ToolContext,
-    ) -> PostToolUseOutcome {
-        self.post(HookEvent::PostToolUse, tool, input, result, ctx).await
+    async fn post_tool_use(&self, call: &HookCall<'_>, result: &ToolResult, ctx: &ToolContext) -> PostToolUseOutcome {
+        self.post(HookEvent::PostToolUse, call, result, ctx).await
     }
 
     async fn post_tool_use_failure(
         &self,
-        tool: &str,
-        input: &ToolInput,
+        call: &HookCall<'_>,
         result: &ToolResult,
         ctx: &ToolContext,
     ) -> PostToolUseOutcome {
-        self.post(HookEvent::PostToolUseFailure, tool, input, result, ctx).await
+        self.post(HookEvent::PostToolUseFailure, call, result, ctx).await
     }
 
     async fn stop(&self, input: &StopInput, session: &Session, cancel: &CancellationToken) -> StopOutcome {

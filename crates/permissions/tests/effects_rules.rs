@@ -14,6 +14,7 @@ use hands_core::{
     EffectKinds, Effects, Engine, Pool, PoolConfig, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput,
     TypedTool,
 };
+use hands_core::{Plan, ToolSpec};
 use hands_permissions::engine::PermissionEngine;
 use perm_support::{Fixture, explain};
 use schemars::JsonSchema;
@@ -32,22 +33,16 @@ struct Peek;
 #[async_trait::async_trait]
 impl TypedTool for Peek {
     type Input = TargetInput;
-    fn name(&self) -> &'static str {
-        "Peek"
-    }
-    fn description(&self, _: &Session) -> String {
-        "reads a file".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(1000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec =
+        ToolSpec::new("Peek", "reads a file", ResultLimit::Chars(1000)).effect_kinds(EffectKinds::READS);
+
     fn effects(&self, input: &TargetInput, session: &Session) -> Effects {
         Effects::none().read_field("target", session.resolve(&input.target))
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::READS
-    }
-    async fn call(&self, _: &TargetInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, _plan: Plan<TargetInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("peeked"))
     }
 }
@@ -58,22 +53,16 @@ struct Stamp;
 #[async_trait::async_trait]
 impl TypedTool for Stamp {
     type Input = TargetInput;
-    fn name(&self) -> &'static str {
-        "Stamp"
-    }
-    fn description(&self, _: &Session) -> String {
-        "writes a file".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(1000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec =
+        ToolSpec::new("Stamp", "writes a file", ResultLimit::Chars(1000)).effect_kinds(EffectKinds::WRITES);
+
     fn effects(&self, input: &TargetInput, session: &Session) -> Effects {
         Effects::none().write_field("target", session.resolve(&input.target))
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::WRITES
-    }
-    async fn call(&self, _: &TargetInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, _plan: Plan<TargetInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("stamped"))
     }
 }
@@ -84,22 +73,16 @@ struct Ping;
 #[async_trait::async_trait]
 impl TypedTool for Ping {
     type Input = TargetInput;
-    fn name(&self) -> &'static str {
-        "Ping"
-    }
-    fn description(&self, _: &Session) -> String {
-        "reaches a host".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(1000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec =
+        ToolSpec::new("Ping", "reaches a host", ResultLimit::Chars(1000)).effect_kinds(EffectKinds::NETWORK);
+
     fn effects(&self, input: &TargetInput, _: &Session) -> Effects {
         Effects::none().host(input.target.clone())
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NETWORK
-    }
-    async fn call(&self, _: &TargetInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, _plan: Plan<TargetInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("pong"))
     }
 }
@@ -110,16 +93,11 @@ struct Mystery;
 #[async_trait::async_trait]
 impl TypedTool for Mystery {
     type Input = TargetInput;
-    fn name(&self) -> &'static str {
-        "Mystery"
-    }
-    fn description(&self, _: &Session) -> String {
-        "does something".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(1000)
-    }
-    async fn call(&self, _: &TargetInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Mystery", "does something", ResultLimit::Chars(1000));
+
+    async fn call(&self, _plan: Plan<TargetInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("done"))
     }
 }

@@ -42,10 +42,10 @@ fn openai_strict(bencher: divan::Bencher<'_, '_>, mode: ToolSearchMode) {
 #[divan::bench(args = ["select", "github issue comment", "+pull review"])]
 fn tool_search_keywords(bencher: divan::Bencher<'_, '_>, query: &str) {
     let (fx, pool) = setup();
-    let tools: Vec<_> = pool.tools().filter(|t| t.is_external()).cloned().collect();
+    let tools: Vec<_> = pool.tools().filter(|t| t.spec().external).cloned().collect();
     let prompts: Vec<String> = tools.iter().map(|t| t.prompt(&fx.session)).collect();
     let searchable: Vec<Searchable<'_>> =
-        tools.iter().zip(&prompts).map(|(t, p)| Searchable::new(t.name(), t.search_hint(), p)).collect();
+        tools.iter().zip(&prompts).map(|(t, p)| Searchable::new(t.name(), t.spec().search_hint, p)).collect();
     let names: Vec<&str> = pool.tools().map(|t| t.name()).collect();
     bencher.bench_local(|| keyword_search(query, &searchable, &names, 5));
 }

@@ -66,7 +66,7 @@ impl<'a> Plan<'a> {
             .iter()
             .map(|entry| {
                 let tool = entry.tool();
-                let external = entry.is_external() || tool.is_external();
+                let external = entry.is_external() || tool.spec().external;
                 let delivery = if tool.name() == TOOL_SEARCH_TOOL_NAME && !external {
                     if active { Delivery::Full } else { Delivery::Withheld }
                 } else if !active || !deferral::is_deferrable(tool.as_ref()) {

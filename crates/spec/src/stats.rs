@@ -145,7 +145,7 @@ pub fn stats(pool: &Pool, session: &Session, opts: &RenderOptions) -> Stats {
         mode: settings.mode.to_string(),
         tool_search_active: settings.is_active(pool, session),
         tools: pool.len(),
-        external_tools: pool.entries().iter().filter(|e| e.is_external() || e.tool().is_external()).count(),
+        external_tools: pool.entries().iter().filter(|e| e.is_external() || e.tool().spec().external).count(),
         full,
         initial,
         deferred_builtins: group(false),

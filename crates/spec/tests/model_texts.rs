@@ -157,7 +157,7 @@ fn model_texts(session: &Session) -> Vec<(String, String)> {
     let mut texts = Vec::new();
     for tool in all_tools() {
         let name = tool.name();
-        texts.push((format!("{name} description"), tool.description(session)));
+        texts.push((format!("{name} description"), tool.spec().description.to_string()));
         texts.push((format!("{name} prompt"), tool.prompt(session)));
         let mut fields = Vec::new();
         schema_descriptions(tool.input_schema(), &mut fields);

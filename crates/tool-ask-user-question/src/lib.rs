@@ -13,21 +13,18 @@
 //!
 //! The tool only talks to a person: it touches no file and changes nothing, so it is read-only
 //! (it runs in plan mode) and needs no permission. Texts are in [`prompt`]; limits in
-//! [`constants`]; the one-line summary in [`render`].
+//! [`constants`].
 
 pub mod constants;
 pub mod prompt;
-pub mod render;
 
 use std::collections::{BTreeMap, HashSet};
 
 use hands_core::permissions::{PermissionResult, Question, QuestionAnswer, QuestionOption, QuestionsAnswer};
-use hands_core::{
-    EffectKinds, Effects, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
-};
+use hands_core::{EffectKinds, Effects, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::constants::{MAX_RESULT_SIZE_CHARS, OPTIONS, QUESTIONS, SEARCH_HINT, TOOL_NAME};
 
@@ -212,33 +209,24 @@ fn answers_fit(questions: &[Question], answers: &[QuestionAnswer]) -> Result<(),
     Ok(())
 }
 
-fn output(questions: &[Question], pairs: Vec<(String, String)>) -> ToolOutput {
-    let answers: BTreeMap<&str, &str> = pairs.iter().map(|(q, a)| (q.as_str(), a.as_str())).collect();
-    ToolOutput::text(result_text(&pairs)).with_data(json!({ "questions": questions, "answers": answers }))
+fn output(pairs: Vec<(String, String)>) -> ToolOutput {
+    ToolOutput::text(result_text(&pairs))
 }
 
 #[async_trait::async_trait]
 impl TypedTool for AskUserQuestionTool {
     type Input = AskUserQuestionInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::NONE)
+        .local()
+        .deferred()
+        .cancel_on_interrupt();
 
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
     /// Talks to a person only: no path, command, host or state is touched.
@@ -246,34 +234,16 @@ impl TypedTool for AskUserQuestionTool {
         Effects::none()
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
+    async fn validate(&self, input: &AskUserQuestionInput, _ctx: &ToolContext) -> Result<(), ToolError> {
+        input_problem(input).map_or(Ok(()), |message| Err(ToolError::invalid_code(message, 1)))
     }
 
-    /// Acts on nothing outside the session.
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    /// Rarely needed: loaded through ToolSearch, as in Claude Code.
-    fn should_defer(&self) -> bool {
-        true
-    }
-
-    /// A new user message makes the questions moot.
-    fn interrupt_behavior(&self) -> hands_core::InterruptBehavior {
-        hands_core::InterruptBehavior::Cancel
-    }
-
-    async fn validate_input(&self, input: &AskUserQuestionInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
-        input_problem(input).map_or(Ok(()), |message| Err(ValidationError::with_code(message, 1)))
-    }
-
-    async fn check_permissions(&self, _input: &AskUserQuestionInput, _ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, _plan: &Plan<AskUserQuestionInput>, _ctx: &ToolContext) -> PermissionResult {
         PermissionResult::allow("asking the user a question touches nothing")
     }
 
-    async fn call(&self, input: &AskUserQuestionInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<AskUserQuestionInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let questions = questions_of(input);
         // Answers the client or a hook already filled in, when they cover every question.
         if let Some(given) = &input.answers {
@@ -287,7 +257,7 @@ impl TypedTool for AskUserQuestionTool {
                 })
                 .collect();
             if let Some(pairs) = pairs {
-                return Ok(output(&questions, pairs));
+                return Ok(output(pairs));
             }
         }
         let answer = tokio::select! {
@@ -302,18 +272,13 @@ impl TypedTool for AskUserQuestionTool {
                     ))));
                 }
                 let pairs = questions.iter().zip(&answers).map(|(q, a)| (q.question.clone(), answer_text(a))).collect();
-                Ok(output(&questions, pairs))
+                Ok(output(pairs))
             }
             QuestionsAnswer::Declined { feedback } => {
                 Ok(ToolOutput::error(prompt::declined(feedback.as_deref().map(str::trim).filter(|f| !f.is_empty()))))
             }
             QuestionsAnswer::Unavailable { why } => Ok(ToolOutput::error(prompt::unavailable(&why))),
         }
-    }
-
-    fn render_use(&self, input: &AskUserQuestionInput) -> Option<String> {
-        let headers: Vec<&str> = input.questions.iter().map(|q| q.header.as_str()).collect();
-        Some(render::render_use(&headers))
     }
 }
 

@@ -11,7 +11,6 @@ use std::process::Stdio;
 use hands_core::{ToolContext, ToolError, ToolOutput};
 use hands_tasks::{ReserveError, TaskRegistry};
 use rustix::process::Signal;
-use serde_json::json;
 
 use crate::process::{signal_group, spawn_sandboxed, spawn_shell, wrap_command};
 
@@ -79,5 +78,5 @@ pub fn start(
     if registry.is_one_shot() {
         text.push_str(ONE_SHOT_NOTE);
     }
-    Ok(ToolOutput::text(text).with_data(json!({ "backgroundTaskId": id, "outputPath": output_path })))
+    Ok(ToolOutput::text(text))
 }

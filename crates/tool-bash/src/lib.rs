@@ -25,7 +25,6 @@ pub mod output;
 pub mod process;
 pub mod prompt;
 pub mod readonly_rules;
-pub mod render;
 pub mod run;
 pub mod sandboxing;
 pub mod semantics;
@@ -35,7 +34,8 @@ use std::time::Duration;
 
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::permissions::{CommandSubject, PermissionResult};
-use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool};
+use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -154,14 +154,7 @@ fn assemble(
     if let Some(note) = &cwd_note {
         push_line(&mut text, note);
     }
-    let data = json!({
-        "exitCode": outcome.exit_code,
-        "interrupted": outcome.ending == Ending::Aborted,
-        "timedOut": outcome.ending == Ending::TimedOut,
-        "persistedOutput": outcome.output.persisted,
-        "elapsedMs": outcome.elapsed.as_millis() as u64,
-    });
-    let output = match outcome.ending {
+    match outcome.ending {
         Ending::Backgrounded => {
             let Some(moved) = &outcome.moved else {
                 unreachable!("a run that went on in the background names its task")
@@ -174,11 +167,7 @@ fn assemble(
                 ),
             );
             push_line(&mut text, &background::started_message(&moved.task_id, &moved.output_path));
-            let mut data = data;
-            data["timedOut"] = json!(true);
-            data["backgroundTaskId"] = json!(moved.task_id);
-            data["outputPath"] = json!(moved.output_path);
-            return ToolOutput::text(text).with_data(data);
+            ToolOutput::text(text)
         }
         Ending::Aborted => {
             push_line(&mut text, ABORTED_MESSAGE);
@@ -215,8 +204,7 @@ fn assemble(
                 }
             }
         },
-    };
-    output.with_data(data)
+    }
 }
 
 fn truncate_if_inline(text: &str, persisted: bool) -> String {
@@ -226,10 +214,19 @@ fn truncate_if_inline(text: &str, persisted: bool) -> String {
 #[async_trait::async_trait]
 impl TypedTool for BashTool {
     type Input = BashInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
+    const SPEC: ToolSpec =
+        ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(constants::DEFAULT_MAX_OUTPUT_CHARS))
+            .search_hint("run shell commands in a terminal: git, build, test")
+            .effect_kinds(EffectKinds { runs_commands: true, ..EffectKinds::NONE })
+            .simple_mode();
+
+    /// The output limit comes from the environment (`BASH_MAX_OUTPUT_LENGTH`).
+    fn spec(&self) -> ToolSpec {
+        ToolSpec { limit: ResultLimit::Chars(Limits::from_env().max_output_chars), ..Self::SPEC }
     }
+
     /// The subcommands the classifier finds, each with the paths it reads and writes. A command
     /// that is not read-only may delete or overwrite anything (MCP's `destructiveHint`); one that
     /// may change directory changes the session.
@@ -257,28 +254,8 @@ impl TypedTool for BashTool {
         effects
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds { runs_commands: true, ..EffectKinds::NONE }
-    }
-
-    fn in_simple_mode(&self) -> bool {
-        true
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some("run shell commands in a terminal: git, build, test")
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
-
     fn prompt(&self, _session: &Session) -> String {
         prompt::prompt(&Limits::from_env())
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(Limits::from_env().max_output_chars)
     }
 
     /// `_simulatedSedEdit` is internal to Claude Code and never part of the model's schema: drop
@@ -294,7 +271,8 @@ impl TypedTool for BashTool {
     /// directories asks as Read does; writing a protected path or outside them asks as Write
     /// does. (The permission engine applies the same policy with the settings' rules and
     /// directories; this answer is what a policy without rules sees.)
-    async fn check_permissions(&self, input: &BashInput, ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<BashInput>, ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         let session = ctx.session();
         if let Some(answer) = sandboxing::permission(&sandboxing::plan(input, session)) {
             return answer;
@@ -323,7 +301,8 @@ impl TypedTool for BashTool {
         PermissionResult::passthrough()
     }
 
-    async fn call(&self, input: &BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<BashInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let (launch, sandbox_note) = match sandboxing::plan(input, ctx.session()) {
             sandboxing::SandboxPlan::Refused(message) => return Ok(ToolOutput::error(message)),
             sandboxing::SandboxPlan::Sandboxed(launch) => (Some(launch.asking(ctx.asker())), None),
@@ -337,14 +316,6 @@ impl TypedTool for BashTool {
             output.content.push(hands_core::ContentBlock::text(note));
         }
         Ok(output)
-    }
-
-    fn render_use(&self, input: &BashInput) -> Option<String> {
-        Some(render::render_use(&input.command, input.description.as_deref(), input.run_in_background == Some(true)))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use common::{EditCall, Fixture, fixture, fixture_with, tool_error};
-use hands_core::hooks::{Hooks, PreToolUseOutcome};
+use hands_core::hooks::{HookCall, Hooks, PreToolUseOutcome};
 use hands_core::permissions::Behavior;
 use hands_core::{PermissionMode, Tool, ToolCall, ToolContext, ToolInput};
 use hands_edit::{
@@ -382,8 +382,8 @@ struct ChangeFileDuringCall;
 
 #[async_trait]
 impl Hooks for ChangeFileDuringCall {
-    async fn pre_tool_use(&self, _tool: &str, input: &ToolInput, _ctx: &ToolContext) -> PreToolUseOutcome {
-        let path = input.value()["file_path"].as_str().unwrap().to_string();
+    async fn pre_tool_use(&self, call: &HookCall<'_>, _ctx: &ToolContext) -> PreToolUseOutcome {
+        let path = call.input.value()["file_path"].as_str().unwrap().to_string();
         fs::write(path, "changed by someone else\n").unwrap();
         PreToolUseOutcome::default()
     }

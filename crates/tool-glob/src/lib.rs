@@ -18,24 +18,21 @@
 mod constants;
 mod pattern;
 mod prompt;
-mod render;
 mod search;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
 use hands_core::path_policy::{FileKind, PathCheck, requested_path};
-use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
-};
+use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use hands_search::display::display_path;
 use hands_search::root::{check_root, directory_root, root_path};
 use hands_search::settings::{self, describe_duration, env_flag};
 use hands_search::stop::{Finished, run_blocking};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 pub use constants::{GLOB_TOOL_NAME, MAX_RESULT_SIZE_CHARS, MAX_RESULTS, TRUNCATED_PREFIX};
 pub use prompt::DESCRIPTION;
@@ -133,26 +130,12 @@ pub fn truncated_notice(shown: usize, omitted: usize) -> String {
 #[async_trait::async_trait]
 impl TypedTool for GlobTool {
     type Input = GlobInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        GLOB_TOOL_NAME
-    }
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(constants::SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        DESCRIPTION.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
+    const SPEC: ToolSpec = ToolSpec::new(GLOB_TOOL_NAME, DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(constants::SEARCH_HINT)
+        .effect_kinds(EffectKinds::READS)
+        .local();
 
     /// Reads the folder it searches.
     fn effects(&self, input: &GlobInput, session: &Session) -> Effects {
@@ -163,30 +146,27 @@ impl TypedTool for GlobTool {
         Effects::none().read(folder).subject_fields(&["path", "pattern"])
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::READS
-    }
-
-    async fn validate_input(&self, input: &GlobInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &GlobInput, ctx: &ToolContext) -> Result<(), ToolError> {
         if input.pattern.trim().is_empty() {
-            return Err(ValidationError::new("The glob pattern is empty. Give a pattern such as \"**/*.rs\"."));
+            return Err(ToolError::invalid("The glob pattern is empty. Give a pattern such as \"**/*.rs\"."));
         }
         if input.path.as_deref().is_some_and(|p| !p.is_empty()) {
             let code = |m: &String| {
                 if m.starts_with("Path is not a directory") { 2 } else { 1 }
             };
             directory_root(ctx.session(), &check_root(ctx, input.path.as_deref()))
-                .map_err(|m| ValidationError::plain(m.clone(), code(&m)))?;
+                .map_err(|m| ToolError::invalid_plain(m.clone(), code(&m)))?;
         }
         Ok(())
     }
 
-    async fn check_permissions(&self, input: &GlobInput, ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<GlobInput>, ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         searched_folder(ctx, input).read_permission(GLOB_TOOL_NAME)
     }
 
-    async fn call(&self, input: &GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let started = Instant::now();
+    async fn call(&self, plan: Plan<GlobInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let session = ctx.session();
         let cwd = session.cwd();
         // The check the permission decision judged: the search opens the folder where it resolved.
@@ -226,28 +206,13 @@ impl TypedTool for GlobTool {
         }
         let names: Vec<String> = files.iter().map(|f| display_path(&cwd, &f.path)).collect();
         let omitted = matched - names.len();
-        let truncated = omitted > 0;
         let mut text = format_files(&names, omitted);
         if timed_out {
             text.push_str(&format!(
                 "\n(Glob stopped after {waited}, so this list may be incomplete. A narrower folder or pattern finishes sooner.)"
             ));
         }
-        let data = json!({
-            "filenames": names,
-            "numFiles": names.len(),
-            "truncated": truncated,
-            "durationMs": started.elapsed().as_millis() as u64,
-        });
-        Ok(ToolOutput::text(text).with_data(data))
-    }
-
-    fn render_use(&self, input: &GlobInput) -> Option<String> {
-        Some(render::render_use(input))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
+        Ok(ToolOutput::text(text))
     }
 }
 

@@ -277,9 +277,8 @@ fn schema_flags_and_render() {
     let session = Session::new(SessionConfig::default()).unwrap();
     let effects = tool.effects(&input, &session);
     assert!(effects.is_read_only() && effects.is_concurrency_safe());
-    assert_eq!(tool.render_use(&input), "Glob(\"**/*.rs\", src)");
     assert!(!tool.prompt(&session).contains("hands-tool-marker"));
-    assert_eq!(tool.max_result_size_chars(), hands_core::ResultLimit::Chars(100_000));
+    assert_eq!(tool.spec().limit, hands_core::ResultLimit::Chars(100_000));
 }
 
 #[tokio::test]

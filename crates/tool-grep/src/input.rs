@@ -3,7 +3,7 @@
 //! the context precedence, the defaults, the `glob` splitting rule and the numeric checks.
 //! Running the search is `search.rs`; formatting is `format.rs`.
 
-use hands_core::ValidationError;
+use hands_core::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -111,7 +111,7 @@ pub struct GrepOptions {
 impl GrepInput {
     /// Apply the defaults and check the numbers. Context applies in content mode only, with
     /// `context` winning over `-C`, which wins over `-B`/`-A`.
-    pub fn options(&self) -> Result<GrepOptions, ValidationError> {
+    pub fn options(&self) -> Result<GrepOptions, ToolError> {
         let mode = self.output_mode.unwrap_or_default();
         let before = count_field("-B", self.before)?;
         let after = count_field("-A", self.after)?;
@@ -145,11 +145,11 @@ impl GrepInput {
 }
 
 /// A count field (`-A`, `head_limit`, ...) as a whole number of zero or more.
-fn count_field(name: &str, value: Option<f64>) -> Result<Option<usize>, ValidationError> {
+fn count_field(name: &str, value: Option<f64>) -> Result<Option<usize>, ToolError> {
     match value {
         None => Ok(None),
         Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= usize::MAX as f64 => Ok(Some(v as usize)),
-        Some(v) => Err(ValidationError::new(format!("`{name}` must be a whole number of zero or more, got {v}"))),
+        Some(v) => Err(ToolError::invalid(format!("`{name}` must be a whole number of zero or more, got {v}"))),
     }
 }
 
@@ -215,7 +215,7 @@ mod tests {
         let o = input(serde_json::json!({"pattern": "x", "head_limit": 0, "offset": 3})).options().unwrap();
         assert_eq!((o.head_limit, o.offset), (HeadLimit::Unlimited, 3));
         let e = input(serde_json::json!({"pattern": "x", "-A": -1})).options().unwrap_err();
-        assert_eq!(e.message, "`-A` must be a whole number of zero or more, got -1");
+        assert_eq!(e.to_string(), "`-A` must be a whole number of zero or more, got -1");
         assert!(input(serde_json::json!({"pattern": "x", "offset": 1.5})).options().is_err());
     }
 }

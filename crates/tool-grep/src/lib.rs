@@ -19,15 +19,13 @@ mod constants;
 mod format;
 mod input;
 mod prompt;
-mod render;
 mod search;
 
 use std::time::Duration;
 
+use hands_core::ToolSpec;
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
-};
+use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_search::root::{check_root, file_or_directory_root, root_path};
 use hands_search::settings::{self, describe_duration};
 use hands_search::stop::{Finished, run_blocking};
@@ -68,49 +66,33 @@ impl GrepTool {
 #[async_trait::async_trait]
 impl TypedTool for GrepTool {
     type Input = GrepInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        GREP_TOOL_NAME
-    }
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(constants::SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        DESCRIPTION.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
+    const SPEC: ToolSpec = ToolSpec::new(GREP_TOOL_NAME, DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(constants::SEARCH_HINT)
+        .effect_kinds(EffectKinds::READS)
+        .local();
 
     /// Reads the file or folder it searches.
     fn effects(&self, input: &GrepInput, session: &Session) -> Effects {
         Effects::none().read(root_path(session, input.path.as_deref())).subject_fields(&["path", "pattern"])
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::READS
-    }
-
-    async fn validate_input(&self, input: &GrepInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &GrepInput, ctx: &ToolContext) -> Result<(), ToolError> {
         input.options()?;
         file_or_directory_root(ctx.session(), &check_root(ctx, input.path.as_deref()))
-            .map_err(|m| ValidationError::plain(m, 1))?;
+            .map_err(|m| ToolError::invalid_plain(m, 1))?;
         Ok(())
     }
 
-    async fn check_permissions(&self, input: &GrepInput, ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &hands_core::Plan<GrepInput>, ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         check_root(ctx, input.path.as_deref()).read_permission(GREP_TOOL_NAME)
     }
 
-    async fn call(&self, input: &GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let options = input.options().map_err(|e| ToolError::msg(e.message))?;
+    async fn call(&self, plan: hands_core::Plan<GrepInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
+        let options = input.options().map_err(|e| ToolError::msg(e.to_string()))?;
         let session = ctx.session();
         // The check the permission decision judged: the search opens the root where it resolved.
         let root = file_or_directory_root(session, &check_root(ctx, input.path.as_deref())).map_err(ToolError::msg)?;
@@ -155,15 +137,7 @@ impl TypedTool for GrepTool {
         } else if stopped == Some(hands_search::stop::StopReason::Full) {
             text.push_str("\n\n(Search stopped after 20 MB of matching lines; these results are partial. Narrow the pattern, path or glob.)");
         }
-        Ok(ToolOutput::text(text).with_data(formatted.data))
-    }
-
-    fn render_use(&self, input: &GrepInput) -> Option<String> {
-        Some(render::render_use(input))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
+        Ok(ToolOutput::text(text))
     }
 }
 

@@ -10,14 +10,13 @@
 
 pub mod constants;
 pub mod prompt;
-pub mod render;
 pub mod walk;
 
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
+use hands_core::{Plan, ToolSpec};
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::constants::{MAX_ENTRIES, MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
 use crate::walk::{IgnoreSet, WalkError, WalkOptions};
@@ -40,29 +39,15 @@ pub struct LsTool;
 #[async_trait::async_trait]
 impl TypedTool for LsTool {
     type Input = LsInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::READS)
+        .local();
 
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
     /// Reads the folder it lists.
@@ -70,20 +55,17 @@ impl TypedTool for LsTool {
         Effects::none().read(session.resolve(&input.path)).subject_fields(&["path"])
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::READS
-    }
-
-    async fn validate_input(&self, input: &LsInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &LsInput, _ctx: &ToolContext) -> Result<(), ToolError> {
         if input.path.trim().is_empty() {
-            return Err(ValidationError::with_code("path is empty: give the absolute path of a directory.", 1));
+            return Err(ToolError::invalid_code("path is empty: give the absolute path of a directory.", 1));
         }
         IgnoreSet::new(input.ignore.as_deref().unwrap_or_default())
             .map(drop)
-            .map_err(|e| ValidationError::with_code(e.to_string(), 2))
+            .map_err(|e| ToolError::invalid_code(e.to_string(), 2))
     }
 
-    async fn call(&self, input: &LsInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<LsInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let root = ctx.session().resolve(&input.path);
         let ignore =
             IgnoreSet::new(input.ignore.as_deref().unwrap_or_default()).map_err(|e| ToolError::msg(e.to_string()))?;
@@ -112,16 +94,7 @@ impl TypedTool for LsTool {
         };
         let tree = walk::render_tree(&root, &listing.entries);
         let text = if listing.truncated { format!("{}{tree}", prompt::truncated_notice(MAX_ENTRIES)) } else { tree };
-        Ok(ToolOutput::text(text)
-            .with_data(json!({ "entries": listing.entries.len(), "truncated": listing.truncated })))
-    }
-
-    fn render_use(&self, input: &LsInput) -> Option<String> {
-        Some(render::render_use(&input.path))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(&result.text(), result.is_error)
+        Ok(ToolOutput::text(text))
     }
 }
 

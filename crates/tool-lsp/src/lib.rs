@@ -13,17 +13,14 @@
 pub mod constants;
 mod format;
 pub mod prompt;
-pub mod render;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::path_policy::{self, FileKind};
-use hands_core::{
-    InterruptBehavior, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool,
-    ValidationError,
-};
+use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use hands_lsp::position::{line_count, line_of, to_server_column};
 use hands_lsp::{LspError, LspManager, OpenedFile, ServerSet};
 use lsp_types::{
@@ -307,25 +304,16 @@ impl LspTool {
 #[async_trait::async_trait]
 impl TypedTool for LspTool {
     type Input = LspInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::READS)
+        .deferred()
+        .cancel_on_interrupt();
 
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
     /// Hidden when `HANDS_ENABLE_LSP_TOOL` (or Claude Code's `ENABLE_LSP_TOOL`) is `0` or
@@ -340,55 +328,40 @@ impl TypedTool for LspTool {
         Effects::none().read_field("file_path", path_policy::requested_path(session, &input.file_path))
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::READS
-    }
-
-    fn should_defer(&self) -> bool {
-        true
-    }
-
-    /// A question can be dropped when the user moves on.
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        InterruptBehavior::Cancel
-    }
-
-    async fn validate_input(&self, input: &LspInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &LspInput, ctx: &ToolContext) -> Result<(), ToolError> {
         let session = ctx.session();
         let check = ctx.check_path(&input.file_path);
         if session.is_read_denied(&check.path) || session.is_read_denied(&check.real) {
-            return Err(ValidationError::with_code(prompt::DENIED_BY_SETTINGS, 2));
+            return Err(ToolError::invalid_code(prompt::DENIED_BY_SETTINGS, 2));
         }
         if let Some(message) = check.refusal("read") {
-            return Err(ValidationError::with_code(message, 3));
+            return Err(ToolError::invalid_code(message, 3));
         }
         match check.kind {
             FileKind::Missing => {
-                return Err(ValidationError::with_code(path_policy::missing_file_message(session, &check), 4));
+                return Err(ToolError::invalid_code(path_policy::missing_file_message(session, &check), 4));
             }
             FileKind::Directory => {
-                return Err(ValidationError::with_code(prompt::is_directory(&check.path.to_string_lossy()), 5));
+                return Err(ToolError::invalid_code(prompt::is_directory(&check.path.to_string_lossy()), 5));
             }
             _ => {}
         }
         if let Ok(manager) = LspSession::of(session).manager()
             && let Err(error) = manager.server_name_for(&check.path)
         {
-            return Err(ValidationError::with_code(error.to_string(), 6));
+            return Err(ToolError::invalid_code(error.to_string(), 6));
         }
         Ok(())
     }
 
-    async fn check_permissions(&self, input: &LspInput, ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<LspInput>, ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         ctx.check_path(&input.file_path).read_permission(TOOL_NAME)
     }
 
-    async fn call(&self, input: &LspInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<LspInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         self.run(input, ctx).await
-    }
-
-    fn render_use(&self, input: &LspInput) -> Option<String> {
-        Some(render::render_use(input))
     }
 }
 

@@ -8,21 +8,18 @@
 
 pub mod constants;
 pub mod prompt;
-pub mod render;
 
 use std::io;
 
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
 use hands_core::path_policy::{FileKind, PathCheck, missing_file_message};
-use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
-};
+use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use hands_edit::line_format::LineNumberFormat;
 use hands_edit::{self as edit, CommitError, EditError, EditSpec, FileSnapshot, ReadState, TextFile};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
 
@@ -176,10 +173,13 @@ fn plan(session: &Session, check: PathCheck, input: &MultiEditInput) -> Result<O
 #[async_trait::async_trait]
 impl TypedTool for MultiEditTool {
     type Input = MultiEditInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::WRITES)
+        .local();
+
     /// Writes the file it names; the earlier content is gone (MCP's `destructiveHint`).
     fn effects(&self, input: &MultiEditInput, session: &Session) -> Effects {
         Effects::none()
@@ -187,43 +187,24 @@ impl TypedTool for MultiEditTool {
             .destructive()
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::WRITES
-    }
-
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
-
     fn prompt(&self, _session: &Session) -> String {
         prompt::prompt()
     }
 
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    async fn validate_input(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), ToolError> {
         plan(ctx.session(), ctx.check_path(&input.file_path), input)
             .map(|_| ())
-            .map_err(|r| ValidationError::new(r.message))
+            .map_err(|r| ToolError::invalid(r.message))
     }
 
-    async fn check_permissions(&self, input: &MultiEditInput, ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<MultiEditInput>, ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         let session = ctx.session();
         ctx.check_path(&input.file_path).write_permission(TOOL_NAME, session.permission_mode())
     }
 
-    async fn call(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, call: Plan<MultiEditInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &call.input;
         let session = ctx.session();
         // The check the permission decision judged: read and written where it resolved.
         let planned = match plan(session, ctx.check_path(&input.file_path), input) {
@@ -253,16 +234,7 @@ impl TypedTool for MultiEditTool {
             text.push_str("\n\n");
             text.push_str(note);
         }
-        Ok(ToolOutput::text(text)
-            .with_data(json!({ "filePath": input.file_path, "edits": n, "created": planned.before.is_none() })))
-    }
-
-    fn render_use(&self, input: &MultiEditInput) -> Option<String> {
-        Some(render::render_use(input))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
+        Ok(ToolOutput::text(text))
     }
 }
 

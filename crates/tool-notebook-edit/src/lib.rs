@@ -9,7 +9,6 @@
 pub mod constants;
 pub mod notebook;
 pub mod prompt;
-pub mod render;
 
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -17,13 +16,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::messages::tool_use_error;
 use hands_core::path_policy::PathCheck;
-use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
-};
+use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use hands_edit::{self as edit, CommitError, FileSnapshot, ReadState, TextFile};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME, codes};
 use crate::notebook::{CellEdit, CellType, EditMode, EditedNotebook, Notebook, NotebookError};
@@ -148,10 +145,14 @@ pub fn result_message(mode: EditMode, cell_id: &str, new_source: &str) -> String
 #[async_trait::async_trait]
 impl TypedTool for NotebookEditTool {
     type Input = NotebookEditInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::WRITES)
+        .local()
+        .deferred();
+
     /// Writes the notebook it names; the earlier content is gone (MCP's `destructiveHint`).
     fn effects(&self, input: &NotebookEditInput, session: &Session) -> Effects {
         Effects::none()
@@ -159,47 +160,24 @@ impl TypedTool for NotebookEditTool {
             .destructive()
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::WRITES
-    }
-
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
-
     fn prompt(&self, _session: &Session) -> String {
         prompt::prompt()
     }
 
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    fn should_defer(&self) -> bool {
-        true
-    }
-
-    async fn validate_input(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), ToolError> {
         plan(ctx.session(), ctx.check_path(&input.notebook_path), input)
             .map(|_| ())
-            .map_err(|r| ValidationError::with_code(r.message, r.code))
+            .map_err(|r| ToolError::invalid_code(r.message, r.code))
     }
 
-    async fn check_permissions(&self, input: &NotebookEditInput, ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<NotebookEditInput>, ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         let session = ctx.session();
         ctx.check_path(&input.notebook_path).write_permission(TOOL_NAME, session.permission_mode())
     }
 
-    async fn call(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, call: Plan<NotebookEditInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &call.input;
         let session = ctx.session();
         // The check the permission decision judged: read and written where it resolved.
         let planned = match plan(session, ctx.check_path(&input.notebook_path), input) {
@@ -223,29 +201,13 @@ impl TypedTool for NotebookEditTool {
                 return Err(ToolError::io(format!("writing {}", planned.check.path.display()), e));
             }
         }
-        let EditedNotebook { cell_id, cell_type, language, .. } = planned.edited;
-        let data = json!({
-            "notebook_path": planned.check.path,
-            "cell_id": cell_id,
-            "cell_type": cell_type.as_str(),
-            "language": language,
-            "edit_mode": planned.mode.as_str(),
-            "new_source": input.new_source,
-        });
+        let EditedNotebook { cell_id, .. } = planned.edited;
         let mut text = result_message(planned.mode, &cell_id, &input.new_source);
         if let Some(note) = planned.note {
             text.push_str("\n\n");
             text.push_str(note);
         }
-        Ok(ToolOutput::text(text).with_data(data))
-    }
-
-    fn render_use(&self, input: &NotebookEditInput) -> Option<String> {
-        Some(render::render_use(input))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
+        Ok(ToolOutput::text(text))
     }
 }
 

@@ -240,7 +240,7 @@ async fn crlf_and_two_space_notebooks_stay_as_they_were() {
 async fn deferred_with_its_schema() {
     let fx = Fixture::new();
     let tool = hands_core::Typed::new(NotebookEditTool);
-    assert!(tool.should_defer());
+    assert_eq!(tool.spec().deferral, hands_core::Deferral::Deferred);
     assert!(!tool.prompt(&fx.session).contains("hands-tool-marker"));
     let schema = tool.input_schema();
     assert_eq!(schema["properties"]["edit_mode"]["enum"], json!(["replace", "insert", "delete"]));

@@ -26,8 +26,8 @@ pub mod render;
 use hands_core::permissions::{PermissionResult, PlanReview, PlanVerdict};
 use hands_core::{
     EffectKinds, Effects, PermissionMode, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool,
-    ValidationError,
 };
+use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -58,41 +58,29 @@ pub struct EnterPlanModeTool;
 #[async_trait::async_trait]
 impl TypedTool for EnterPlanModeTool {
     type Input = EnterPlanModeInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        ENTER_TOOL_NAME
-    }
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(ENTER_SEARCH_HINT)
-    }
-    fn description(&self, _session: &Session) -> String {
-        prompt::ENTER_DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec =
+        ToolSpec::new(ENTER_TOOL_NAME, prompt::ENTER_DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+            .search_hint(ENTER_SEARCH_HINT)
+            .effect_kinds(EffectKinds::NONE)
+            .local()
+            .deferred();
+
     fn prompt(&self, _session: &Session) -> String {
         prompt::ENTER_PROMPT.to_string()
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
+
     /// Changes the session's mode only: every later call must see it, so it runs alone.
     fn effects(&self, _input: &EnterPlanModeInput, _session: &Session) -> Effects {
         Effects::none().with_session_change()
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-    fn is_open_world(&self) -> bool {
-        false
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
 
-    async fn check_permissions(&self, _input: &EnterPlanModeInput, _ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, _plan: &Plan<EnterPlanModeInput>, _ctx: &ToolContext) -> PermissionResult {
         PermissionResult::allow("entering plan mode only narrows what the session may do")
     }
 
-    async fn call(&self, _input: &EnterPlanModeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<EnterPlanModeInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let session = ctx.session();
         let mode = session.permission_mode();
         if mode == PermissionMode::Plan {
@@ -100,11 +88,7 @@ impl TypedTool for EnterPlanModeTool {
         }
         session.set_data(SESSION_KEY, Some(json!({ "previous": mode })));
         session.set_permission_mode(PermissionMode::Plan);
-        Ok(ToolOutput::text(prompt::entered(mode)).with_data(json!({ "previousMode": mode })))
-    }
-
-    fn render_use(&self, _input: &EnterPlanModeInput) -> Option<String> {
-        Some(ENTER_TOOL_NAME.to_string())
+        Ok(ToolOutput::text(prompt::entered(mode)))
     }
 }
 
@@ -143,57 +127,43 @@ fn plan_of(input: &ExitPlanModeInput) -> Option<&str> {
 #[async_trait::async_trait]
 impl TypedTool for ExitPlanModeTool {
     type Input = ExitPlanModeInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        EXIT_TOOL_NAME
-    }
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(EXIT_SEARCH_HINT)
-    }
-    fn description(&self, _session: &Session) -> String {
-        prompt::EXIT_DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec =
+        ToolSpec::new(EXIT_TOOL_NAME, prompt::EXIT_DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+            .search_hint(EXIT_SEARCH_HINT)
+            .effect_kinds(EffectKinds::NONE)
+            .local()
+            .deferred()
+            .cancel_on_interrupt();
+
     fn prompt(&self, _session: &Session) -> String {
         prompt::EXIT_PROMPT.to_string()
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
+
     /// Changes the session's mode only (after a person approves): runs alone.
     fn effects(&self, _input: &ExitPlanModeInput, _session: &Session) -> Effects {
         Effects::none().with_session_change()
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-    fn is_open_world(&self) -> bool {
-        false
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
-    /// A new user message replaces the question of approving the plan.
-    fn interrupt_behavior(&self) -> hands_core::InterruptBehavior {
-        hands_core::InterruptBehavior::Cancel
-    }
 
-    async fn validate_input(&self, input: &ExitPlanModeInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &ExitPlanModeInput, ctx: &ToolContext) -> Result<(), ToolError> {
         let mode = ctx.session().permission_mode();
         if mode != PermissionMode::Plan {
-            return Err(ValidationError::with_code(prompt::not_planning(mode), 1));
+            return Err(ToolError::invalid_code(prompt::not_planning(mode), 1));
         }
         if plan_of(input).is_none() {
-            return Err(ValidationError::with_code(prompt::NO_PLAN, 2));
+            return Err(ToolError::invalid_code(prompt::NO_PLAN, 2));
         }
         Ok(())
     }
 
     /// The person's approval is the tool's own question; no rule needs to allow it.
-    async fn check_permissions(&self, _input: &ExitPlanModeInput, _ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, _plan: &Plan<ExitPlanModeInput>, _ctx: &ToolContext) -> PermissionResult {
         PermissionResult::allow("presenting the plan asks the user itself")
     }
 
-    async fn call(&self, input: &ExitPlanModeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<ExitPlanModeInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let session = ctx.session();
         let plan = plan_of(input).unwrap_or_default().to_string();
         let previous = previous_mode(session);
@@ -210,7 +180,7 @@ impl TypedTool for ExitPlanModeTool {
                 }
                 session.set_permission_mode(mode);
                 session.set_data(SESSION_KEY, None);
-                Ok(ToolOutput::text(prompt::approved(mode, &plan)).with_data(json!({ "plan": plan, "mode": mode })))
+                Ok(ToolOutput::text(prompt::approved(mode, &plan)))
             }
             PlanVerdict::Rejected { feedback } => {
                 let feedback = feedback.as_deref().map(str::trim).filter(|f| !f.is_empty());
@@ -218,10 +188,6 @@ impl TypedTool for ExitPlanModeTool {
             }
             PlanVerdict::Unavailable { why } => Ok(ToolOutput::error(prompt::unavailable(&why))),
         }
-    }
-
-    fn render_use(&self, input: &ExitPlanModeInput) -> Option<String> {
-        Some(render::render_exit(plan_of(input).unwrap_or_default()))
     }
 }
 

@@ -11,8 +11,9 @@ use hands_core::permissions::{AskAnswer, AskRequest, Asker, PermissionPolicy, Pl
 use hands_core::tool::typed_arc;
 use hands_core::{
     Engine, PermissionMode, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext,
-    ToolError, ToolInput, ToolOutput, Turn,
+    ToolError, ToolOutput, Turn,
 };
+use hands_core::{Planned, ToolSpec};
 use hands_permissions::engine::{LoadOptions, PermissionEngine};
 use hands_test_support::Fixture;
 use hands_tool_plan_mode::{EnterPlanModeTool, ExitPlanModeTool, previous_mode};
@@ -47,22 +48,18 @@ impl Asker for Reviewer {
 /// An MCP-like tool that declares nothing: its effects are unknown.
 struct Opaque;
 
+static OPAQUE: ToolSpec = ToolSpec::new("mcp__srv__deploy", "deploys", ResultLimit::Chars(1000));
+
 #[async_trait]
 impl Tool for Opaque {
-    fn name(&self) -> &str {
-        "mcp__srv__deploy"
-    }
-    fn description(&self, _session: &Session) -> String {
-        "deploys".into()
+    fn spec(&self) -> &ToolSpec {
+        &OPAQUE
     }
     fn input_schema(&self) -> &Value {
         static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| json!({"type": "object"}))
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(1000)
-    }
-    async fn call(&self, _input: &ToolInput, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Planned, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("deployed"))
     }
 }

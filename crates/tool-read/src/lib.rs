@@ -29,7 +29,6 @@ pub mod notebook;
 pub mod pdf;
 pub mod prompt;
 pub mod range;
-pub mod render;
 
 use std::fs::File;
 use std::io::Read as _;
@@ -38,16 +37,13 @@ use std::path::Path;
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::path_policy::{self, FileKind};
 use hands_core::text::format_size;
-use hands_core::{
-    ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool,
-    ValidationError,
-};
+use hands_core::{ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use hands_edit::line_format::LineNumberFormat;
 use hands_fs::encoding::{self, Encoding};
 use hands_fs::file_state::{FileState, hash_bytes, mtime_ms};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::constants::*;
 use crate::range::{Limits, Selection};
@@ -276,8 +272,7 @@ fn read_text(session: &Session, path: &Path, real: &Path, input: &ReadInput) -> 
         (selection, 0)
     };
     let whole_helps = !allow_large;
-    let (output, cut_short) =
-        text_output(session, path, &meta, offset, &selection, file_lines, max_tokens, whole_helps);
+    let (output, cut_short) = text_output(session, &meta, offset, &selection, file_lines, max_tokens, whole_helps);
     let state = FileState {
         content_hash,
         mtime_ms: mtime_ms(&meta),
@@ -309,7 +304,6 @@ fn count_lines(text: &str) -> u64 {
 #[allow(clippy::too_many_arguments)]
 fn text_output(
     session: &Session,
-    path: &Path,
     meta: &std::fs::Metadata,
     offset: u64,
     sel: &Selection,
@@ -321,17 +315,12 @@ fn text_output(
         let tokens = (sel.range_bytes as usize).div_ceil(CHARS_PER_TOKEN);
         return (ToolOutput::error(prompt::too_many_tokens(tokens, max_tokens)), false);
     }
-    let data = |lines: usize| {
-        json!({"type": "text", "file": {
-            "filePath": path, "numLines": lines, "startLine": sel.first_line, "totalLines": file_lines,
-        }})
-    };
     if sel.total_lines == Some(0) {
-        return (ToolOutput::text(prompt::EMPTY_FILE).with_data(data(0)), false);
+        return (ToolOutput::text(prompt::EMPTY_FILE), false);
     }
     if sel.lines.is_empty() {
         let total = sel.total_lines.unwrap_or(0);
-        return (ToolOutput::text(prompt::offset_past_end(offset, total)).with_data(data(0)), false);
+        return (ToolOutput::text(prompt::offset_past_end(offset, total)), false);
     }
     let format = LineNumberFormat::current(session);
     let mut text = String::with_capacity(sel.lines.text_len() + sel.lines.len() * 8);
@@ -366,7 +355,7 @@ fn text_output(
         let suggest_whole = whole_helps && !cut;
         text.push_str(&prompt::partial_view(sel.first_line, last, file_lines, &size, cut_line, suggest_whole));
     }
-    (ToolOutput::text(text).with_data(data(shown)), cut)
+    (ToolOutput::text(text), cut)
 }
 
 /// Room kept for the partial-view notice when a delivery limit cuts a read short.
@@ -380,12 +369,7 @@ fn read_image(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput,
     match image::image_block(&bytes) {
         Ok(prepared) => {
             record_whole(session, path, &bytes, &meta);
-            let data = json!({"type": "image", "file": {
-                "filePath": path, "originalSize": bytes.len(),
-                "dimensions": {"originalWidth": prepared.original.0, "originalHeight": prepared.original.1,
-                               "displayWidth": prepared.sent.0, "displayHeight": prepared.sent.1},
-            }});
-            Ok(ToolOutput::blocks(vec![prepared.block]).with_data(data))
+            Ok(ToolOutput::blocks(vec![prepared.block]))
         }
         Err(why) => Ok(ToolOutput::error(prompt::bad_image(&path.to_string_lossy(), &why))),
     }
@@ -411,9 +395,7 @@ fn read_notebook(session: &Session, path: &Path, real: &Path) -> Result<ToolOutp
             if tokens > max_tokens {
                 return Ok(ToolOutput::error(prompt::too_many_tokens(tokens, max_tokens)));
             }
-            let cells = blocks.iter().filter(|b| b.as_text().is_some_and(|t| t.starts_with("<cell id="))).count();
-            Ok(ToolOutput::blocks(blocks)
-                .with_data(json!({"type": "notebook", "file": {"filePath": path, "cells": cells}})))
+            Ok(ToolOutput::blocks(blocks))
         }
         Err(why) => Ok(ToolOutput::error(prompt::bad_notebook(&path.to_string_lossy(), &why))),
     }
@@ -461,8 +443,7 @@ fn read_pdf(session: &Session, path: &Path, real: &Path, pages: Option<&str>) ->
         },
     };
     let text = prompt::pdf_read(&shown, &size, range);
-    let data = json!({"type": "pdf", "file": {"filePath": path, "originalSize": bytes.len(), "pages": page_count}});
-    Ok(ToolOutput::blocks(vec![ContentBlock::text(text), document]).with_data(data))
+    Ok(ToolOutput::blocks(vec![ContentBlock::text(text), document]))
 }
 
 /// Remove `field` from `input` when it is a number (or a number's text) that `out_of_range` holds.
@@ -481,42 +462,21 @@ fn drop_out_of_range(input: &mut serde_json::Value, field: &str, out_of_range: i
 #[async_trait::async_trait]
 impl TypedTool for ReadTool {
     type Input = ReadInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Unlimited)
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::READS)
+        .simple_mode()
+        .local();
 
     fn prompt(&self, session: &Session) -> String {
         prompt::prompt(LineNumberFormat::current(session))
     }
 
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Unlimited
-    }
-
     /// Reads the file it names.
     fn effects(&self, input: &ReadInput, session: &Session) -> Effects {
         Effects::none().read_field("file_path", path_policy::requested_path(session, &input.file_path))
-    }
-
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::READS
-    }
-
-    fn in_simple_mode(&self) -> bool {
-        true
     }
 
     /// A negative `offset` or a `limit` of zero or less reads the whole file, as Claude Code
@@ -526,57 +486,51 @@ impl TypedTool for ReadTool {
         drop_out_of_range(input, "limit", |n| n <= 0.0);
     }
 
-    async fn validate_input(&self, input: &ReadInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &ReadInput, ctx: &ToolContext) -> Result<(), ToolError> {
         let session = ctx.session();
         let check = ctx.check_path(&input.file_path);
         if let Some(pages) = &input.pages {
             match pdf::parse_pages(pages) {
                 Err(pdf::PagesError::Invalid) => {
-                    return Err(ValidationError::with_code(prompt::invalid_pages(pages), codes::INVALID_PAGES));
+                    return Err(ToolError::invalid_code(prompt::invalid_pages(pages), codes::INVALID_PAGES));
                 }
                 Err(pdf::PagesError::TooMany) => {
-                    return Err(ValidationError::with_code(prompt::too_many_pages(pages), codes::TOO_MANY_PAGES));
+                    return Err(ToolError::invalid_code(prompt::too_many_pages(pages), codes::TOO_MANY_PAGES));
                 }
                 Ok(_) if kind_of(&check.path) != Kind::Pdf => {
-                    return Err(ValidationError::with_code(prompt::PAGES_NOT_PDF, codes::PAGES_NOT_PDF));
+                    return Err(ToolError::invalid_code(prompt::PAGES_NOT_PDF, codes::PAGES_NOT_PDF));
                 }
                 Ok(_) => {}
             }
         }
         if session.is_read_denied(&check.path) || session.is_read_denied(&check.real) {
-            return Err(ValidationError::with_code(prompt::DENIED_BY_SETTINGS, codes::DENIED));
+            return Err(ToolError::invalid_code(prompt::DENIED_BY_SETTINGS, codes::DENIED));
         }
         if let Some(message) = check.refusal("read") {
-            return Err(ValidationError::with_code(message, codes::SPECIAL_FILE));
+            return Err(ToolError::invalid_code(message, codes::SPECIAL_FILE));
         }
         if let Some(ext) = extension(&check.path).filter(|e| BINARY_EXTENSIONS.contains(&e.as_str())) {
-            return Err(ValidationError::with_code(prompt::binary_file(Some(&ext)), codes::BINARY));
+            return Err(ToolError::invalid_code(prompt::binary_file(Some(&ext)), codes::BINARY));
         }
         match check.kind {
             FileKind::Missing => {
-                Err(ValidationError::plain(path_policy::missing_file_message(session, &check), codes::MISSING))
+                Err(ToolError::invalid_plain(path_policy::missing_file_message(session, &check), codes::MISSING))
             }
             FileKind::Directory => {
-                Err(ValidationError::plain(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
+                Err(ToolError::invalid_plain(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
             }
             _ => Ok(()),
         }
     }
 
-    async fn check_permissions(&self, input: &ReadInput, ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<ReadInput>, ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         ctx.check_path(&input.file_path).read_permission(TOOL_NAME)
     }
 
-    async fn call(&self, input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<ReadInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         self.read(input, ctx).await
-    }
-
-    fn render_use(&self, input: &ReadInput) -> Option<String> {
-        Some(render::render_use(&input.file_path, input.offset, input.limit, input.pages.as_deref()))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
     }
 }
 

@@ -14,15 +14,13 @@
 
 pub mod constants;
 pub mod prompt;
-pub mod render;
 
 use std::ffi::OsStr;
 use std::time::Duration;
 
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::{
-    InterruptBehavior, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
-};
+use hands_core::{Plan, ToolSpec};
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -70,29 +68,16 @@ pub fn gate_allows(value: Option<&OsStr>) -> bool {
 #[async_trait::async_trait]
 impl TypedTool for SleepTool {
     type Input = SleepInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::NONE)
+        .local()
+        .cancel_on_interrupt();
 
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
     fn is_enabled(&self) -> bool {
@@ -107,18 +92,10 @@ impl TypedTool for SleepTool {
         Effects::none()
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        InterruptBehavior::Cancel
-    }
-
-    async fn validate_input(&self, input: &SleepInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &SleepInput, _ctx: &ToolContext) -> Result<(), ToolError> {
         let seconds = input.duration_seconds;
         if !seconds.is_finite() || !(0.0..=MAX_DURATION_SECONDS).contains(&seconds) {
-            return Err(ValidationError::with_code(
+            return Err(ToolError::invalid_code(
                 format!("duration_seconds must be between 0 and {MAX_DURATION_SECONDS} (got {seconds})."),
                 1,
             ));
@@ -126,17 +103,14 @@ impl TypedTool for SleepTool {
         Ok(())
     }
 
-    async fn call(&self, input: &SleepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<SleepInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let seconds = input.duration_seconds;
         ctx.progress(format!("Sleeping for {seconds}s"));
         tokio::select! {
             () = tokio::time::sleep(Duration::from_secs_f64(seconds)) => Ok(ToolOutput::text(prompt::slept(seconds))),
             () = ctx.cancelled() => Err(ToolError::Cancelled),
         }
-    }
-
-    fn render_use(&self, input: &SleepInput) -> Option<String> {
-        Some(render::render_use(input.duration_seconds))
     }
 }
 

@@ -15,12 +15,12 @@
 pub mod constants;
 pub mod output;
 pub mod prompt;
-pub mod render;
 
 use std::time::Duration;
 
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
+use hands_core::{Plan, ToolSpec};
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_tasks::{BackgroundTask, TaskRegistry, TaskState, TaskStatus};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -58,7 +58,7 @@ pub struct TaskOutputInput {
 
 impl TaskOutputInput {
     /// The compiled `filter`, or an error the model can act on.
-    fn filter_regex(&self) -> Result<Option<regex::Regex>, ValidationError> {
+    fn filter_regex(&self) -> Result<Option<regex::Regex>, ToolError> {
         let Some(pattern) = self.filter.as_deref().filter(|p| !p.is_empty()) else {
             return Ok(None);
         };
@@ -70,7 +70,7 @@ impl TaskOutputInput {
                 }
                 other => other.to_string(),
             };
-            ValidationError::plain(
+            ToolError::invalid_plain(
                 format!(
                     "Invalid filter regular expression {pattern:?}: {reason}. Send a valid regular expression (Rust regex syntax; escape characters such as ( [ . * with a backslash to match them literally), or leave filter out to see every line."
                 ),
@@ -110,8 +110,8 @@ fn registry(session: &Session) -> Option<std::sync::Arc<TaskRegistry>> {
     session.get_extension::<TaskRegistry>()
 }
 
-fn find_task(session: &Session, id: &str) -> Result<std::sync::Arc<BackgroundTask>, ValidationError> {
-    let not_found = || ValidationError::new(format!("No task found with ID: {id}"));
+fn find_task(session: &Session, id: &str) -> Result<std::sync::Arc<BackgroundTask>, ToolError> {
+    let not_found = || ToolError::invalid(format!("No task found with ID: {id}"));
     registry(session).ok_or_else(not_found)?.get(id).map_err(|_| not_found())
 }
 
@@ -144,37 +144,23 @@ pub fn format_task_output(retrieval: &str, task: &BackgroundTask, state: TaskSta
 #[async_trait::async_trait]
 impl TypedTool for TaskOutputTool {
     type Input = TaskOutputInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TASK_OUTPUT_NAME
-    }
-    fn aliases(&self) -> &[&'static str] {
-        TASK_OUTPUT_ALIASES
-    }
-    fn search_hint(&self) -> Option<&'static str> {
-        Some("read output status of a background task shell")
-    }
-    fn description(&self, _session: &Session) -> String {
-        prompt::TASK_OUTPUT_DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec =
+        ToolSpec::new(TASK_OUTPUT_NAME, prompt::TASK_OUTPUT_DESCRIPTION, ResultLimit::Chars(100_000))
+            .aliases(TASK_OUTPUT_ALIASES)
+            .search_hint("read output status of a background task shell")
+            .effect_kinds(EffectKinds::NONE)
+            .local()
+            .deferred();
+
     fn prompt(&self, _session: &Session) -> String {
         prompt::task_output_prompt()
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+
     /// Reads a background task's output: touches nothing another call of the batch changes.
     fn effects(&self, _input: &TaskOutputInput, _session: &Session) -> Effects {
         Effects::none()
-    }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-    fn is_open_world(&self) -> bool {
-        false
-    }
-    fn should_defer(&self) -> bool {
-        true
     }
 
     /// `bash_id` / `agentId` / `shell_id` become `task_id`, and `wait_up_to` seconds become
@@ -200,13 +186,14 @@ impl TypedTool for TaskOutputTool {
         }
     }
 
-    async fn validate_input(&self, input: &TaskOutputInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &TaskOutputInput, ctx: &ToolContext) -> Result<(), ToolError> {
         input.filter_regex()?;
         find_task(ctx.session(), &input.task_id).map(|_| ())
     }
 
-    async fn call(&self, input: &TaskOutputInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let task = find_task(ctx.session(), &input.task_id).map_err(|e| ToolError::msg(e.message))?;
+    async fn call(&self, plan: Plan<TaskOutputInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
+        let task = find_task(ctx.session(), &input.task_id).map_err(|e| ToolError::msg(e.to_string()))?;
         let state = if input.block {
             let wait = Duration::from_millis(input.timeout.clamp(0.0, MAX_WAIT_MS as f64) as u64);
             tokio::select! {
@@ -216,7 +203,7 @@ impl TypedTool for TaskOutputTool {
         } else {
             task.state()
         };
-        let filter = input.filter_regex().map_err(|e| ToolError::msg(e.message))?;
+        let filter = input.filter_regex().map_err(|e| ToolError::msg(e.to_string()))?;
         let text = match &filter {
             Some(regex) => output::read_matching(task.output_path(), regex),
             None => output::read_tail(task.output_path()),
@@ -227,75 +214,47 @@ impl TypedTool for TaskOutputTool {
             ctx.session().withdraw_task_notice(task.id());
         }
         let retrieval = retrieval_status(input.block, state);
-        let data = json!({
-            "retrieval_status": retrieval,
-            "task_id": task.id(),
-            "status": state.status.as_str(),
-            "exit_code": state.exit_code,
-            "output_path": task.output_path(),
-        });
-        Ok(ToolOutput::text(format_task_output(retrieval, &task, state, &text)).with_data(data))
-    }
-
-    fn render_use(&self, input: &TaskOutputInput) -> Option<String> {
-        Some(render::render_use(TASK_OUTPUT_NAME, Some(&input.task_id)))
-    }
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
+        Ok(ToolOutput::text(format_task_output(retrieval, &task, state, &text)))
     }
 }
 
 #[async_trait::async_trait]
 impl TypedTool for TaskStopTool {
     type Input = TaskStopInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TASK_STOP_NAME
-    }
-    fn aliases(&self) -> &[&'static str] {
-        TASK_STOP_ALIASES
-    }
-    fn search_hint(&self) -> Option<&'static str> {
-        Some("kill stop a running background task shell")
-    }
-    fn description(&self, _session: &Session) -> String {
-        prompt::TASK_STOP_DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TASK_STOP_NAME, prompt::TASK_STOP_DESCRIPTION, ResultLimit::Chars(100_000))
+        .aliases(TASK_STOP_ALIASES)
+        .search_hint("kill stop a running background task shell")
+        .effect_kinds(EffectKinds::NONE)
+        .local()
+        .deferred();
+
     fn prompt(&self, _session: &Session) -> String {
         prompt::task_stop_prompt()
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+
     /// Stops a background process: a change, but not to anything another call of the batch reads.
     fn effects(&self, _input: &TaskStopInput, _session: &Session) -> Effects {
         Effects::none().with_state_change()
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-    fn is_open_world(&self) -> bool {
-        false
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
 
-    async fn validate_input(&self, input: &TaskStopInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &TaskStopInput, ctx: &ToolContext) -> Result<(), ToolError> {
         let Some(id) = input.id() else {
-            return Err(ValidationError::with_code("Missing required parameter: task_id", 1));
+            return Err(ToolError::invalid_code("Missing required parameter: task_id", 1));
         };
-        let task = find_task(ctx.session(), id).map_err(|e| ValidationError::with_code(e.message, 1))?;
+        let task = find_task(ctx.session(), id).map_err(|e| ToolError::invalid_code(e.to_string(), 1))?;
         match task.status() {
             TaskStatus::Running => Ok(()),
-            status => Err(ValidationError::with_code(
+            status => Err(ToolError::invalid_code(
                 format!("No running task with ID {id}: it has already ended (status: {status})"),
                 3,
             )),
         }
     }
 
-    async fn call(&self, input: &TaskStopInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<TaskStopInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let id = input.id().ok_or_else(|| ToolError::msg("Missing required parameter: task_id"))?;
         let registry = registry(ctx.session()).ok_or_else(|| ToolError::msg(format!("No task found with ID: {id}")))?;
         let task = registry.stop(id).map_err(|e| ToolError::msg(e.to_string()))?;
@@ -305,14 +264,7 @@ impl TypedTool for TaskStopTool {
             "task_type": LOCAL_BASH_TASK_TYPE,
             "command": task.command(),
         });
-        Ok(ToolOutput::text(reply.to_string()).with_data(reply))
-    }
-
-    fn render_use(&self, input: &TaskStopInput) -> Option<String> {
-        Some(render::render_use(TASK_STOP_NAME, input.id()))
-    }
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
+        Ok(ToolOutput::text(reply.to_string()))
     }
 }
 

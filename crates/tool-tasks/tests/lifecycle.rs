@@ -294,6 +294,6 @@ fn schemas_match_claude_code() {
     let stop = hands_core::tool::typed_arc(TaskStopTool);
     let props: Vec<&String> = stop.input_schema()["properties"].as_object().unwrap().keys().collect();
     assert_eq!(props, ["task_id", "shell_id"]);
-    assert_eq!(output.aliases(), ["BashOutput", "BashOutputTool", "AgentOutputTool"]);
-    assert_eq!(stop.aliases(), ["KillShell", "KillBash"]);
+    assert_eq!(output.spec().aliases, ["BashOutput", "BashOutputTool", "AgentOutputTool"]);
+    assert_eq!(stop.spec().aliases, ["KillShell", "KillBash"]);
 }

@@ -18,10 +18,10 @@ pub mod render;
 
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::permissions::PermissionResult;
-use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError};
+use hands_core::{Plan, ToolSpec};
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, SESSION_KEY, TOOL_NAME};
 
@@ -106,42 +106,21 @@ fn blank_field_error(todos: &[TodoItem]) -> Option<String> {
 #[async_trait::async_trait]
 impl TypedTool for TodoWriteTool {
     type Input = TodoWriteInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::NONE)
+        .local()
+        .deferred();
 
     /// Replaces the session's todo list: later calls must see it, so it runs alone.
     fn effects(&self, _input: &TodoWriteInput, _session: &Session) -> Effects {
         Effects::none().with_session_change().with_state_change()
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
-
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    fn should_defer(&self) -> bool {
-        true
     }
 
     /// Items in the older shape `{"id", "content", "status", "priority"}` (Claude Code 1.x and
@@ -152,29 +131,22 @@ impl TypedTool for TodoWriteTool {
         upgrade_legacy_items(input);
     }
 
-    async fn validate_input(&self, input: &TodoWriteInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
-        blank_field_error(&input.todos).map_or(Ok(()), |message| Err(ValidationError::with_code(message, 1)))
+    async fn validate(&self, input: &TodoWriteInput, _ctx: &ToolContext) -> Result<(), ToolError> {
+        blank_field_error(&input.todos).map_or(Ok(()), |message| Err(ToolError::invalid_code(message, 1)))
     }
 
-    async fn check_permissions(&self, _input: &TodoWriteInput, _ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, _plan: &Plan<TodoWriteInput>, _ctx: &ToolContext) -> PermissionResult {
         PermissionResult::allow("the todo list is the session's own bookkeeping, not the user's files")
     }
 
-    async fn call(&self, input: &TodoWriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<TodoWriteInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let session = ctx.session();
-        let old_todos = current_todos(session);
         let all_done = input.todos.iter().all(|t| t.status == TodoStatus::Completed);
         let stored: &[TodoItem] = if all_done { &[] } else { &input.todos };
         let stored_value = serde_json::to_value(stored).map_err(|e| ToolError::msg(format!("todo list: {e}")))?;
         session.set_data(SESSION_KEY, Some(stored_value));
-        Ok(ToolOutput::text(prompt::RESULT_TEXT).with_data(json!({
-            "oldTodos": old_todos,
-            "newTodos": input.todos,
-        })))
-    }
-
-    fn render_use(&self, input: &TodoWriteInput) -> Option<String> {
-        Some(render::render_use(&input.todos))
+        Ok(ToolOutput::text(prompt::RESULT_TEXT))
     }
 }
 

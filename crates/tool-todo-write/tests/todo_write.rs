@@ -150,7 +150,7 @@ async fn a_named_session_keeps_its_list() {
 #[test]
 fn the_tool_is_deferred_and_not_read_only() {
     let tool = typed_arc(TodoWriteTool);
-    assert!(tool.should_defer());
+    assert_eq!(tool.spec().deferral, hands_core::Deferral::Deferred);
     let input = hands_core::ToolInput::new(json!({ "todos": [] }));
     let session = hands_core::Session::new(hands_core::SessionConfig::default()).unwrap();
     let effects = tool.effects(&input, &session);

@@ -14,16 +14,14 @@
 
 pub mod constants;
 pub mod prompt;
-pub mod render;
 pub mod search;
 
 use std::sync::Arc;
 
 use hands_core::deferral::{self, ToolSearchMode};
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::{
-    ContentBlock, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError,
-};
+use hands_core::{ContentBlock, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use hands_spec::ToolNames;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -65,7 +63,7 @@ pub struct ToolSearch;
 /// Find a tool for a `select:` name: exact name or alias among the deferred tools, then among
 /// all tools, then by the portable name the model may have been shown.
 fn select_one<'a>(pool_tools: &'a [Arc<dyn Tool>], names: &ToolNames, wanted: &str) -> Option<&'a Arc<dyn Tool>> {
-    let matches = |t: &&Arc<dyn Tool>| t.name() == wanted || t.aliases().contains(&wanted);
+    let matches = |t: &&Arc<dyn Tool>| t.name() == wanted || t.spec().aliases.contains(&wanted);
     pool_tools
         .iter()
         .filter(|t| deferral::is_deferrable(t.as_ref()))
@@ -100,8 +98,11 @@ fn find_tools<'a>(
         return found;
     }
     let prompts: Vec<String> = deferred.iter().map(|t| t.prompt(session)).collect();
-    let searchable: Vec<Searchable<'_>> =
-        deferred.iter().zip(&prompts).map(|(t, prompt)| Searchable::new(t.name(), t.search_hint(), prompt)).collect();
+    let searchable: Vec<Searchable<'_>> = deferred
+        .iter()
+        .zip(&prompts)
+        .map(|(t, prompt)| Searchable::new(t.name(), t.spec().search_hint, prompt))
+        .collect();
     let all_names: Vec<&str> = pool_tools.iter().map(|t| t.name()).collect();
     search::keyword_search(&input.query, &searchable, &all_names, input.max_results())
         .into_iter()
@@ -117,7 +118,7 @@ fn no_matches(session: &Session, mut data: Value) -> ToolOutput {
         text.push_str(&constants::servers_still_connecting(&pending));
         data["pending_mcp_servers"] = json!(pending);
     }
-    ToolOutput::text(text).with_data(data)
+    ToolOutput::text(text)
 }
 
 /// `<functions>` with one `<function>{description, name, parameters}</function>` line per tool:
@@ -141,23 +142,16 @@ pub fn functions_block(tools: &[&Arc<dyn Tool>], session: &Session, names: &Tool
 #[async_trait::async_trait]
 impl TypedTool for ToolSearch {
     type Input = ToolSearchInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-    fn description(&self, _: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec = ToolSpec::new(NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .effect_kinds(EffectKinds::NONE)
+        .local();
+
     fn prompt(&self, _: &Session) -> String {
         prompt::PROMPT.to_string()
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
+
     /// Absent when `ENABLE_TOOL_SEARCH` turns tool search off, as in Claude Code.
     fn is_enabled(&self) -> bool {
         ToolSearchMode::from_env() != ToolSearchMode::Off
@@ -167,19 +161,16 @@ impl TypedTool for ToolSearch {
         Effects::none()
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-
-    async fn validate_input(&self, input: &ToolSearchInput, _: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &ToolSearchInput, _: &ToolContext) -> Result<(), ToolError> {
         match input.max_results {
             Some(n) if !n.is_finite() || n < 1.0 => {
-                Err(ValidationError::new(format!("max_results must be a number of at least 1, got {n}")))
+                Err(ToolError::invalid(format!("max_results must be a number of at least 1, got {n}")))
             }
             _ => Ok(()),
         }
     }
-    async fn call(&self, input: &ToolSearchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<ToolSearchInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let session = ctx.session();
         let pool_tools: Vec<Arc<dyn Tool>> = ctx.pool().tools().cloned().collect();
         let names = ToolNames::for_pool(ctx.pool());
@@ -199,13 +190,7 @@ impl TypedTool for ToolSearch {
         } else {
             ToolOutput::text(functions_block(&found, session, &names))
         };
-        Ok(output.with_data(data))
-    }
-    fn render_use(&self, input: &ToolSearchInput) -> Option<String> {
-        Some(render::render_use(input))
-    }
-    fn render_result(&self, result: &hands_core::ToolResult) -> String {
-        render::render_result(result)
+        Ok(output)
     }
 }
 

@@ -11,6 +11,7 @@ use hands_core::{
     ContentBlock, Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext,
     ToolError, ToolInput, ToolOutput, ToolResult, Turn, TypedTool,
 };
+use hands_core::{Plan, Planned, ToolSpec};
 use hands_tool_tool_search::ToolSearch;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -30,25 +31,16 @@ struct NotebookLike;
 #[async_trait::async_trait]
 impl TypedTool for NotebookLike {
     type Input = CellInput;
-    fn name(&self) -> &'static str {
-        "NotebookLike"
-    }
-    fn aliases(&self) -> &[&'static str] {
-        &["NotebookOld"]
-    }
-    fn search_hint(&self) -> Option<&'static str> {
-        Some("edit jupyter notebook cells")
-    }
-    fn description(&self, _: &Session) -> String {
-        "Replace the source of one cell.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
-    async fn call(&self, input: &CellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    type Prepared = ();
+
+    const SPEC: ToolSpec =
+        ToolSpec::new("NotebookLike", "Replace the source of one cell.", ResultLimit::Chars(100_000))
+            .aliases(&["NotebookOld"])
+            .search_hint("edit jupyter notebook cells")
+            .deferred();
+
+    async fn call(&self, plan: Plan<CellInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(format!("edited cell {} of {}", input.cell, input.notebook_path)))
     }
 }
@@ -65,53 +57,42 @@ struct CoreLike;
 #[async_trait::async_trait]
 impl TypedTool for CoreLike {
     type Input = PathInput;
-    fn name(&self) -> &'static str {
-        "CoreLike"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Reads a path.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    async fn call(&self, input: &PathInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("CoreLike", "Reads a path.", ResultLimit::Chars(100_000));
+
+    async fn call(&self, plan: Plan<PathInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(input.path.clone()))
     }
 }
 
 /// An MCP tool as mounted by the client.
 struct Mcp {
-    name: String,
-    description: String,
+    spec: ToolSpec,
     schema: Value,
 }
 
 #[async_trait::async_trait]
 impl Tool for Mcp {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self, _: &Session) -> String {
-        self.description.clone()
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
     fn input_schema(&self) -> &Value {
         &self.schema
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    fn is_external(&self) -> bool {
-        true
-    }
-    async fn call(&self, input: &ToolInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(input.value().to_string()))
+    async fn call(&self, plan: Planned, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(plan.input().value().to_string()))
     }
 }
 
 fn mcp(name: &str, description: &str) -> Arc<dyn Tool> {
+    let mut spec = ToolSpec::new("", "", ResultLimit::Chars(100_000));
+    spec.name = name.to_string().into();
+    spec.description = description.to_string().into();
+    spec.external = true;
     Arc::new(Mcp {
-        name: name.into(),
-        description: description.into(),
+        spec,
         schema: json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false}),
     })
 }

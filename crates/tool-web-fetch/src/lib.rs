@@ -24,17 +24,14 @@ pub mod constants;
 pub mod convert;
 pub mod fetch;
 pub mod prompt;
-pub mod render;
 pub mod url;
-
-use std::time::Instant;
 
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::permissions::PermissionResult;
-use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError};
+use hands_core::{Plan, ToolSpec};
+use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::cache::{CachedPage, PageCache};
 use crate::constants::{MAX_RESULT_SIZE_CHARS, MIN_WINDOW_BYTES, NOTE_RESERVE_BYTES, SEARCH_HINT, TOOL_NAME};
@@ -68,13 +65,7 @@ fn inline_bytes(session: &Session) -> usize {
     hands_core::budget::delivery_limit(session).map_or(max, |delivered| max.min(delivered))
 }
 
-fn page_output(
-    page: &CachedPage,
-    input: &WebFetchInput,
-    session: &Session,
-    cached: bool,
-    started: Instant,
-) -> ToolOutput {
+fn page_output(page: &CachedPage, input: &WebFetchInput, session: &Session) -> ToolOutput {
     let offset = usize::try_from(input.offset.unwrap_or(0)).unwrap_or(usize::MAX);
     let header = prompt::result_header(&input.prompt, &page.final_url, page.status, &page.content_type, page.bytes);
     // The window fits inline with its header and note, so that reading on needs no file.
@@ -88,41 +79,21 @@ fn page_output(
         None if window.start > 0 => prompt::last_part(window.start, window.total),
         None => String::new(),
     };
-    ToolOutput::text(format!("{header}{}{note}", window.text)).with_data(json!({
-        "url": page.final_url,
-        "code": page.status,
-        "codeText": status_text(page.status),
-        "bytes": page.bytes,
-        "cached": cached,
-        "durationMs": started.elapsed().as_millis() as u64,
-        "offset": window.start,
-        "totalChars": window.total,
-        "nextOffset": window.next_offset(),
-    }))
+    ToolOutput::text(format!("{header}{}{note}", window.text))
 }
 
 #[async_trait::async_trait]
 impl TypedTool for WebFetchTool {
     type Input = WebFetchInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::NETWORK)
+        .deferred();
 
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
-    }
-
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
     }
 
     /// Reaches the host of its URL.
@@ -134,19 +105,12 @@ impl TypedTool for WebFetchTool {
         }
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NETWORK
+    async fn validate(&self, input: &WebFetchInput, _ctx: &ToolContext) -> Result<(), ToolError> {
+        url::parse(&input.url).map(drop).map_err(|e| ToolError::invalid_code(e.to_string(), 1))
     }
 
-    fn should_defer(&self) -> bool {
-        true
-    }
-
-    async fn validate_input(&self, input: &WebFetchInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
-        url::parse(&input.url).map(drop).map_err(|e| ValidationError::with_code(e.to_string(), 1))
-    }
-
-    async fn check_permissions(&self, input: &WebFetchInput, _ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<WebFetchInput>, _ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         match url::parse(&input.url) {
             Ok(u) => PermissionResult::ask(
                 format!("Allow WebFetch to fetch content from {}?", u.host),
@@ -156,12 +120,12 @@ impl TypedTool for WebFetchTool {
         }
     }
 
-    async fn call(&self, input: &WebFetchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let started = Instant::now();
+    async fn call(&self, plan: Plan<WebFetchInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let target = url::parse(&input.url).map_err(|e| ToolError::msg(e.to_string()))?;
         let cache = PageCache::global();
         if let Some(page) = cache.get(&target.url) {
-            return Ok(page_output(&page, input, ctx.session(), true, started));
+            return Ok(page_output(&page, input, ctx.session()));
         }
 
         ctx.progress(format!("Fetching {}", target.url));
@@ -174,8 +138,7 @@ impl TypedTool for WebFetchTool {
         };
         match fetched.map_err(|e| ToolError::msg(e.to_string()))? {
             Fetched::Redirect { from, to, status } => {
-                Ok(ToolOutput::text(prompt::redirect_detected(&from, &to, status, status_text(status), &input.prompt))
-                    .with_data(json!({ "url": from, "redirectUrl": to, "code": status })))
+                Ok(ToolOutput::text(prompt::redirect_detected(&from, &to, status, status_text(status), &input.prompt)))
             }
             Fetched::Page(page) => {
                 let markdown = match convert::to_markdown(&page.content_type, &page.body) {
@@ -189,19 +152,11 @@ impl TypedTool for WebFetchTool {
                     bytes: page.body.len(),
                     markdown,
                 };
-                let output = page_output(&cached, input, ctx.session(), false, started);
+                let output = page_output(&cached, input, ctx.session());
                 cache.insert(&target.url, cached);
                 Ok(output)
             }
         }
-    }
-
-    fn render_use(&self, input: &WebFetchInput) -> Option<String> {
-        Some(render::render_use(&input.url))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(&result.text(), result.is_error)
     }
 }
 

@@ -287,5 +287,9 @@ async fn fetching_asks_per_domain_and_nobody_answering_denies() {
     let input = ToolInput::new(json!({ "url": "http://Docs.Example.com/x", "prompt": "p" }));
     let effects = tool.effects(&input, engine.session());
     assert_eq!(effects.hosts, vec!["docs.example.com".to_string()]);
-    assert!(effects.is_read_only() && effects.is_concurrency_safe() && tool.should_defer());
+    assert!(
+        effects.is_read_only()
+            && effects.is_concurrency_safe()
+            && tool.spec().deferral == hands_core::Deferral::Deferred
+    );
 }

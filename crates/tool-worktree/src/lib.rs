@@ -22,7 +22,8 @@ pub mod render;
 use std::path::{Path, PathBuf};
 
 use hands_core::effects::{EffectKinds, Effects};
-use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool, ValidationError};
+use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -264,10 +265,9 @@ impl EnterWorktreeTool {
                 base_commit,
                 added_dir,
             };
-            let data = json!({ "worktreePath": path, "worktreeBranch": branch, "created": false });
-            return Ok(ToolOutput::text(prompt::entered(&path, branch.as_deref()))
-                .with_data(data)
-                .with_context_change(enter_change(record)));
+            return Ok(
+                ToolOutput::text(prompt::entered(&path, branch.as_deref())).with_context_change(enter_change(record))
+            );
         }
 
         let name = input.name.clone().unwrap_or_else(generated_name);
@@ -320,40 +320,26 @@ impl EnterWorktreeTool {
             base_commit: base_commit.clone(),
             added_dir: !inside_working_dirs(session, &path),
         };
-        let data =
-            json!({ "worktreePath": path, "worktreeBranch": branch, "created": true, "baseCommit": base_commit });
-        Ok(ToolOutput::text(prompt::created(&path, &branch, &base) + &note)
-            .with_data(data)
-            .with_context_change(enter_change(record)))
+        Ok(ToolOutput::text(prompt::created(&path, &branch, &base) + &note).with_context_change(enter_change(record)))
     }
 }
 
 #[async_trait::async_trait]
 impl TypedTool for EnterWorktreeTool {
     type Input = EnterWorktreeInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        ENTER_TOOL_NAME
-    }
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(ENTER_SEARCH_HINT)
-    }
-    fn description(&self, _session: &Session) -> String {
-        prompt::ENTER_DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec =
+        ToolSpec::new(ENTER_TOOL_NAME, prompt::ENTER_DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+            .search_hint(ENTER_SEARCH_HINT)
+            .effect_kinds(EffectKinds::WRITES)
+            .local()
+            .deferred();
+
     fn prompt(&self, _session: &Session) -> String {
         prompt::ENTER_PROMPT.to_string()
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-    /// Local git only.
-    fn is_open_world(&self) -> bool {
-        false
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
+
     /// Creating writes the new worktree's folder (and git's records in the repository); either
     /// way the session's working directory changes, which every later call must see.
     fn effects(&self, input: &EnterWorktreeInput, session: &Session) -> Effects {
@@ -369,28 +355,24 @@ impl TypedTool for EnterWorktreeTool {
             None => effects.write(dir),
         }
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::WRITES
-    }
-    async fn validate_input(&self, input: &EnterWorktreeInput, _ctx: &ToolContext) -> Result<(), ValidationError> {
+
+    async fn validate(&self, input: &EnterWorktreeInput, _ctx: &ToolContext) -> Result<(), ToolError> {
         if input.name.is_some() && input.path.is_some() {
-            return Err(ValidationError::new(prompt::BOTH_NAME_AND_PATH));
+            return Err(ToolError::invalid(prompt::BOTH_NAME_AND_PATH));
         }
         if let Some(name) = &input.name {
             if !valid_name(name) {
-                return Err(ValidationError::new(prompt::bad_name(name, MAX_NAME_LEN)));
+                return Err(ToolError::invalid(prompt::bad_name(name, MAX_NAME_LEN)));
             }
         }
         if input.path.as_deref().is_some_and(|p| p.trim().is_empty()) {
-            return Err(ValidationError::new("path is empty: give the folder of an existing worktree."));
+            return Err(ToolError::invalid("path is empty: give the folder of an existing worktree."));
         }
         Ok(())
     }
-    async fn call(&self, input: &EnterWorktreeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<EnterWorktreeInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(self.enter(input, ctx).await.unwrap_or_else(|e| git_error(&e)))
-    }
-    fn render_use(&self, input: &EnterWorktreeInput) -> Option<String> {
-        Some(render::render_enter(input.name.as_deref(), input.path.as_deref()))
     }
 }
 
@@ -426,7 +408,7 @@ impl ExitWorktreeTool {
         });
         if input.action == ExitAction::Keep {
             let text = prompt::kept(&path, active.branch.as_deref(), &back) + &gone_note;
-            return Ok(ToolOutput::text(text).with_data(data).with_context_change(exit_change(active, back)));
+            return Ok(ToolOutput::text(text).with_context_change(exit_change(active, back)));
         }
         if !active.created {
             return Ok(ToolOutput::error(prompt::not_ours(&path)));
@@ -454,35 +436,26 @@ impl ExitWorktreeTool {
         data["discardedFiles"] = json!(files.len());
         data["discardedCommits"] = json!(commits.len());
         let text = prompt::removed(&path, &branch, &back, files.len(), commits.len()) + &gone_note;
-        Ok(ToolOutput::text(text).with_data(data).with_context_change(exit_change(active, back)))
+        Ok(ToolOutput::text(text).with_context_change(exit_change(active, back)))
     }
 }
 
 #[async_trait::async_trait]
 impl TypedTool for ExitWorktreeTool {
     type Input = ExitWorktreeInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        EXIT_TOOL_NAME
-    }
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(EXIT_SEARCH_HINT)
-    }
-    fn description(&self, _session: &Session) -> String {
-        prompt::EXIT_DESCRIPTION.to_string()
-    }
+    const SPEC: ToolSpec =
+        ToolSpec::new(EXIT_TOOL_NAME, prompt::EXIT_DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+            .search_hint(EXIT_SEARCH_HINT)
+            .effect_kinds(EffectKinds::WRITES)
+            .local()
+            .deferred();
+
     fn prompt(&self, _session: &Session) -> String {
         prompt::EXIT_PROMPT.to_string()
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-    fn is_open_world(&self) -> bool {
-        false
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
+
     /// Leaving changes the working directory; removing also deletes the worktree's folder (and
     /// its branch), irreversibly.
     fn effects(&self, input: &ExitWorktreeInput, session: &Session) -> Effects {
@@ -492,14 +465,10 @@ impl TypedTool for ExitWorktreeTool {
             _ => effects,
         }
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::WRITES
-    }
-    async fn call(&self, input: &ExitWorktreeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, plan: Plan<ExitWorktreeInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(self.exit(input, ctx).await.unwrap_or_else(|e| git_error(&e)))
-    }
-    fn render_use(&self, input: &ExitWorktreeInput) -> Option<String> {
-        Some(render::render_exit(input.action.word(), input.discard_changes == Some(true)))
     }
 }
 

@@ -13,21 +13,18 @@
 
 pub mod constants;
 pub mod prompt;
-pub mod render;
 
 use std::path::{Path, PathBuf};
 
 use hands_core::effects::{EffectKinds, Effects};
 use hands_core::path_policy::{self, FileKind, PathCheck};
-use hands_core::{
-    PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolResult, TypedTool, ValidationError,
-};
+use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{Plan, ToolSpec};
 use hands_edit as edit;
 use hands_fs::encoding::{self, Encoding, LineEnding};
 use hands_fs::file_state::{FileState, Freshness, hash_bytes, hash_file};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
 
@@ -60,16 +57,16 @@ pub struct WriteTool;
 /// Why an existing file may not be replaced, if it may not. A file never read in full may be
 /// replaced (the model is told so), unless the session asks for the stricter rule
 /// ([`edit::require_read_before_edit`]); a file changed on disk since it was read never may.
-fn read_state_problem(session: &Session, path: &Path) -> Option<ValidationError> {
+fn read_state_problem(session: &Session, path: &Path) -> Option<ToolError> {
     let Some(state) = session.file_state().get(path).filter(|s| !s.partial) else {
         return edit::require_read_before_edit(session)
-            .then(|| ValidationError::with_code(prompt::NOT_READ, codes::NOT_READ));
+            .then(|| ToolError::invalid_code(prompt::NOT_READ, codes::NOT_READ));
     };
     match state.freshness(path) {
         Ok(Freshness::Unchanged | Freshness::Touched) => None,
         // Deleted since the read: writing creates it again, which is what the model asked for.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        _ => Some(ValidationError::with_code(prompt::MODIFIED_SINCE_READ, codes::MODIFIED)),
+        _ => Some(ToolError::invalid_code(prompt::MODIFIED_SINCE_READ, codes::MODIFIED)),
     }
 }
 
@@ -99,7 +96,7 @@ fn write_file(
     let before = match hands_fs::fs::read_resolved(real) {
         Ok((bytes, _)) => {
             if let Some(problem) = read_state_problem(session, path) {
-                return Ok(ToolOutput::error(problem.message));
+                return Ok(ToolOutput::error(problem.to_string()));
             }
             Before { state: session.file_state().get(path), bytes: Some(bytes) }
         }
@@ -137,24 +134,24 @@ fn write_file(
     }
     let meta = std::fs::metadata(path).map_err(|e| io("reading the metadata of", e))?;
     session.file_state().record(path, FileState::full(&bytes, &meta));
-    let (kind, mut text) =
-        if existed { ("update", prompt::updated(&shown)) } else { ("create", prompt::created(&shown)) };
+    let mut text = if existed { prompt::updated(&shown) } else { prompt::created(&shown) };
     if not_read {
         text.push_str("\n\n");
         text.push_str(prompt::NOTE_NOT_READ);
     }
-    let original = before.bytes.as_deref().map(|b| encoding::decode(b).text);
-    let data = json!({"type": kind, "filePath": shown, "content": content, "originalFile": original});
-    Ok(ToolOutput::text(text).with_data(data))
+    Ok(ToolOutput::text(text))
 }
 
 #[async_trait::async_trait]
 impl TypedTool for WriteTool {
     type Input = WriteInput;
+    type Prepared = ();
 
-    fn name(&self) -> &'static str {
-        TOOL_NAME
-    }
+    const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
+        .search_hint(SEARCH_HINT)
+        .effect_kinds(EffectKinds::WRITES)
+        .local();
+
     /// Writes the file it names; the earlier content is gone (MCP's `destructiveHint`).
     fn effects(&self, input: &WriteInput, session: &Session) -> Effects {
         Effects::none()
@@ -162,52 +159,33 @@ impl TypedTool for WriteTool {
             .destructive()
     }
 
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::WRITES
-    }
-
-    /// Acts on local files and session state only (MCP's `openWorldHint`).
-    fn is_open_world(&self) -> bool {
-        false
-    }
-
-    fn search_hint(&self) -> Option<&'static str> {
-        Some(SEARCH_HINT)
-    }
-
-    fn description(&self, _session: &Session) -> String {
-        prompt::DESCRIPTION.to_string()
-    }
-
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
     }
 
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)
-    }
-
-    async fn validate_input(&self, input: &WriteInput, ctx: &ToolContext) -> Result<(), ValidationError> {
+    async fn validate(&self, input: &WriteInput, ctx: &ToolContext) -> Result<(), ToolError> {
         let session = ctx.session();
         let check = ctx.check_path(&input.file_path);
         if let Some(message) = check.refusal("write to") {
-            return Err(ValidationError::with_code(message, codes::SPECIAL_FILE));
+            return Err(ToolError::invalid_code(message, codes::SPECIAL_FILE));
         }
         match check.kind {
             FileKind::Directory => {
-                Err(ValidationError::with_code(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
+                Err(ToolError::invalid_code(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
             }
             FileKind::Missing => Ok(()),
             _ => read_state_problem(session, &check.path).map_or(Ok(()), Err),
         }
     }
 
-    async fn check_permissions(&self, input: &WriteInput, ctx: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<WriteInput>, ctx: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         let session = ctx.session();
         ctx.check_path(&input.file_path).write_permission(TOOL_NAME, session.permission_mode())
     }
 
-    async fn call(&self, input: &WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, call: Plan<WriteInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &call.input;
         let session = ctx.session().clone();
         // The check the permission decision judged: written where it resolved.
         let check = ctx.check_path(&input.file_path);
@@ -218,14 +196,6 @@ impl TypedTool for WriteTool {
         tokio::task::spawn_blocking(move || write_file(&session, &check, &content, &|| {}))
             .await
             .map_err(|e| ToolError::msg(format!("the write task failed: {e}")))?
-    }
-
-    fn render_use(&self, input: &WriteInput) -> Option<String> {
-        Some(render::render_use(&input.file_path, &input.content))
-    }
-
-    fn render_result(&self, result: &ToolResult) -> String {
-        render::render_result(result)
     }
 }
 

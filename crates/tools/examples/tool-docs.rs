@@ -8,7 +8,7 @@
 //! Input-dependent flags (read-only, concurrency-safe, destructive) are asked about a minimal
 //! valid input built from the schema, and reported as such. Rendering Markdown is not done here.
 
-use hands_core::{InterruptBehavior, ResultLimit, Session, SessionConfig, ToolInput};
+use hands_core::{Deferral, InterruptBehavior, ResultLimit, Session, SessionConfig, ToolInput};
 use serde_json::{Map, Value, json};
 
 /// A small valid value for `schema`: required properties only, first enum value, minimums.
@@ -69,19 +69,19 @@ fn main() {
             json!({
                 "name": tool.name(),
                 "package": hands_core::registry::registered_package(tool.name()),
-                "aliases": tool.aliases(),
-                "search_hint": tool.search_hint(),
-                "description": tool.description(&session),
+                "aliases": tool.spec().aliases,
+                "search_hint": tool.spec().search_hint,
+                "description": tool.spec().description,
                 "prompt": tool.prompt(&session),
                 "input_schema": tool.input_schema(),
-                "max_result_size_chars": match tool.max_result_size_chars() {
+                "max_result_size_chars": match tool.spec().limit {
                     ResultLimit::Chars(n) => json!(n),
                     ResultLimit::Unlimited => json!("unlimited"),
                 },
                 "enabled_by_default": tool.is_enabled(),
-                "should_defer": tool.should_defer(),
-                "always_load": tool.always_load(),
-                "interrupt_behavior": match tool.interrupt_behavior() {
+                "should_defer": tool.spec().deferral == Deferral::Deferred,
+                "always_load": tool.spec().deferral == Deferral::AlwaysLoad,
+                "interrupt_behavior": match tool.spec().interrupt {
                     InterruptBehavior::Cancel => "cancel",
                     InterruptBehavior::Block => "block",
                 },

@@ -11,8 +11,9 @@ use hands_core::permissions::PermissionMode;
 use hands_core::tool::typed_arc;
 use hands_core::{
     ContextChange, Engine, InterruptBehavior, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext,
-    ToolError, ToolOutput, TypedTool, ValidationError,
+    ToolError, ToolOutput, TypedTool,
 };
+use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -33,25 +34,18 @@ pub struct Echo;
 #[async_trait::async_trait]
 impl TypedTool for Echo {
     type Input = TextInput;
-    fn name(&self) -> &'static str {
-        "Echo"
-    }
-    fn aliases(&self) -> &[&'static str] {
-        &["Parrot"]
-    }
-    fn description(&self, _: &Session) -> String {
-        "Echo text".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Echo", "Echo text", ResultLimit::Chars(100_000)).aliases(&["Parrot"]);
+
     fn effects(&self, _: &TextInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    async fn validate_input(&self, input: &TextInput, _: &ToolContext) -> Result<(), ValidationError> {
-        if input.text == "invalid" { Err(ValidationError::new("text must not be `invalid`")) } else { Ok(()) }
+    async fn validate(&self, input: &TextInput, _: &ToolContext) -> Result<(), ToolError> {
+        if input.text == "invalid" { Err(ToolError::invalid("text must not be `invalid`")) } else { Ok(()) }
     }
-    async fn call(&self, input: &TextInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<TextInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(input.text.clone()))
     }
 }
@@ -62,16 +56,11 @@ pub struct Forgetful;
 #[async_trait::async_trait]
 impl TypedTool for Forgetful {
     type Input = NoInput;
-    fn name(&self) -> &'static str {
-        "Forgetful"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Forgets its flags".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Forgetful", "Forgets its flags", ResultLimit::Chars(100_000));
+
+    async fn call(&self, _plan: Plan<NoInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("ran"))
     }
 }
@@ -83,19 +72,15 @@ pub struct BarrierTool(pub Arc<tokio::sync::Barrier>);
 #[async_trait::async_trait]
 impl TypedTool for BarrierTool {
     type Input = TextInput;
-    fn name(&self) -> &'static str {
-        "Barrier"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Waits for its siblings".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Barrier", "Waits for its siblings", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &TextInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    async fn call(&self, input: &TextInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<TextInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         self.0.wait().await;
         Ok(ToolOutput::text(input.text.clone()))
     }
@@ -114,21 +99,22 @@ pub struct Logged {
 #[async_trait::async_trait]
 impl TypedTool for Logged {
     type Input = TextInput;
-    fn name(&self) -> &'static str {
-        self.name
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Logged", "Logs start and end", ResultLimit::Chars(100_000));
+
+    /// Named per instance.
+    fn spec(&self) -> ToolSpec {
+        ToolSpec { name: self.name.into(), ..Self::SPEC }
     }
-    fn description(&self, _: &Session) -> String {
-        "Logs start and end".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+
     /// Read-only; an unsafe one changes the session, so it runs alone.
     fn effects(&self, _: &TextInput, _: &Session) -> hands_core::Effects {
         let effects = hands_core::Effects::none();
         if self.safe { effects } else { effects.with_session_change() }
     }
-    async fn call(&self, input: &TextInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<TextInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         self.log.lock().unwrap().push(format!("start:{}", input.text));
         // Yield several times so that anything allowed to overlap does.
         for _ in 0..20 {
@@ -145,19 +131,14 @@ pub struct Panicky;
 #[async_trait::async_trait]
 impl TypedTool for Panicky {
     type Input = NoInput;
-    fn name(&self) -> &'static str {
-        "Panicky"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Panics".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Panicky", "Panics", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &NoInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<NoInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         panic!("deliberate test panic")
     }
 }
@@ -168,19 +149,14 @@ pub struct Failing;
 #[async_trait::async_trait]
 impl TypedTool for Failing {
     type Input = NoInput;
-    fn name(&self) -> &'static str {
-        "Failing"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Fails".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Failing", "Fails", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &NoInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<NoInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Err(ToolError::msg("disk on fire"))
     }
 }
@@ -199,19 +175,15 @@ pub struct Chdir;
 #[async_trait::async_trait]
 impl TypedTool for Chdir {
     type Input = DirInput;
-    fn name(&self) -> &'static str {
-        "Chdir"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Changes directory".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Chdir", "Changes directory", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &DirInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none().with_session_change()
     }
-    async fn call(&self, input: &DirInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<DirInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let seen = ctx.cwd();
         Ok(ToolOutput::text(seen.display().to_string())
             .with_context_change(ContextChange::set_cwd(PathBuf::from(&input.dir))))
@@ -224,19 +196,15 @@ pub struct SafeChdir;
 #[async_trait::async_trait]
 impl TypedTool for SafeChdir {
     type Input = DirInput;
-    fn name(&self) -> &'static str {
-        "SafeChdir"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Changes directory after its run".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("SafeChdir", "Changes directory after its run", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &DirInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    async fn call(&self, input: &DirInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<DirInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let seen = ctx.cwd();
         Ok(ToolOutput::text(seen.display().to_string())
             .with_context_change(ContextChange::set_cwd(PathBuf::from(&input.dir))))
@@ -256,19 +224,21 @@ pub struct Big(pub ResultLimit);
 #[async_trait::async_trait]
 impl TypedTool for Big {
     type Input = SizeInput;
-    fn name(&self) -> &'static str {
-        if self.0 == ResultLimit::Unlimited { "BigUnlimited" } else { "Big" }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Big", "Returns a lot", ResultLimit::Chars(100_000));
+
+    /// Named after, and limited by, its limit.
+    fn spec(&self) -> ToolSpec {
+        let name = if self.0 == ResultLimit::Unlimited { "BigUnlimited" } else { "Big" };
+        ToolSpec { name: name.into(), limit: self.0, ..Self::SPEC }
     }
-    fn description(&self, _: &Session) -> String {
-        "Returns a lot".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        self.0
-    }
+
     fn effects(&self, _: &SizeInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    async fn call(&self, input: &SizeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<SizeInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let line =
             "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrs\n";
         let mut out = String::with_capacity(input.chars as usize);
@@ -286,19 +256,14 @@ pub struct Silent;
 #[async_trait::async_trait]
 impl TypedTool for Silent {
     type Input = NoInput;
-    fn name(&self) -> &'static str {
-        "Silent"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Says nothing".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Silent", "Says nothing", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &NoInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none().with_session_change()
     }
-    async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<NoInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::blocks(Vec::new()))
     }
 }
@@ -312,25 +277,24 @@ pub struct WaitsForCancel {
 #[async_trait::async_trait]
 impl TypedTool for WaitsForCancel {
     type Input = NoInput;
-    fn name(&self) -> &'static str {
-        match self.behavior {
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("BlockOnInterrupt", "Waits for cancellation", ResultLimit::Chars(100_000));
+
+    /// Named after, and interrupted as, its behaviour.
+    fn spec(&self) -> ToolSpec {
+        let name = match self.behavior {
             InterruptBehavior::Cancel => "CancelOnInterrupt",
             InterruptBehavior::Block => "BlockOnInterrupt",
-        }
+        };
+        ToolSpec { name: name.into(), interrupt: self.behavior, ..Self::SPEC }
     }
-    fn description(&self, _: &Session) -> String {
-        "Waits for cancellation".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+
     fn effects(&self, _: &NoInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    fn interrupt_behavior(&self) -> InterruptBehavior {
-        self.behavior
-    }
-    async fn call(&self, _: &NoInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, _plan: Plan<NoInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.started.notify_one();
         ctx.cancelled().await;
         Ok(ToolOutput::error("partial output\n[interrupted]"))
@@ -350,22 +314,15 @@ pub struct CountInput {
 #[async_trait::async_trait]
 impl TypedTool for Deferred {
     type Input = CountInput;
-    fn name(&self) -> &'static str {
-        "Deferred"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Deferred".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Deferred", "Deferred", ResultLimit::Chars(100_000)).deferred();
+
     fn effects(&self, _: &CountInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none().with_session_change()
     }
-    async fn call(&self, input: &CountInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<CountInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(format!("count={}", input.count)))
     }
 }

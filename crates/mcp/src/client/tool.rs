@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use hands_core::{Effects, ResultLimit, Session, Tool, ToolContext, ToolError, ToolInput, ToolOutput};
+use hands_core::{
+    Deferral, Effects, Planned, ResultLimit, Session, Tool, ToolContext, ToolError, ToolInput, ToolOutput, ToolSpec,
+};
 use serde_json::Value;
 
 use crate::client::connection::ServerConnection;
@@ -20,21 +22,17 @@ pub const MCP_MAX_RESULT_SIZE_CHARS_CEILING: usize = 500_000;
 
 /// One tool of a connected MCP server.
 pub struct McpTool {
-    name: String,
+    spec: ToolSpec,
     remote_name: String,
-    description: String,
     schema: Value,
     read_only: bool,
     destructive: bool,
-    open_world: bool,
-    always_load: bool,
-    result_limit: ResultLimit,
     server: Arc<ServerConnection>,
 }
 
 impl std::fmt::Debug for McpTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpTool").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("McpTool").field("name", &self.spec.name).finish_non_exhaustive()
     }
 }
 
@@ -48,16 +46,21 @@ impl McpTool {
             .get("anthropic/maxResultSizeChars")
             .and_then(Value::as_u64)
             .map_or(MCP_MAX_RESULT_SIZE_CHARS, |n| (n as usize).min(MCP_MAX_RESULT_SIZE_CHARS_CEILING));
+        let spec = ToolSpec {
+            name: mcp_tool_name(server.name(), &remote.name).into(),
+            description: remote.description.as_deref().unwrap_or_default().to_string().into(),
+            limit: ResultLimit::Chars(result_limit),
+            deferral: if always_load { Deferral::AlwaysLoad } else { Deferral::Deferred },
+            open_world: annotations.open_world_hint.unwrap_or(true),
+            external: true,
+            ..ToolSpec::new("", "", ResultLimit::Chars(MCP_MAX_RESULT_SIZE_CHARS))
+        };
         Self {
-            name: mcp_tool_name(server.name(), &remote.name),
+            spec,
             remote_name: remote.name.to_string(),
-            description: remote.description.as_deref().unwrap_or_default().to_string(),
             schema: Value::Object((*remote.input_schema).clone()),
             read_only: annotations.read_only_hint.unwrap_or(false),
             destructive: annotations.destructive_hint.unwrap_or(false),
-            open_world: annotations.open_world_hint.unwrap_or(true),
-            always_load,
-            result_limit: ResultLimit::Chars(result_limit),
             server,
         }
     }
@@ -75,17 +78,11 @@ impl McpTool {
 
 #[async_trait]
 impl Tool for McpTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self, _session: &Session) -> String {
-        self.description.clone()
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
     fn input_schema(&self) -> &Value {
         &self.schema
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        self.result_limit
     }
     /// What the server says (`readOnlyHint`): a read-only tool reads what it cannot list;
     /// anything else has unknown effects (a scheduling barrier, not read-only, destructive).
@@ -96,20 +93,8 @@ impl Tool for McpTool {
             Effects { destructive: self.destructive, ..Effects::unknown() }
         }
     }
-    fn is_open_world(&self) -> bool {
-        self.open_world
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
-    fn always_load(&self) -> bool {
-        self.always_load
-    }
-    fn is_external(&self) -> bool {
-        true
-    }
-    async fn call(&self, input: &ToolInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let arguments = match input.value() {
+    async fn call(&self, plan: Planned, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let arguments = match plan.input().value() {
             Value::Object(map) => map.clone(),
             _ => return Err(ToolError::msg("MCP tools take an object as input")),
         };

@@ -42,7 +42,7 @@ impl StaticFlags {
         let read_only = probes.iter().all(|input| ask(&|| tool.effects(input, session).is_read_only(), false));
         let destructive =
             !read_only && probes.iter().any(|input| ask(&|| tool.effects(input, session).is_destructive(), true));
-        let open_world = ask(&|| tool.is_open_world(), true);
+        let open_world = ask(&|| tool.spec().open_world, true);
         Self { read_only, destructive, idempotent: read_only, open_world }
     }
 }

@@ -13,6 +13,7 @@ use hands_core::{
     ContentBlock, Engine, PermissionMode, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext,
     ToolError, ToolOutput, TypedTool,
 };
+use hands_core::{Plan, ToolSpec};
 use hands_mcp::{EngineFactory, EngineSeed};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
@@ -36,22 +37,16 @@ pub struct Echo;
 #[async_trait::async_trait]
 impl TypedTool for Echo {
     type Input = EchoInput;
-    fn name(&self) -> &'static str {
-        "Echo"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Send text back.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Echo", "Send text back.", ResultLimit::Chars(100_000)).local();
+
     fn effects(&self, _: &EchoInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    fn is_open_world(&self) -> bool {
-        false
-    }
-    async fn call(&self, input: &EchoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, plan: Plan<EchoInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(input.text.clone()))
     }
 }
@@ -68,19 +63,15 @@ pub struct Touch;
 #[async_trait::async_trait]
 impl TypedTool for Touch {
     type Input = TouchInput;
-    fn name(&self) -> &'static str {
-        "Touch"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Create a file.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Touch", "Create a file.", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &TouchInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::unknown()
     }
-    async fn call(&self, input: &TouchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, plan: Plan<TouchInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let path = ctx.session().resolve(&input.path);
         hands_fs::fs::atomic_write(&path, b"touched").map_err(|e| ToolError::io("write", e))?;
         Ok(ToolOutput::text(format!("touched {}", path.display())))
@@ -98,19 +89,14 @@ pub struct Wait {
 #[async_trait::async_trait]
 impl TypedTool for Wait {
     type Input = WaitInput;
-    fn name(&self) -> &'static str {
-        "Wait"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Wait until cancelled.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Wait", "Wait until cancelled.", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &WaitInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none()
     }
-    async fn call(&self, _: &WaitInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<WaitInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         ctx.progress_event("waiting: step 1".into(), Some(1.0), Some(3.0), None);
         ctx.progress("waiting: step 2");
         ctx.cancelled().await;
@@ -128,19 +114,14 @@ pub struct Where;
 #[async_trait::async_trait]
 impl TypedTool for Where {
     type Input = WhereInput;
-    fn name(&self) -> &'static str {
-        "Where"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Show the working directories.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Where", "Show the working directories.", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &WhereInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none().with_session_change()
     }
-    async fn call(&self, _: &WhereInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<WhereInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let value = serde_json::json!({"cwd": ctx.cwd(), "dirs": ctx.session().working_dirs()});
         Ok(ToolOutput::text(value.to_string()))
     }
@@ -159,19 +140,14 @@ pub const PIXEL_PNG: &str =
 #[async_trait::async_trait]
 impl TypedTool for Picture {
     type Input = PictureInput;
-    fn name(&self) -> &'static str {
-        "Picture"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Return an image.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Picture", "Return an image.", ResultLimit::Chars(100_000));
+
     fn effects(&self, _: &PictureInput, _: &hands_core::Session) -> hands_core::Effects {
         hands_core::Effects::none().with_session_change()
     }
-    async fn call(&self, _: &PictureInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<PictureInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::blocks(vec![ContentBlock::text("a pixel"), ContentBlock::image("image/png", PIXEL_PNG)]))
     }
 }

@@ -17,6 +17,7 @@ use hands_core::{
     Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext, ToolError, ToolOutput,
     TypedTool,
 };
+use hands_core::{Plan, ToolSpec};
 use hands_permissions::engine::{LoadOptions, PermissionEngine};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -70,23 +71,18 @@ pub struct Shell;
 #[async_trait::async_trait]
 impl TypedTool for Shell {
     type Input = ShellInput;
-    fn name(&self) -> &'static str {
-        "Bash"
-    }
-    fn description(&self, _: &Session) -> String {
-        "test shell".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(30_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Bash", "test shell", ResultLimit::Chars(30_000))
+        .effect_kinds(EffectKinds { runs_commands: true, ..EffectKinds::NONE });
+
     fn effects(&self, input: &ShellInput, _: &Session) -> Effects {
         let effects = Effects::none().subject_fields(&["command"]).shown_as(input.command.clone());
         split_command(&input.command).into_iter().fold(effects, Effects::command)
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds { runs_commands: true, ..EffectKinds::NONE }
-    }
-    async fn call(&self, input: &ShellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, plan: Plan<ShellInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(format!("ran {}", input.command)))
     }
 }
@@ -119,15 +115,16 @@ pub struct Reader(pub &'static str);
 #[async_trait::async_trait]
 impl TypedTool for Reader {
     type Input = PathInput;
-    fn name(&self) -> &'static str {
-        self.0
+    type Prepared = ();
+
+    const SPEC: ToolSpec =
+        ToolSpec::new("", "test reader", ResultLimit::Chars(30_000)).effect_kinds(EffectKinds::READS);
+
+    /// Named per instance.
+    fn spec(&self) -> ToolSpec {
+        ToolSpec { name: self.0.into(), ..Self::SPEC }
     }
-    fn description(&self, _: &Session) -> String {
-        "test reader".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(30_000)
-    }
+
     fn effects(&self, input: &PathInput, session: &Session) -> Effects {
         let effects = Effects::none().subject_fields(&["path", "pattern"]);
         match input.file_path {
@@ -135,10 +132,9 @@ impl TypedTool for Reader {
             None => effects.read(input.target(session)),
         }
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::READS
-    }
-    async fn call(&self, input: &PathInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, plan: Plan<PathInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(format!("read {}", input.target(ctx.session()).display())))
     }
 }
@@ -149,15 +145,16 @@ pub struct Writer(pub &'static str);
 #[async_trait::async_trait]
 impl TypedTool for Writer {
     type Input = PathInput;
-    fn name(&self) -> &'static str {
-        self.0
+    type Prepared = ();
+
+    const SPEC: ToolSpec =
+        ToolSpec::new("", "test writer", ResultLimit::Chars(30_000)).effect_kinds(EffectKinds::WRITES);
+
+    /// Named per instance.
+    fn spec(&self) -> ToolSpec {
+        ToolSpec { name: self.0.into(), ..Self::SPEC }
     }
-    fn description(&self, _: &Session) -> String {
-        "test writer".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(30_000)
-    }
+
     fn effects(&self, input: &PathInput, session: &Session) -> Effects {
         let effects = Effects::none().subject_fields(&["path"]);
         match input.file_path {
@@ -165,10 +162,9 @@ impl TypedTool for Writer {
             None => effects.write(input.target(session)),
         }
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::WRITES
-    }
-    async fn call(&self, input: &PathInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, plan: Plan<PathInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(format!("wrote {}", input.target(ctx.session()).display())))
     }
 }
@@ -190,27 +186,22 @@ pub struct Fetch;
 #[async_trait::async_trait]
 impl TypedTool for Fetch {
     type Input = UrlInput;
-    fn name(&self) -> &'static str {
-        "WebFetch"
-    }
-    fn description(&self, _: &Session) -> String {
-        "test fetch".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(30_000)
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec =
+        ToolSpec::new("WebFetch", "test fetch", ResultLimit::Chars(30_000)).effect_kinds(EffectKinds::NETWORK);
+
     fn effects(&self, input: &UrlInput, _: &Session) -> Effects {
         Effects::none().host(host_of(&input.url)).subject_fields(&["url"])
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NETWORK
-    }
+
     /// Like WebFetch: an unknown domain asks (allow rules for it are applied by the engine first).
-    async fn check_permissions(&self, input: &UrlInput, _: &ToolContext) -> PermissionResult {
+    async fn check_permissions(&self, plan: &Plan<UrlInput>, _: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         let host = host_of(&input.url);
         PermissionResult::ask(format!("Allow fetching from {host}?"), format!("{host} is not a pre-approved domain"))
     }
-    async fn call(&self, _: &UrlInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<UrlInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("fetched"))
     }
 }
@@ -230,26 +221,18 @@ pub struct SubAgent;
 #[async_trait::async_trait]
 impl TypedTool for SubAgent {
     type Input = AgentInput;
-    fn name(&self) -> &'static str {
-        "Agent"
-    }
-    fn description(&self, _: &Session) -> String {
-        "test agent".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(30_000)
-    }
-    fn aliases(&self) -> &[&'static str] {
-        &["Task"]
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Agent", "test agent", ResultLimit::Chars(30_000))
+        .aliases(&["Task"])
+        .effect_kinds(EffectKinds::NONE);
+
     /// Starts an agent: a change, known only by its type.
     fn effects(&self, input: &AgentInput, _: &Session) -> Effects {
         Effects::none().rule_content(input.subagent_type.clone()).with_state_change()
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-    async fn call(&self, _: &AgentInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, _plan: Plan<AgentInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("done"))
     }
 }
@@ -263,23 +246,21 @@ pub struct Plain(pub &'static str, pub bool);
 #[async_trait::async_trait]
 impl TypedTool for Plain {
     type Input = AnyInput;
-    fn name(&self) -> &'static str {
-        self.0
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("", "test tool", ResultLimit::Chars(30_000)).effect_kinds(EffectKinds::NONE);
+
+    /// Named per instance.
+    fn spec(&self) -> ToolSpec {
+        ToolSpec { name: self.0.into(), ..Self::SPEC }
     }
-    fn description(&self, _: &Session) -> String {
-        "test tool".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(30_000)
-    }
+
     /// Read-only, or a change to something no rule names.
     fn effects(&self, _: &AnyInput, _: &Session) -> Effects {
         if self.1 { Effects::none() } else { Effects::none().with_state_change() }
     }
-    fn effect_kinds(&self) -> EffectKinds {
-        EffectKinds::NONE
-    }
-    async fn call(&self, _: &AnyInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, _plan: Plan<AnyInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("ok"))
     }
 }
@@ -296,16 +277,12 @@ pub struct Probe;
 #[async_trait::async_trait]
 impl TypedTool for Probe {
     type Input = ProbeInput;
-    fn name(&self) -> &'static str {
-        "Probe"
-    }
-    fn description(&self, _: &Session) -> String {
-        "test probe".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(30_000)
-    }
-    async fn check_permissions(&self, input: &ProbeInput, _: &ToolContext) -> PermissionResult {
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Probe", "test probe", ResultLimit::Chars(30_000));
+
+    async fn check_permissions(&self, plan: &Plan<ProbeInput>, _: &ToolContext) -> PermissionResult {
+        let input = &plan.input;
         match input.answer.as_str() {
             "allow" => PermissionResult::allow("the probe allows it"),
             "ask" => PermissionResult::ask("Allow Probe?", "the probe wants confirmation"),
@@ -313,7 +290,7 @@ impl TypedTool for Probe {
             _ => PermissionResult::passthrough(),
         }
     }
-    async fn call(&self, _: &ProbeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(&self, _plan: Plan<ProbeInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("probed"))
     }
 }
@@ -324,16 +301,11 @@ pub struct Explode;
 #[async_trait::async_trait]
 impl TypedTool for Explode {
     type Input = AnyInput;
-    fn name(&self) -> &'static str {
-        "Explode"
-    }
-    fn description(&self, _: &Session) -> String {
-        "fails".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(30_000)
-    }
-    async fn call(&self, _: &AnyInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("Explode", "fails", ResultLimit::Chars(30_000));
+
+    async fn call(&self, _plan: Plan<AnyInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Err(ToolError::msg("boom"))
     }
 }

@@ -1,7 +1,7 @@
 //! Shared by the hands-spec tests: a fixed set of test tools (one per deferral case), MCP tools
 //! read from the checked-in fixture of a 50-tool GitHub-like server, and session set-up.
 //!
-//! The fixture tools implement `Tool` directly with `is_external() == true`, the way the MCP
+//! The fixture MCP tools implement `Tool` directly with `spec().external == true`, the way the MCP
 //! client mounts a server's tools.
 
 #![allow(dead_code)]
@@ -12,9 +12,9 @@ use std::sync::Arc;
 use hands_core::deferral::TOOL_SEARCH_KEY;
 use hands_core::permissions::PermissionMode;
 use hands_core::tool::typed_arc;
+use hands_core::{Deferral, Plan, Planned, ToolSpec};
 use hands_core::{
-    Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext, ToolError, ToolInput, ToolOutput,
-    TypedTool,
+    Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext, ToolError, ToolOutput, TypedTool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -86,19 +86,16 @@ pub struct EditLike;
 #[async_trait::async_trait]
 impl TypedTool for EditLike {
     type Input = EditLikeInput;
-    fn name(&self) -> &'static str {
-        "EditLike"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Edits files.".into()
-    }
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("EditLike", "Edits files.", ResultLimit::Chars(100_000));
+
     fn prompt(&self, session: &Session) -> String {
         format!("Changes text in the files under {}.", session.cwd().display())
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    async fn call(&self, input: &EditLikeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+
+    async fn call(&self, plan: Plan<EditLikeInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         let mode = match input.mode {
             Some(MatchMode::Exact) => "exact",
             Some(MatchMode::Fuzzy) => "fuzzy",
@@ -127,22 +124,14 @@ pub struct NotebookLike;
 #[async_trait::async_trait]
 impl TypedTool for NotebookLike {
     type Input = NotebookLikeInput;
-    fn name(&self) -> &'static str {
-        "NotebookLike"
-    }
-    fn search_hint(&self) -> Option<&'static str> {
-        Some("edit jupyter notebook cells")
-    }
-    fn description(&self, _: &Session) -> String {
-        "Edits a notebook cell.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    fn should_defer(&self) -> bool {
-        true
-    }
-    async fn call(&self, input: &NotebookLikeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("NotebookLike", "Edits a notebook cell.", ResultLimit::Chars(100_000))
+        .search_hint("edit jupyter notebook cells")
+        .deferred();
+
+    async fn call(&self, plan: Plan<NotebookLikeInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = &plan.input;
         Ok(ToolOutput::text(format!("cell {}", input.cell)))
     }
 }
@@ -156,56 +145,45 @@ pub struct PlanLike;
 #[async_trait::async_trait]
 impl TypedTool for PlanLike {
     type Input = NoInput;
-    fn name(&self) -> &'static str {
-        "PlanLike"
-    }
-    fn description(&self, _: &Session) -> String {
-        "Enters plan mode.".into()
-    }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    async fn call(&self, _: &NoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    type Prepared = ();
+
+    const SPEC: ToolSpec = ToolSpec::new("PlanLike", "Enters plan mode.", ResultLimit::Chars(100_000));
+
+    async fn call(&self, _plan: Plan<NoInput>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("planning"))
     }
 }
 
 /// An MCP tool as the client mounts it: name `mcp__<server>__<tool>`, the server's schema.
 pub struct McpTool {
-    pub name: String,
-    pub description: String,
+    pub spec: ToolSpec,
     pub schema: Value,
-    pub always_load: bool,
 }
 
 impl McpTool {
     pub fn new(server: &str, tool: &str, description: &str, schema: Value) -> McpTool {
-        McpTool { name: format!("mcp__{server}__{tool}"), description: description.into(), schema, always_load: false }
+        McpTool::named(format!("mcp__{server}__{tool}"), description, schema)
+    }
+
+    pub fn named(name: String, description: &str, schema: Value) -> McpTool {
+        let mut spec = ToolSpec::new("", "", ResultLimit::Chars(100_000));
+        spec.name = name.into();
+        spec.description = description.to_string().into();
+        spec.external = true;
+        McpTool { spec, schema }
     }
 }
 
 #[async_trait::async_trait]
 impl Tool for McpTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self, _: &Session) -> String {
-        self.description.clone()
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
     fn input_schema(&self) -> &Value {
         &self.schema
     }
-    fn max_result_size_chars(&self) -> ResultLimit {
-        ResultLimit::Chars(100_000)
-    }
-    fn is_external(&self) -> bool {
-        true
-    }
-    fn always_load(&self) -> bool {
-        self.always_load
-    }
-    async fn call(&self, input: &ToolInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!("{} {}", self.name, input.value())))
+    async fn call(&self, plan: Planned, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(format!("{} {}", self.spec.name, plan.input().value())))
     }
 }
 
@@ -235,10 +213,10 @@ pub const LONG_MCP_NAME: &str = "mcp__enterprise-knowledge-base__search_document
 /// The fixed test pool: ToolSearch, a core-like tool, a deferred built-in, an input-less tool,
 /// an MCP tool with a long name, and an always-loaded MCP tool.
 pub fn fixed_pool() -> Pool {
-    let long_tool = McpTool {
-        name: LONG_MCP_NAME.into(),
-        description: "Search the knowledge base.".into(),
-        schema: json!({
+    let long_tool = McpTool::named(
+        LONG_MCP_NAME.into(),
+        "Search the knowledge base.",
+        json!({
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "What to look for", "minLength": 2},
@@ -248,15 +226,14 @@ pub fn fixed_pool() -> Pool {
             "required": ["query"],
             "additionalProperties": false
         }),
-        always_load: false,
-    };
+    );
     let mut pinned = McpTool::new(
         "memory",
         "remember",
         "Store a fact.",
         json!({"type": "object", "properties": {"fact": {"type": "string"}}, "required": ["fact"]}),
     );
-    pinned.always_load = true;
+    pinned.spec.deferral = Deferral::AlwaysLoad;
     Pool::assemble(
         vec![
             typed_arc(hands_tool_tool_search::ToolSearch),
