@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::permissions::CommandSubject;
+use crate::decision::CommandSubject;
 
 /// What one call touches, from its parsed input. Build it with [`Effects::none`] and the
 /// builder methods, or [`Effects::unknown`] when the tool cannot say.

@@ -13,9 +13,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::content::{ContentBlock, ToolResult};
 use crate::context::ToolContext;
+use crate::decision::Behavior;
 use crate::effects::Effects;
 use crate::input::ToolInput;
-use crate::permissions::Behavior;
 use crate::session::Session;
 
 /// A hook's permission opinion (`permissionDecision`).

@@ -65,6 +65,7 @@ pub mod abort;
 pub mod budget;
 pub mod content;
 pub mod context;
+pub mod decision;
 pub mod deferral;
 pub mod effects;
 pub mod error;

@@ -22,7 +22,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
 
-use crate::permissions::{PermissionMode, PermissionResult};
+use crate::decision::{PermissionMode, PermissionResult};
 use hands_fs::{canonicalize_with_ancestors, expand_tilde, normalize_path};
 
 use crate::session::Session;

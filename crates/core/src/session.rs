@@ -24,7 +24,7 @@ use serde_json::Value;
 use hands_fs::file_state::{FileState, FileStateCache};
 use hands_fs::normalize_path;
 
-use crate::permissions::PermissionMode;
+use crate::decision::PermissionMode;
 
 /// Errors opening or saving a session.
 #[derive(Debug, thiserror::Error)]

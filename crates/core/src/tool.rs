@@ -30,10 +30,10 @@ use serde_json::Value;
 
 use crate::content::ToolOutput;
 use crate::context::ToolContext;
+use crate::decision::PermissionResult;
 use crate::effects::{EffectKinds, Effects};
 use crate::error::ToolError;
 use crate::input::ToolInput;
-use crate::permissions::PermissionResult;
 use crate::session::Session;
 
 /// What happens to a running call when the user sends a new message (reference §2.3).
