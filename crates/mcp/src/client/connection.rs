@@ -139,6 +139,8 @@ pub struct ServerConnection {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     /// The child's process id (stdio servers), for diagnostics and tests.
     pid: Mutex<Option<u32>>,
+    /// Whether the server announced the `resources` capability.
+    resources: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for ServerConnection {
@@ -161,6 +163,7 @@ impl ServerConnection {
             live: tokio::sync::Mutex::new(None),
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
             pid: Mutex::new(None),
+            resources: std::sync::atomic::AtomicBool::new(false),
         });
         let live = connection.start().await?;
         *connection.live.lock().await = Some(live);
@@ -221,6 +224,8 @@ impl ServerConnection {
                     .map_err(|e| format!("handshake with {url} failed: {e}"))?
             }
         };
+        let resources = live.peer().peer_info().is_some_and(|info| info.capabilities.resources.is_some());
+        self.resources.store(resources, std::sync::atomic::Ordering::Relaxed);
         self.listen_for_changes(live.peer()).await;
         let tools = live.peer().list_all_tools().await.map_err(|e| format!("tools/list failed: {e}"))?;
         self.table.replace(tools);
@@ -317,6 +322,72 @@ impl ServerConnection {
     /// Whether the connection is up right now.
     pub async fn is_connected(&self) -> bool {
         self.live.lock().await.as_ref().is_some_and(|l| !l.is_closed())
+    }
+
+    /// Whether the server announced the `resources` capability when it last started.
+    pub fn has_resources(&self) -> bool {
+        self.resources.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Run one request to the server under the call timeout and the call's cancellation; the
+    /// error is a sentence naming the server.
+    async fn request<T, F>(
+        &self,
+        ctx: &ToolContext,
+        what: &str,
+        send: impl FnOnce(Peer<RoleClient>) -> F,
+    ) -> Result<T, ToolError>
+    where
+        F: std::future::Future<Output = Result<T, ServiceError>>,
+    {
+        let server = &self.config.name;
+        let peer =
+            self.peer().await.map_err(|e| ToolError::msg(format!("MCP server `{server}` is not available: {e}")))?;
+        let timeout = self.options.call_timeout;
+        let response = tokio::select! {
+            response = send(peer) => response,
+            _ = ctx.cancelled() => return Err(ToolError::Cancelled),
+            _ = tokio::time::sleep(timeout) => {
+                return Err(ToolError::msg(format!(
+                    "MCP server `{server}` did not answer {what} within {}s (MCP_TOOL_TIMEOUT)", timeout.as_secs_f64()
+                )));
+            }
+        };
+        match response {
+            Ok(value) => Ok(value),
+            Err(ServiceError::McpError(e)) => Err(ToolError::msg(format!(
+                "MCP server `{server}` refused {what}: MCP error {}: {}",
+                e.code.0, e.message
+            ))),
+            Err(e @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                let hint = self.stderr_hint();
+                self.forget().await;
+                Err(ToolError::msg(format!(
+                    "MCP server `{server}` stopped responding ({e}){hint}. It will be restarted on the next call."
+                )))
+            }
+            Err(e) => Err(ToolError::msg(format!("MCP server `{server}` failed {what}: {e}"))),
+        }
+    }
+
+    /// Every resource the server lists (`resources/list`, all pages).
+    pub(crate) async fn list_resources(&self, ctx: &ToolContext) -> Result<Vec<rmcp::model::Resource>, ToolError> {
+        self.request(ctx, "resources/list", |peer| async move { peer.list_all_resources().await }).await
+    }
+
+    /// The contents of the resource at `uri` (`resources/read`).
+    pub(crate) async fn read_resource(
+        &self,
+        uri: &str,
+        ctx: &ToolContext,
+    ) -> Result<rmcp::model::ReadResourceResult, ToolError> {
+        let params = rmcp::model::ReadResourceRequestParams::new(uri.to_string());
+        self.request(ctx, "resources/read", |peer| async move { peer.read_resource(params).await }).await
+    }
+
+    /// The cap on one result, in tokens (`MAX_MCP_OUTPUT_TOKENS`).
+    pub(crate) fn max_output_tokens(&self) -> usize {
+        self.options.max_output_tokens
     }
 
     /// Call `tool` with `arguments`; the result is capped for the model.

@@ -3,11 +3,15 @@
 //! hands tools named `mcp__<server>__<tool>`, to be merged into a pool after the built-ins
 //! (`PoolConfig::external`; built-ins win a clash, bare deny rules `mcp__server` apply there).
 //!
+//! Servers' resources are read through two more tools, ListMcpResourcesTool and
+//! ReadMcpResourceTool ([`resources`]), offered only when some server has resources.
+//!
 //! When a server announces `tools/list_changed`, its list is refreshed and [`McpClients::changed`]
 //! fires so the embedder can rebuild its pool.
 
 mod connection;
 pub mod output;
+pub mod resources;
 mod tool;
 
 use std::sync::Arc;
@@ -77,9 +81,11 @@ impl McpClients {
         Self { servers, failures, changed }
     }
 
-    /// The tools of every connected server, as they are now.
+    /// The tools of every connected server, as they are now, and ListMcpResourcesTool and
+    /// ReadMcpResourceTool when at least one server has resources.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        self.servers
+        let mut tools: Vec<Arc<dyn Tool>> = self
+            .servers
             .iter()
             .flat_map(|server| {
                 server
@@ -88,7 +94,11 @@ impl McpClients {
                     .into_iter()
                     .map(move |t| Arc::new(McpTool::new(Arc::clone(server), &t)) as Arc<dyn Tool>)
             })
-            .collect()
+            .collect();
+        if resources::any_resources(&self.servers) {
+            tools.extend(resources::tools(&self.servers));
+        }
+        tools
     }
 
     /// The servers that started.
