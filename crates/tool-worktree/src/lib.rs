@@ -26,7 +26,7 @@ use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, To
 use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::constants::{
     BASE_REF_SETTING, BRANCH_PREFIX, DEFAULT_WORKTREES_DIR, ENTER_SEARCH_HINT, ENTER_TOOL_NAME, EXIT_SEARCH_HINT,
@@ -54,15 +54,6 @@ pub enum ExitAction {
     Keep,
     /// Delete the folder and the branch.
     Remove,
-}
-
-impl ExitAction {
-    fn word(self) -> &'static str {
-        match self {
-            ExitAction::Keep => "keep",
-            ExitAction::Remove => "remove",
-        }
-    }
 }
 
 /// ExitWorktree's input.
@@ -400,12 +391,6 @@ impl ExitWorktreeTool {
         } else {
             (session.project_dir().to_path_buf(), prompt::original_gone(&active.original_cwd))
         };
-        let mut data = json!({
-            "action": input.action.word(),
-            "originalCwd": back,
-            "worktreePath": path,
-            "worktreeBranch": active.branch,
-        });
         if input.action == ExitAction::Keep {
             let text = prompt::kept(&path, active.branch.as_deref(), &back) + &gone_note;
             return Ok(ToolOutput::text(text).with_context_change(exit_change(active, back)));
@@ -433,8 +418,6 @@ impl ExitWorktreeTool {
         if !branch.is_empty() && git.branch_exists(&active.repo_root, &branch).await? {
             git.delete_branch(&active.repo_root, &branch).await?;
         }
-        data["discardedFiles"] = json!(files.len());
-        data["discardedCommits"] = json!(commits.len());
         let text = prompt::removed(&path, &branch, &back, files.len(), commits.len()) + &gone_note;
         Ok(ToolOutput::text(text).with_context_change(exit_change(active, back)))
     }
