@@ -17,7 +17,6 @@
 pub mod constants;
 pub mod git;
 pub mod prompt;
-pub mod render;
 
 use std::path::{Path, PathBuf};
 
