@@ -1,11 +1,13 @@
 //! `cargo xtask bench-sandbox [--runs N]`: what the Bash sandbox adds to starting a command.
 //!
-//! Times `true` started five ways, interleaved round by round so the machine's noise falls on
+//! Times `true` started six ways, interleaved round by round so the machine's noise falls on
 //! all alike: unsandboxed (the peer); a bare `bwrap` with the same mounts and namespaces as
 //! hands uses (no seccomp filter, no helper: what the kernel and bwrap cost alone); under
-//! bubblewrap through hands with no network; the same with the proxy helper (the path a
-//! sandboxed Bash command takes when the helper is found); and the Landlock fallback (helper,
-//! Landlock rules, seccomp, proxy listener). Each time is from spawn to reaped exit, plus the
+//! bubblewrap through hands with no network, one bwrap per command; the same with the proxy
+//! helper; in the session's persistent bubblewrap sandbox (the path a sandboxed Bash command
+//! takes when the helper is found: the client outside, a fresh pid, mount and IPC namespace,
+//! `/tmp` and `/proc` inside, the seccomp filter, the proxy listener); and the Landlock fallback
+//! (helper, Landlock rules, seccomp, proxy listener). Each time is from spawn to reaped exit, plus the
 //! sandbox's preparation. Prints medians, the ratio and the difference against the peer (goal:
 //! under +5 ms), and hands' own share (through hands minus bare bwrap). The helper is built first
 //! (`hands-sandbox-helper`, in the profile xtask was built in).
@@ -38,6 +40,8 @@ async fn confined(sandbox: &Sandbox, policy: &SandboxPolicy) -> anyhow::Result<D
     let mut prepared = sandbox.prepare(policy, &argv)?;
     let mut command = prepared.command();
     let child = command.spawn();
+    // The persistent sandbox's client owns its end of the command's channel from here on.
+    drop(command);
     let guard = prepared.started();
     let status = child?.wait().await?;
     drop(guard);
@@ -85,7 +89,8 @@ pub fn run(runs: usize) -> anyhow::Result<()> {
     if no_network.status().mechanism != Mechanism::Bubblewrap {
         bail!("bubblewrap does not work here: {}", no_network.status().reason);
     }
-    let with_proxy = Sandbox::new().with_helper(Some(helper.clone()));
+    let with_proxy = Sandbox::new().with_helper(Some(helper.clone())).with_persistent(false);
+    let persistent = Sandbox::new().with_helper(Some(helper.clone()));
     let landlock = hands_sandbox::status::landlock_status("the benchmark measures it")
         .map_err(|why| anyhow::anyhow!("Landlock is not available here: {why}"))?;
     let landlock = Sandbox::new().with_status(landlock).with_helper(Some(helper));
@@ -93,7 +98,7 @@ pub fn run(runs: usize) -> anyhow::Result<()> {
     let policy = SandboxPolicy::new(&SandboxSettings::default(), &[work.path().to_path_buf()], None);
     let (bwrap, bwrap_args) = bare_bwrap(&no_network, &policy)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let mut samples: [Vec<Duration>; 5] = Default::default();
+    let mut samples: [Vec<Duration>; 6] = Default::default();
     runtime.block_on(async {
         // Warm-up: page cache, the dynamic loader, bwrap itself.
         for round in 0..runs + 5 {
@@ -102,6 +107,7 @@ pub fn run(runs: usize) -> anyhow::Result<()> {
                 bare(&bwrap, &bwrap_args).await?,
                 confined(&no_network, &policy).await?,
                 confined(&with_proxy, &policy).await?,
+                confined(&persistent, &policy).await?,
                 confined(&landlock, &policy).await?,
             ];
             if round >= 5 {
@@ -117,7 +123,13 @@ pub fn run(runs: usize) -> anyhow::Result<()> {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("`true`, {runs} runs each, interleaved ({profile} build; load average {})", load.trim());
     println!("  unsandboxed (peer)               median {:>8.2} ms", peer.as_secs_f64() * 1e3);
-    let names = ["bare bwrap, same arguments", "bubblewrap, no network", "bubblewrap, proxy helper", "landlock, proxy"];
+    let names = [
+        "bare bwrap, same arguments",
+        "bubblewrap, no network",
+        "bubblewrap, proxy helper",
+        "bubblewrap, persistent (default)",
+        "landlock, proxy",
+    ];
     for (name, m) in names.iter().zip(&medians[1..]) {
         println!(
             "  {name:<32} median {:>8.2} ms   ratio {:>5.2}x   +{:.2} ms",

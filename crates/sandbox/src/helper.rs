@@ -13,6 +13,10 @@
 //! `/dev/null`), and once that ends kills and reaps every descendant still running (they were
 //! reparented to it), then exits with the program's status.
 //!
+//! `helper --resident [--block-unix-sockets] [--block-listen]` is the persistent bubblewrap
+//! sandbox's pid 1, and `helper --attach -- PROGRAM ARGS...` the client hands starts outside for
+//! each command it runs there (see `crate::resident`).
+//!
 //! A binary calls [`run`] when its arguments ask for the helper (see
 //! [`crate::HelperCommand`]); `hands` does it for `hands __sandbox-helper`, and this crate ships
 //! the `hands-sandbox-helper` binary for library users.
@@ -41,6 +45,10 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
     let mut port = None;
     let mut forbid_listen = false;
     let mut landlock = false;
+    let mut resident = false;
+    let mut attach = false;
+    let mut resident_rules =
+        crate::linux::SyscallRules { block_unix_sockets: false, block_listen: false, tcp_only: false };
     let mut rest = args.into_iter();
     let mut argv = Vec::new();
     while let Some(arg) = rest.next() {
@@ -50,12 +58,25 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
             }
             Some("--forbid-listen") => forbid_listen = true,
             Some("--landlock") => landlock = true,
+            Some("--resident") => resident = true,
+            Some("--block-unix-sockets") => resident_rules.block_unix_sockets = true,
+            Some("--block-listen") => resident_rules.block_listen = true,
+            Some("--attach") => attach = true,
             Some("--") => {
                 argv.extend(rest.by_ref());
                 break;
             }
             _ => return Err(format!("unexpected argument {arg:?}")),
         }
+    }
+    if resident {
+        return crate::resident::serve(resident_rules);
+    }
+    if attach {
+        if argv.is_empty() {
+            return Err("no command after --".into());
+        }
+        return crate::resident::attach(argv);
     }
     let (program, program_args) = argv.split_first().ok_or("no command after --")?;
     if landlock {

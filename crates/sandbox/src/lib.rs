@@ -9,7 +9,8 @@
 //! may touch, as real paths), [`status`] (which mechanism works here and why), `linux`
 //! (bubblewrap and seccomp), `landlock` (the Linux fallback: Landlock and seccomp), [`seatbelt`] (the macOS profile), [`proxy`] (the host-side HTTP
 //! proxy), [`helper`] (the first process inside a Linux sandbox that has a proxy), [`explain`]
-//! (what a failed command was blocked from). [`Sandbox`] ties them together: it turns an argv
+//! (what a failed command was blocked from), `resident` (the persistent bubblewrap sandbox of a
+//! session, which the commands run in). [`Sandbox`] ties them together: it turns an argv
 //! into the command that runs it confined ([`Prepared`]) and keeps the proxy running while the
 //! command does ([`RunGuard`]).
 //!
@@ -24,6 +25,8 @@ pub mod landlock;
 pub mod linux;
 pub mod policy;
 pub mod proxy;
+#[cfg(target_os = "linux")]
+mod resident;
 pub mod seatbelt;
 pub mod settings;
 pub mod status;
@@ -87,14 +90,18 @@ impl HelperCommand {
     }
 }
 
-/// Confines commands: the mechanism found on this machine, the helper, and the session's network
-/// asker with the answers it gave.
+/// Confines commands: the mechanism found on this machine, the helper, the session's network
+/// asker with the answers it gave, and (bubblewrap) the session's persistent sandbox. Clones
+/// share the answers and the persistent sandbox.
 #[derive(Clone)]
 pub struct Sandbox {
     status: SandboxStatus,
     helper: Option<HelperCommand>,
     ask: Option<AskDomain>,
     answers: proxy::Answers,
+    persistent: bool,
+    #[cfg(target_os = "linux")]
+    resident: Arc<resident::ResidentSlot>,
 }
 
 impl std::fmt::Debug for Sandbox {
@@ -117,7 +124,43 @@ impl Sandbox {
             helper: HelperCommand::discover(),
             ask: None,
             answers: Default::default(),
+            persistent: true,
+            #[cfg(target_os = "linux")]
+            resident: Default::default(),
         }
+    }
+
+    /// With bubblewrap, run every command in one persistent sandbox (the default; it needs the
+    /// helper) or, with `false`, in a bwrap of its own. One bwrap per command is also what
+    /// happens by itself where the persistent sandbox cannot make a command's namespaces.
+    pub fn with_persistent(mut self, persistent: bool) -> Self {
+        self.persistent = persistent;
+        self
+    }
+
+    /// End the persistent sandbox (the session closed): it exits once no command runs in it.
+    /// The next command starts a new one.
+    pub fn close(&self) {
+        #[cfg(target_os = "linux")]
+        self.resident.close();
+    }
+
+    /// Whether bubblewrap commands run in the persistent sandbox, and if not, why.
+    fn persistence(&self) -> Result<(), String> {
+        if self.status.mechanism != Mechanism::Bubblewrap {
+            return Err("only bubblewrap has one".into());
+        }
+        if !self.persistent {
+            return Err("turned off by the caller".into());
+        }
+        if self.helper.is_none() {
+            return Err("it runs the sandbox helper, which was not found".into());
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(why) = self.resident.unsupported() {
+            return Err(why);
+        }
+        Ok(())
     }
 
     /// Use `status` instead of the probed one (tests, or a caller that probed itself).
@@ -167,7 +210,17 @@ impl Sandbox {
         } else {
             "not confined"
         };
-        format!("mechanism: {}\nwhy: {}\nnetwork: {network}", self.status.mechanism.label(), self.status.reason)
+        let mut text =
+            format!("mechanism: {}\nwhy: {}\nnetwork: {network}", self.status.mechanism.label(), self.status.reason);
+        if self.status.mechanism == Mechanism::Bubblewrap {
+            match self.persistence() {
+                Ok(()) => text.push_str(
+                    "\ncommands: in one bubblewrap sandbox per session, started at the first sandboxed command; each command gets its own pid, mount and IPC namespaces, /tmp and /proc inside it",
+                ),
+                Err(why) => text.push_str(&format!("\ncommands: each in a bubblewrap sandbox of its own (not persistent: {why})")),
+            }
+        }
+        text
     }
 
     /// The command that runs `argv` confined by `policy`.
@@ -194,6 +247,32 @@ impl Sandbox {
             #[cfg(target_os = "linux")]
             Mechanism::Bubblewrap => {
                 let bwrap = self.status.program.clone().unwrap_or_else(|| PathBuf::from("bwrap"));
+                if let (Ok(()), Some(helper)) = (self.persistence(), &self.helper) {
+                    let mut inside = vec![helper.program.clone().into_os_string()];
+                    inside.extend(helper.args.iter().cloned());
+                    if let Some(opened) = self.resident.open(&bwrap, &inside, policy, true)? {
+                        let listener = opened.listener.ok_or_else(|| {
+                            SandboxError::Setup("the persistent sandbox gave no proxy listener".into())
+                        })?;
+                        let port = listener.local_addr().map_err(|e| SandboxError::Setup(e.to_string()))?.port();
+                        let mut args: Vec<OsString> = helper.args.clone();
+                        args.extend([OsString::from("--attach"), "--".into()]);
+                        args.extend(argv.iter().cloned());
+                        return Ok(Prepared {
+                            program: helper.program.clone().into_os_string(),
+                            args,
+                            env: sandbox_env(policy, port),
+                            inherited: Vec::new(),
+                            stdin: Some(opened.client),
+                            proxy: Some(ProxyStart {
+                                source: ListenerSource::Host(listener),
+                                filter,
+                                upstream: policy.network.http_proxy_port,
+                            }),
+                            resident: Some(opened.resident),
+                        });
+                    }
+                }
                 let helper: Option<Vec<OsString>> = self.helper.as_ref().map(|h| {
                     let mut v = vec![h.program.clone().into_os_string()];
                     v.extend(h.args.iter().cloned());
@@ -211,6 +290,7 @@ impl Sandbox {
                         filter,
                         upstream: policy.network.http_proxy_port,
                     }),
+                    resident: None,
                 })
             }
             #[cfg(target_os = "linux")]
@@ -243,6 +323,7 @@ impl Sandbox {
                         filter,
                         upstream: policy.network.http_proxy_port,
                     }),
+                    resident: None,
                 })
             }
             #[cfg(target_os = "macos")]
@@ -313,6 +394,9 @@ pub struct Prepared {
     inherited: Vec<ChildFd>,
     stdin: Option<ChildFd>,
     proxy: Option<ProxyStart>,
+    /// The persistent sandbox the command runs in, held while it does.
+    #[cfg(target_os = "linux")]
+    resident: Option<Arc<resident::Resident>>,
 }
 
 impl Prepared {
@@ -351,15 +435,23 @@ impl Prepared {
                 }
             })
         });
-        RunGuard { task, refused }
+        RunGuard {
+            task,
+            refused,
+            #[cfg(target_os = "linux")]
+            _resident: self.resident,
+        }
     }
 }
 
-/// Keeps a sandboxed command's proxy running; stops it when dropped.
+/// Keeps a sandboxed command's proxy (and the persistent sandbox it runs in) running; stops the
+/// proxy when dropped.
 #[derive(Debug)]
 pub struct RunGuard {
     task: Option<tokio::task::JoinHandle<()>>,
     refused: Refused,
+    #[cfg(target_os = "linux")]
+    _resident: Option<Arc<resident::Resident>>,
 }
 
 impl RunGuard {

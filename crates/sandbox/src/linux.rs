@@ -6,6 +6,8 @@
 //! - the whole filesystem read-only (`--ro-bind / /`), a private `/dev`, `/proc` and `/tmp`, the
 //!   writable directories bound writable over it, then the read-only islands and the unreadable
 //!   paths (an empty tmpfs or `/dev/null` over them) bound over those;
+//! - no capabilities (`--cap-drop ALL`: run as root, bwrap would otherwise keep them inside its
+//!   user namespace, and the command could unmount the read-only islands);
 //! - new user, pid, network, ipc, uts and cgroup namespaces: processes outside cannot be seen,
 //!   signalled or traced, the only network is the sandbox's own loopback, and when the command's
 //!   first process ends the kernel ends every process left in its pid namespace (the command is
@@ -218,9 +220,18 @@ pub fn bwrap_command(
 ) -> Result<BwrapCommand, SandboxError> {
     let mut args = mount_args(policy);
     args.extend(
-        ["--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "hands-sandbox"]
-            .into_iter()
-            .map(os),
+        [
+            "--unshare-all",
+            "--as-pid-1",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "hands-sandbox",
+            "--cap-drop",
+            "ALL",
+        ]
+        .into_iter()
+        .map(os),
     );
     let mut env = Vec::new();
     if let Some(tmp) = &policy.temp_dir {

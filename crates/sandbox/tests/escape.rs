@@ -45,7 +45,9 @@ fn helper() -> Option<HelperCommand> {
     Some(HelperCommand { program: PathBuf::from(env!("CARGO_BIN_EXE_hands-sandbox-helper")), args: Vec::new() })
 }
 
-/// Both Linux mechanisms, each with the helper.
+const PERSISTENT: &str = "bubblewrap-persistent";
+
+/// Both Linux mechanisms, each with the helper, bubblewrap both persistent and per command.
 fn sandboxes() -> Vec<(&'static str, Sandbox)> {
     let bwrap = Sandbox::new().with_helper(helper());
     assert!(
@@ -55,7 +57,11 @@ fn sandboxes() -> Vec<(&'static str, Sandbox)> {
     );
     let landlock = hands_sandbox::status::landlock_status("the test chose it")
         .unwrap_or_else(|why| panic!("the escape suite needs Landlock: {why}"));
-    vec![("bubblewrap", bwrap), ("landlock", Sandbox::new().with_status(landlock).with_helper(helper()))]
+    vec![
+        (PERSISTENT, bwrap),
+        ("bubblewrap", Sandbox::new().with_helper(helper()).with_persistent(false)),
+        ("landlock", Sandbox::new().with_status(landlock).with_helper(helper())),
+    ]
 }
 
 struct Ran {
@@ -105,9 +111,45 @@ async fn case(
             ran.output
         );
         let confined = Fixture::new();
+        if mechanism == PERSISTENT {
+            // The attempt runs in a sandbox that already ran a command.
+            let first = run(Some(&sandbox), &confined.policy(settings), &confined.work, "true").await;
+            assert!(first.success, "{name}: {mechanism}: {}", first.output);
+        }
         let command = script(&confined);
         let ran = run(Some(&sandbox), &confined.policy(settings), &confined.work, &command).await;
         assert!(!escaped(&confined, &ran), "{name}: {mechanism} let it through: {}", ran.output);
+        if mechanism == PERSISTENT {
+            assert!(sandbox.describe().contains("one bubblewrap sandbox per session"), "{}", sandbox.describe());
+        }
+    }
+}
+
+/// A case of two commands in one sandbox (the policy computed afresh for each, as the Bash tool
+/// does): `first` leaves something behind, `second` tries to use it. It must work unsandboxed
+/// and not in any sandbox.
+async fn case_across(
+    name: &str,
+    settings: &SandboxSettings,
+    first: impl Fn(&Fixture) -> String,
+    second: impl Fn(&Fixture) -> String,
+    escaped: impl Fn(&Fixture, &Ran) -> bool,
+    cleanup: impl Fn(),
+) {
+    for (mechanism, sandbox) in sandboxes() {
+        for confined in [false, true] {
+            let f = Fixture::new();
+            let sandbox = confined.then_some(&sandbox);
+            let _ = run(sandbox, &f.policy(settings), &f.work, &first(&f)).await;
+            let ran = run(sandbox, &f.policy(settings), &f.work, &second(&f)).await;
+            let got_out = escaped(&f, &ran);
+            cleanup();
+            if confined {
+                assert!(!got_out, "{name}: {mechanism} let it through: {}", ran.output);
+            } else {
+                assert!(got_out, "{name}: unsandboxed, the attempt should succeed: {}", ran.output);
+            }
+        }
     }
 }
 
@@ -189,6 +231,13 @@ async fn protected_files_cannot_change() {
             "echo '[core] fsmonitor = evil' >> .git/config".into()
         },
         |f, _| std::fs::read_to_string(f.work.join(".git/config")).unwrap().contains("evil"),
+    )
+    .await;
+    case(
+        "unmount the read-only island",
+        &s,
+        |_| "umount .git/hooks 2>/dev/null; umount -l .git/hooks 2>/dev/null; mkdir -p .git/hooks && echo 'curl evil' > .git/hooks/pre-commit".into(),
+        |f, _| exists(f.work.join(".git/hooks/pre-commit")),
     )
     .await;
     case(
@@ -470,7 +519,184 @@ async fn the_working_directory_and_temp_folder_stay_writable() {
         // entries appear at the top of the working directory; Landlock can do neither, because
         // its rights cover whole hierarchies and the top holds protected names.
         let top = run(Some(&sandbox), &policy, &f.work, "echo kept > kept.txt && echo s > /tmp/scratch").await;
-        assert_eq!(top.success, mechanism == "bubblewrap", "{mechanism}: {}", top.output);
-        assert_eq!(f.work.join("kept.txt").exists(), mechanism == "bubblewrap", "{mechanism}");
+        assert_eq!(top.success, mechanism != "landlock", "{mechanism}: {}", top.output);
+        assert_eq!(f.work.join("kept.txt").exists(), mechanism != "landlock", "{mechanism}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_one_command_leaves_reaches_the_next() {
+    let s = SandboxSettings::default();
+    let unique = format!("hands-leak-{}", std::process::id());
+    for dir in ["/tmp", "/dev/shm"] {
+        let file = format!("{dir}/{unique}");
+        case_across(
+            &format!("a file in {dir}"),
+            &s,
+            |_| format!("echo leaked > {file}"),
+            |_| format!("cat {file}"),
+            |_, ran| ran.output.contains("leaked"),
+            || {
+                let _ = std::fs::remove_file(&file);
+            },
+        )
+        .await;
+    }
+    case_across(
+        "a protected file made by an earlier command",
+        &s,
+        |_| "echo '# rc' > .bashrc".into(),
+        |_| "echo 'curl evil' >> .bashrc".into(),
+        |f, _| std::fs::read_to_string(f.work.join(".bashrc")).is_ok_and(|t| t.contains("evil")),
+        || {},
+    )
+    .await;
+    // A server left running by one command, which the next one talks to (local binding allowed,
+    // so that listening itself is not what stops it).
+    let binding = SandboxSettings {
+        network: NetworkSettings { allow_local_binding: true, ..Default::default() },
+        ..Default::default()
+    };
+    let marker = format!("hands-left-server-{}", std::process::id());
+    case_across(
+        "a process left for a later command",
+        &binding,
+        |f| {
+            std::fs::create_dir_all(f.work.join("state")).unwrap();
+            format!(
+                "cd state; setsid python3 -c 'import socket,sys,time; s=socket.socket(); s.bind((\"127.0.0.1\",0)); s.listen(); open(\"port.tmp\",\"w\").write(str(s.getsockname()[1])); __import__(\"os\").rename(\"port.tmp\",\"port\"); c,_=s.accept(); c.send(b\"leaked\"); time.sleep(30)' {marker} >/dev/null 2>&1 </dev/null & disown; for i in $(seq 200); do [ -e port ] && break; sleep 0.02; done"
+            )
+        },
+        |_| "python3 -c 'import socket; s=socket.create_connection((\"127.0.0.1\", int(open(\"state/port\").read())), timeout=2); print(s.recv(16).decode())'".into(),
+        |_, ran| ran.output.contains("leaked"),
+        || kill_all(&marker),
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_command_gets_only_its_own_environment_and_directory() {
+    for (mechanism, sandbox) in sandboxes() {
+        let f = Fixture::new();
+        std::fs::create_dir_all(f.work.join("a")).unwrap();
+        std::fs::create_dir_all(f.work.join("b")).unwrap();
+        let policy = f.policy(&SandboxSettings::default());
+        let argv = |script: &str| -> Vec<OsString> { ["bash", "-c", script].into_iter().map(OsString::from).collect() };
+        let mut prepared =
+            sandbox.prepare(&policy, &argv("echo $HANDS_LEAK; pwd; export HANDS_LATER=1; cd /")).unwrap();
+        let mut command = prepared.command();
+        command.current_dir(f.work.join("a")).env("HANDS_LEAK", "one").stdout(std::process::Stdio::piped());
+        command.stderr(std::process::Stdio::piped());
+        let child = command.spawn().unwrap();
+        let guard = prepared.started();
+        let out = child.wait_with_output().await.unwrap();
+        drop(guard);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("one\n{}\n", f.work.join("a").display()),
+            "{mechanism}"
+        );
+        let mut prepared =
+            sandbox.prepare(&policy, &argv("echo ${HANDS_LEAK:-none} ${HANDS_LATER:-none}; pwd")).unwrap();
+        let mut command = prepared.command();
+        command.current_dir(f.work.join("b")).stdout(std::process::Stdio::piped());
+        let child = command.spawn().unwrap();
+        let guard = prepared.started();
+        let out = child.wait_with_output().await.unwrap();
+        drop(guard);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("none none\n{}\n", f.work.join("b").display()),
+            "{mechanism}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exit_codes_and_kills_reach_through_the_persistent_sandbox() {
+    let (_, sandbox) = sandboxes().remove(0);
+    let f = Fixture::new();
+    let policy = f.policy(&SandboxSettings::default());
+    let code = |script: &'static str| {
+        let sandbox = &sandbox;
+        let policy = &policy;
+        let work = f.work.clone();
+        async move {
+            let argv: Vec<OsString> = ["bash", "-c", script].into_iter().map(OsString::from).collect();
+            let mut prepared = sandbox.prepare(policy, &argv).unwrap();
+            let mut command = prepared.command();
+            command.current_dir(work);
+            let child = command.spawn().unwrap();
+            let guard = prepared.started();
+            let status = child.wait_with_output().await.unwrap().status;
+            drop(guard);
+            status.code()
+        }
+    };
+    assert_eq!(code("exit 7").await, Some(7));
+    assert_eq!(code("true").await, Some(0));
+    // A signal from inside its own namespace cannot end the command's pid 1 (as with bwrap's
+    // --as-pid-1); one that kills a child shows as 128 + signal in the shell's status.
+    assert_eq!(code("bash -c 'kill -KILL $$'; exit $?").await, Some(137));
+    // Killing the client outside ends the command and everything it started inside.
+    let marker = format!("{}.{}", 800 + std::process::id() % 100, std::process::id());
+    let argv: Vec<OsString> =
+        ["bash", "-c", &format!("sleep {marker} & sleep {marker}")].into_iter().map(OsString::from).collect();
+    let mut prepared = sandbox.prepare(&policy, &argv).unwrap();
+    let mut command = prepared.command();
+    command.current_dir(&f.work);
+    let mut child = command.spawn().unwrap();
+    // The command's end of its channel goes with the command (as the Bash tool's spawn does).
+    drop(command);
+    let guard = prepared.started();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    // The client, the shell and both sleeps.
+    while processes_with(&marker).len() < 4 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(processes_with(&marker).len(), 4, "both sleeps started");
+    child.kill().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(processes_with(&marker).is_empty(), "the command's processes outlived its client");
+    drop(guard);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_persistent_sandbox_is_reused_restarted_and_closed() {
+    let (_, sandbox) = sandboxes().remove(0);
+    let f = Fixture::new();
+    let work = f.work.to_string_lossy().into_owned();
+    // bwrap's command line names the working directory it binds.
+    let bwraps = || processes_with(&work).len();
+    let s = SandboxSettings::default();
+    assert!(run(Some(&sandbox), &f.policy(&s), &f.work, "true").await.success);
+    assert!(run(Some(&sandbox), &f.policy(&s), &f.work, "true").await.success);
+    assert_eq!(bwraps(), 1, "one sandbox for both commands");
+    let first = processes_with(&work);
+    // A settings change (another writable directory) means a new sandbox; the old one ends.
+    let extra = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let wider = SandboxSettings {
+        filesystem: FilesystemSettings { allow_write: vec![extra.path().to_path_buf()], ..Default::default() },
+        ..Default::default()
+    };
+    let ran = run(Some(&sandbox), &f.policy(&wider), &f.work, &format!("echo ok > {}/x", extra.path().display())).await;
+    assert!(ran.success, "{}", ran.output);
+    let wait_for = |want: usize| {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while bwraps() != want && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        bwraps()
+    };
+    assert_eq!(wait_for(1), 1);
+    assert_ne!(processes_with(&work), first, "a new sandbox replaced the old one");
+    sandbox.close();
+    assert_eq!(wait_for(0), 0, "closing the session ends its sandbox");
+    // And the next command starts one again.
+    assert!(run(Some(&sandbox), &f.policy(&s), &f.work, "true").await.success);
+    sandbox.close();
+    assert_eq!(wait_for(0), 0);
 }

@@ -17,6 +17,10 @@
 //! - when no mechanism works here, commands run outside with the normal prompts and a one-time
 //!   note, or are refused when `failIfUnavailable` is set.
 //!
+//! With bubblewrap, the session's commands run in one persistent sandbox that `hands-sandbox`
+//! starts at the first of them and restarts when their policy changes; it ends when the session
+//! closes.
+//!
 //! Confining the process is `hands-sandbox`'s job; running it is [`crate::run`]'s and
 //! [`crate::background`]'s.
 
@@ -84,9 +88,19 @@ impl SessionSandbox {
         Self { sandbox: Sandbox::new(), temp, warned: AtomicBool::new(false) }
     }
 
-    /// The session's sandbox (created on first use).
+    /// The session's sandbox (created on first use). Its persistent bubblewrap sandbox, once
+    /// started, ends when the session closes.
     pub fn of(session: &Session) -> Arc<SessionSandbox> {
-        session.extension(SessionSandbox::new)
+        let mut created = false;
+        let sandbox = session.extension(|| {
+            created = true;
+            SessionSandbox::new()
+        });
+        if created {
+            let persistent = sandbox.sandbox.clone();
+            session.on_close(move || persistent.close());
+        }
+        sandbox
     }
 
     /// Whether the one-time "unavailable" note is still to be given; true once per session (the

@@ -204,3 +204,44 @@ async fn an_edited_sandbox_block_applies_to_the_next_call() {
     assert!(!r.is_error, "{r:?}");
     assert!(target.exists(), "the new allowWrite applies to the next command");
 }
+
+/// Processes whose command line contains `needle`.
+fn processes_with(needle: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).replace('\0', " ").contains(needle))
+                .unwrap_or(false)
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn one_sandbox_serves_the_session_and_ends_with_it() {
+    assert!(sandbox_available());
+    let h = Harness::new(json!({ "sandbox": { "enabled": true } }), PermissionMode::BypassPermissions);
+    let project = h.session.project_dir().to_string_lossy().into_owned();
+    // bwrap's command line names the project it binds.
+    let bwraps = || processes_with(&format!("--bind {project} {project}"));
+    let r = h.call(json!({ "command": "echo one > /tmp/private; exit 3" })).await;
+    assert!(r.is_error, "{r:?}");
+    assert!(r.text().contains("Exit code 3") || r.text().contains('3'), "{}", r.text());
+    let r = h.call(json!({ "command": "cat /tmp/private 2>&1; echo two" })).await;
+    assert!(r.text().contains("two") && !r.text().contains("one"), "each command has its own /tmp: {}", r.text());
+    // A timeout stops the command and what it started, as without persistence.
+    let r = h.call(json!({ "command": "sleep 30", "timeout": 300 })).await;
+    assert!(r.is_error, "{r:?}");
+    assert_eq!(processes_with("sleep 30"), 0, "the timed-out command is gone");
+    if hands_sandbox::HelperCommand::discover().is_some() {
+        assert_eq!(bwraps(), 1, "one sandbox for the session's commands");
+    }
+    h.session.close();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while bwraps() != 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(bwraps(), 0, "closing the session ends its sandbox");
+}
