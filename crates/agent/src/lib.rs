@@ -41,6 +41,11 @@ pub struct AgentOptions {
     /// Which hook event runs when the model ends its turn: `Stop` for the main agent,
     /// `SubagentStop` (with the agent's id and type) for a sub-agent.
     pub stop_event: StopEvent,
+    /// A model for every request instead of the provider's (a sub-agent's own model).
+    pub model: Option<String>,
+    /// Whether the session's between-turn notices go to this run's model. A sub-agent shares
+    /// its parent's session and leaves them to the parent.
+    pub session_notices: bool,
 }
 
 impl Default for AgentOptions {
@@ -51,6 +56,8 @@ impl Default for AgentOptions {
             output_token_budget: None,
             max_tokens: None,
             stop_event: StopEvent::Stop,
+            model: None,
+            session_notices: true,
         }
     }
 }
@@ -166,7 +173,9 @@ impl Agent {
                 let mut content: Vec<ContentBlock> = results.iter().map(result_block).collect();
                 // What changed beside the results (a `cd`, a background task that ended, a file
                 // that changed on disk) follows them, as Claude Code adds system reminders.
-                for notice in self.engine.session().take_notices() {
+                let notices =
+                    if self.options.session_notices { self.engine.session().take_notices() } else { Vec::new() };
+                for notice in notices {
                     content.push(ContentBlock::Text { text: notice.system_reminder(), citations: Vec::new() });
                     on_event(AgentEvent::Notice(notice));
                 }
@@ -238,6 +247,7 @@ impl Agent {
             messages: messages.to_vec(),
             tools: tools_for(self.provider.kind(), self.engine.pool(), self.engine.session()),
             max_tokens: self.options.max_tokens,
+            model: self.options.model.clone(),
             ..ModelRequest::default()
         };
         let turn = Turn::new();

@@ -1,6 +1,8 @@
 //! [`ToolContext`]: what one running call may see and use — its session (working directory, file
 //! state, permission mode), the pool it was called from, its cancellation signal, its progress
-//! sink and the session's asker (for questions a tool puts to a person while it runs). Built by the pipeline for each call; tools never build one except in tests.
+//! sink, the session's asker (for questions a tool puts to a person while it runs) and the
+//! engine running it (for tools that make calls of their own). Built by the pipeline for each
+//! call; tools never build one except in tests.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -25,6 +27,9 @@ pub struct ToolContext {
     progress: Arc<dyn ProgressSink>,
     started: Instant,
     asker: Arc<dyn Asker>,
+    /// The engine running the call, when the pipeline built the context (a tool that runs
+    /// further calls, such as a sub-agent, derives its own engine from it).
+    engine: Option<crate::pipeline::Engine>,
     /// Path checks made during this call, by path as written and working directory.
     path_checks: Arc<Mutex<Vec<(String, PathBuf, PathCheck)>>>,
 }
@@ -54,8 +59,21 @@ impl ToolContext {
             progress,
             started: Instant::now(),
             asker: Arc::new(NoAsker),
+            engine: None,
             path_checks: Arc::default(),
         }
+    }
+
+    /// Record the engine that runs this call (the pipeline does).
+    pub fn with_engine(mut self, engine: crate::pipeline::Engine) -> Self {
+        self.engine = Some(engine);
+        self
+    }
+
+    /// The engine running this call: its policy, asker, hooks and options are what calls made
+    /// on the call's behalf must go through. `None` for a context built outside the pipeline.
+    pub fn engine(&self) -> Option<&crate::pipeline::Engine> {
+        self.engine.as_ref()
     }
 
     /// Put questions that arise while the call runs to `asker` (the pipeline passes the one

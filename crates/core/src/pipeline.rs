@@ -248,6 +248,21 @@ impl Engine {
         &self.inner.hooks
     }
 
+    /// A builder for an engine like this one (same session, policy, asker, hooks, progress sink
+    /// and options) over `pool`: a sub-agent's engine, whose calls go through the parent's
+    /// pipeline with a smaller pool. Change what differs before [`EngineBuilder::build`].
+    pub fn derive(&self, pool: Arc<Pool>) -> EngineBuilder {
+        EngineBuilder {
+            pool,
+            session: Arc::clone(&self.inner.session),
+            policy: Arc::clone(&self.inner.policy),
+            asker: Arc::clone(&self.inner.asker),
+            hooks: Arc::clone(&self.inner.hooks),
+            progress: Arc::clone(&self.inner.progress),
+            options: self.inner.options.clone(),
+        }
+    }
+
     /// Whether the model has this tool's schema: the caller knows every schema
     /// ([`EngineOptions::all_schemas_known`]), the tool is not deferrable, tool search is off for
     /// this pool and session (`ENABLE_TOOL_SEARCH`, see [`crate::deferral`]), or it was discovered.
@@ -298,6 +313,7 @@ impl Engine {
             Arc::clone(&self.inner.progress),
         )
         .with_asker(Arc::clone(&self.inner.asker))
+        .with_engine(self.clone())
     }
 
     /// Run one call through the whole pipeline. The context change is returned, not applied.

@@ -46,6 +46,27 @@ pub const DEFAULT_MAX_RUNNING_TASKS: usize = 16;
 /// Environment variable that changes [`DEFAULT_MAX_RUNNING_TASKS`].
 pub const MAX_RUNNING_TASKS_ENV: &str = "HANDS_MAX_BACKGROUND_TASKS";
 
+/// What a task runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskKind {
+    /// A shell command (Bash with `run_in_background`).
+    #[default]
+    Shell,
+    /// A sub-agent (the Agent tool with `run_in_background`): no process, its output file holds
+    /// the agent's answer once it is done.
+    Agent,
+}
+
+impl TaskKind {
+    /// The `<task_type>` shown to the model (`local_bash`, `local_agent`).
+    pub fn task_type(self) -> &'static str {
+        match self {
+            TaskKind::Shell => "local_bash",
+            TaskKind::Agent => "local_agent",
+        }
+    }
+}
+
 /// Where a task is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskStatus {
@@ -123,6 +144,7 @@ pub struct TaskState {
 /// One background task.
 pub struct BackgroundTask {
     id: String,
+    kind: TaskKind,
     command: String,
     description: Option<String>,
     output_path: PathBuf,
@@ -149,7 +171,12 @@ impl BackgroundTask {
         &self.id
     }
 
-    /// The command as the model gave it.
+    /// What the task runs.
+    pub fn kind(&self) -> TaskKind {
+        self.kind
+    }
+
+    /// The command as the model gave it (for an agent task: its description).
     pub fn command(&self) -> &str {
         &self.command
     }
@@ -181,6 +208,16 @@ impl BackgroundTask {
 
     /// The task's process ended: record how. A task that was killed stays `Killed`.
     pub fn finish(&self, exit_code: Option<i32>) {
+        self.settle(exit_code, exit_code == Some(0));
+    }
+
+    /// A task without a process (an agent) ended, well or not; no exit code is recorded. A
+    /// task that was killed stays `Killed`.
+    pub fn finish_without_code(&self, succeeded: bool) {
+        self.settle(None, succeeded);
+    }
+
+    fn settle(&self, exit_code: Option<i32>, succeeded: bool) {
         self.state.send_if_modified(|state| {
             if state.status == TaskStatus::Killed {
                 if state.exit_code.is_none() && exit_code.is_some() {
@@ -192,7 +229,7 @@ impl BackgroundTask {
             if state.status.is_terminal() {
                 return false;
             }
-            state.status = if exit_code == Some(0) { TaskStatus::Completed } else { TaskStatus::Failed };
+            state.status = if succeeded { TaskStatus::Completed } else { TaskStatus::Failed };
             state.exit_code = exit_code;
             // Queued before the new state is visible: whoever sees the task ended (TaskOutput)
             // finds the notice there to withdraw.
@@ -257,7 +294,18 @@ impl Reservation {
 
     /// The process was started: register it as a running task.
     pub fn start(
+        self,
+        command: impl Into<String>,
+        description: Option<String>,
+        kill: KillHandle,
+    ) -> Arc<BackgroundTask> {
+        self.start_kind(TaskKind::Shell, command, description, kill)
+    }
+
+    /// The task of `kind` was started: register it as running.
+    pub fn start_kind(
         mut self,
+        kind: TaskKind,
         command: impl Into<String>,
         description: Option<String>,
         kill: KillHandle,
@@ -266,6 +314,7 @@ impl Reservation {
         let (state, _) = watch::channel(TaskState { status: TaskStatus::Running, exit_code: None });
         let task = Arc::new(BackgroundTask {
             id: self.id.clone(),
+            kind,
             command: command.into(),
             description,
             output_path: self.output_path.clone(),

@@ -27,8 +27,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use constants::{
-    DEFAULT_WAIT_MS, LOCAL_BASH_TASK_TYPE, MAX_WAIT_MS, TASK_OUTPUT_ALIASES, TASK_OUTPUT_NAME, TASK_STOP_ALIASES,
-    TASK_STOP_NAME,
+    DEFAULT_WAIT_MS, MAX_WAIT_MS, TASK_OUTPUT_ALIASES, TASK_OUTPUT_NAME, TASK_STOP_ALIASES, TASK_STOP_NAME,
 };
 
 fn default_block() -> bool {
@@ -129,7 +128,7 @@ pub fn format_task_output(retrieval: &str, task: &BackgroundTask, state: TaskSta
     let mut parts = vec![
         format!("<retrieval_status>{retrieval}</retrieval_status>"),
         format!("<task_id>{}</task_id>", task.id()),
-        format!("<task_type>{LOCAL_BASH_TASK_TYPE}</task_type>"),
+        format!("<task_type>{}</task_type>", task.kind().task_type()),
         format!("<status>{}</status>", state.status),
     ];
     if let Some(code) = state.exit_code {
@@ -261,7 +260,7 @@ impl TypedTool for TaskStopTool {
         let reply = json!({
             "message": format!("Successfully stopped task: {} ({})", task.id(), task.command()),
             "task_id": task.id(),
-            "task_type": LOCAL_BASH_TASK_TYPE,
+            "task_type": task.kind().task_type(),
             "command": task.command(),
         });
         Ok(ToolOutput::text(reply.to_string()))

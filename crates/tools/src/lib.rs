@@ -21,6 +21,8 @@ pub use hands_core;
 use hands_core::{Pool, PoolConfig, Tool};
 
 // new-tool: link
+#[cfg(feature = "agent")]
+extern crate hands_tool_agent as _;
 #[cfg(feature = "ask-user-question")]
 extern crate hands_tool_ask_user_question as _;
 #[cfg(feature = "bash")]

@@ -1,0 +1,338 @@
+//! Agent types: the built-in ones ([`builtins`]) and custom ones read from `.claude/agents/*.md`
+//! in the project and in the user's home ([`load`]), each an [`AgentDef`] (name, description,
+//! tool selection, model, system prompt, whether it only reads). A custom file is Markdown with
+//! YAML frontmatter (`name`, `description`, `tools`, `disallowedTools`, `model`); its body is the
+//! system prompt. A file that cannot be used is reported as an [`AgentProblem`] (file and reason)
+//! and skipped.
+//!
+//! Which tools an agent ends up with, and how it runs, live in `run.rs`.
+
+use std::path::{Path, PathBuf};
+
+use hands_core::Session;
+use yaml_rust2::{Yaml, YamlLoader};
+
+use crate::constants::{AGENTS_DIR, DEFAULT_AGENT_TYPE};
+use crate::prompt;
+
+/// Where an agent type was defined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentSource {
+    /// Built into hands.
+    BuiltIn,
+    /// `.claude/agents/` of the project.
+    Project(PathBuf),
+    /// `.claude/agents/` of the user's home.
+    User(PathBuf),
+}
+
+/// Which tools of the parent's pool an agent gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolSelection {
+    /// Every tool (but the Agent tool for the built-in general-purpose agent).
+    All,
+    /// Only these, by name or alias.
+    Only(Vec<String>),
+}
+
+/// One agent type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentDef {
+    /// The name `subagent_type` gives.
+    pub name: String,
+    /// When to use it (shown to the model).
+    pub description: String,
+    /// The tools it may use.
+    pub tools: ToolSelection,
+    /// Tools it never gets, by name or alias.
+    pub disallowed: Vec<String>,
+    /// Whether it may start agents itself (depth allowing).
+    pub may_delegate: bool,
+    /// Its model (`inherit`, an alias such as `haiku`, or a model id), if it names one.
+    pub model: Option<String>,
+    /// Its system prompt.
+    pub system_prompt: String,
+    /// Whether every call it makes must only read (decided from the call's effects).
+    pub read_only: bool,
+    /// Where it was defined.
+    pub source: AgentSource,
+}
+
+/// A custom agent file that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentProblem {
+    /// The file.
+    pub file: PathBuf,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+impl std::fmt::Display for AgentProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.reason)
+    }
+}
+
+/// The agent types a session can use, and the files that were skipped.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    /// Built-ins first, then user agents, then project agents; a later definition of the same
+    /// name replaces an earlier one (project over user over built-in).
+    pub agents: Vec<AgentDef>,
+    /// Files that could not be used.
+    pub problems: Vec<AgentProblem>,
+}
+
+/// `name` as compared: lower case, without `-`, `_` and spaces (`general_purpose` reaches
+/// `general-purpose`, `explore` reaches `Explore`).
+fn key(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '-' | '_' | ' ')).flat_map(char::to_lowercase).collect()
+}
+
+impl Catalog {
+    /// The agent `name` names, compared without case and separators.
+    pub fn find(&self, name: &str) -> Option<&AgentDef> {
+        let wanted = key(name);
+        self.agents.iter().find(|a| key(&a.name) == wanted)
+    }
+
+    /// The names, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.agents.iter().map(|a| a.name.as_str()).collect()
+    }
+
+    fn add(&mut self, agent: AgentDef) {
+        let wanted = key(&agent.name);
+        self.agents.retain(|a| key(&a.name) != wanted);
+        self.agents.push(agent);
+    }
+}
+
+/// The built-in agent types: a general-purpose one, a read-only explorer and a read-only planner.
+pub fn builtins() -> Vec<AgentDef> {
+    let def = |name: &str, description: &str, system_prompt: &str, read_only: bool| AgentDef {
+        name: name.to_string(),
+        description: description.to_string(),
+        tools: ToolSelection::All,
+        disallowed: Vec::new(),
+        may_delegate: false,
+        model: None,
+        system_prompt: system_prompt.to_string(),
+        read_only,
+        source: AgentSource::BuiltIn,
+    };
+    vec![
+        def(DEFAULT_AGENT_TYPE, prompt::GENERAL_PURPOSE_DESCRIPTION, prompt::GENERAL_PURPOSE_PROMPT, false),
+        def("Explore", prompt::EXPLORE_DESCRIPTION, prompt::EXPLORE_PROMPT, true),
+        def("Plan", prompt::PLAN_DESCRIPTION, prompt::PLAN_PROMPT, true),
+    ]
+}
+
+/// Where the user's agents live: `$HOME/.claude/agents` (`USERPROFILE` when `HOME` is unset).
+pub fn user_agents_dir() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var_os("USERPROFILE").filter(|h| !h.is_empty()))?;
+    Some(AGENTS_DIR.iter().fold(PathBuf::from(home), |p, part| p.join(part)))
+}
+
+/// Where the project's agents live: `.claude/agents` under the session's project directory.
+pub fn project_agents_dir(session: &Session) -> PathBuf {
+    AGENTS_DIR.iter().fold(session.project_dir().to_path_buf(), |p, part| p.join(part))
+}
+
+/// The agent types of `session`: the built-ins, then the user's (`user_dir`), then the project's.
+pub fn load(session: &Session, user_dir: Option<&Path>) -> Catalog {
+    let mut catalog = Catalog { agents: builtins(), problems: Vec::new() };
+    let project = project_agents_dir(session);
+    if let Some(user) = user_dir.filter(|dir| *dir != project) {
+        load_dir(&mut catalog, user, AgentSource::User);
+    }
+    load_dir(&mut catalog, &project, AgentSource::Project);
+    catalog
+}
+
+fn load_dir(catalog: &mut Catalog, dir: &Path, source: fn(PathBuf) -> AgentSource) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("md")))
+        .collect();
+    files.sort();
+    for file in files {
+        match std::fs::read_to_string(&file).map_err(|e| format!("cannot be read: {e}")).and_then(|text| {
+            let source = source(file.clone());
+            parse(&text, source)
+        }) {
+            Ok(agent) => catalog.add(agent),
+            Err(reason) => {
+                tracing::warn!(file = %file.display(), %reason, "agent definition skipped");
+                catalog.problems.push(AgentProblem { file, reason });
+            }
+        }
+    }
+}
+
+/// A comma list or a YAML list of names; `None` when the key is absent or null.
+fn name_list(value: &Yaml, field: &str) -> Result<Option<Vec<String>>, String> {
+    let split = |s: &str| s.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
+    match value {
+        Yaml::BadValue | Yaml::Null => Ok(None),
+        Yaml::String(s) => Ok(Some(split(s))),
+        Yaml::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Yaml::String(s) => Ok(s.trim().to_string()),
+                other => Err(format!("`{field}` holds {}, not a tool name", yaml_kind(other))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        other => Err(format!(
+            "`{field}` must be a comma-separated list or a YAML list of tool names, not {}",
+            yaml_kind(other)
+        )),
+    }
+}
+
+fn yaml_kind(value: &Yaml) -> &'static str {
+    match value {
+        Yaml::Real(_) | Yaml::Integer(_) => "a number",
+        Yaml::String(_) => "a string",
+        Yaml::Boolean(_) => "a boolean",
+        Yaml::Array(_) => "a list",
+        Yaml::Hash(_) => "a mapping",
+        Yaml::Alias(_) => "an alias",
+        Yaml::Null | Yaml::BadValue => "nothing",
+    }
+}
+
+/// The agent a `.md` file defines, or why it defines none.
+pub fn parse(text: &str, source: AgentSource) -> Result<AgentDef, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Err(
+            "no frontmatter: the file must start with a line `---`, then YAML with name and description, then `---`"
+                .into(),
+        );
+    }
+    let mut header = String::new();
+    let mut closed = false;
+    let mut consumed = text.split_inclusive('\n').next().map_or(0, str::len);
+    for line in lines {
+        consumed += line.len();
+        if line.trim_end() == "---" {
+            closed = true;
+            break;
+        }
+        header.push_str(line);
+    }
+    if !closed {
+        return Err("the frontmatter is not closed: add a line `---` after it".into());
+    }
+    let body = text[consumed..].trim().to_string();
+    let docs = YamlLoader::load_from_str(&header).map_err(|e| format!("the frontmatter is not valid YAML: {e}"))?;
+    let doc = docs.into_iter().next().unwrap_or(Yaml::Null);
+    if !matches!(doc, Yaml::Hash(_)) {
+        return Err("the frontmatter must be a YAML mapping of name, description, tools and model".into());
+    }
+    let text_field = |field: &str| -> Result<Option<String>, String> {
+        match &doc[field] {
+            Yaml::BadValue | Yaml::Null => Ok(None),
+            Yaml::String(s) => Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())),
+            other => Err(format!("`{field}` must be text, not {}", yaml_kind(other))),
+        }
+    };
+    let name = text_field("name")?.ok_or("`name` is missing")?;
+    if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!("`name` {name:?} holds spaces; use letters, digits and hyphens"));
+    }
+    let description =
+        text_field("description")?.ok_or("`description` is missing: say when the agent should be used")?;
+    let tools = name_list(&doc["tools"], "tools")?;
+    let disallowed = name_list(&doc["disallowedTools"], "disallowedTools")?.unwrap_or_default();
+    let model = text_field("model")?;
+    if body.is_empty() {
+        return Err("the body after the frontmatter is empty: it is the agent's system prompt".into());
+    }
+    let may_delegate = match &tools {
+        None => true,
+        Some(list) => {
+            list.iter().any(|t| key(t) == key(crate::constants::TOOL_NAME) || ALIAS_KEYS.contains(&key(t).as_str()))
+        }
+    };
+    Ok(AgentDef {
+        name,
+        description,
+        tools: tools.map_or(ToolSelection::All, ToolSelection::Only),
+        disallowed,
+        may_delegate,
+        model,
+        system_prompt: body,
+        read_only: false,
+        source,
+    })
+}
+
+const ALIAS_KEYS: &[&str] = &["task"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project() -> AgentSource {
+        AgentSource::Project(PathBuf::from("/p/.claude/agents/x.md"))
+    }
+
+    #[test]
+    fn a_file_gives_name_description_tools_model_and_prompt() {
+        let agent = parse(
+            "---\nname: reviewer\ndescription: Reviews diffs\ntools: Read, Grep ,Glob\nmodel: haiku\n---\n\nYou review.\n",
+            project(),
+        )
+        .unwrap();
+        assert_eq!(agent.name, "reviewer");
+        assert_eq!(agent.description, "Reviews diffs");
+        assert_eq!(agent.tools, ToolSelection::Only(vec!["Read".into(), "Grep".into(), "Glob".into()]));
+        assert_eq!(agent.model.as_deref(), Some("haiku"));
+        assert_eq!(agent.system_prompt, "You review.");
+        assert!(!agent.may_delegate);
+        let listed = parse("---\nname: a\ndescription: d\ntools:\n  - Read\n  - Agent\n---\nP", project()).unwrap();
+        assert_eq!(listed.tools, ToolSelection::Only(vec!["Read".into(), "Agent".into()]));
+        assert!(listed.may_delegate);
+        let all = parse("---\nname: a\ndescription: d\n---\nP", project()).unwrap();
+        assert_eq!((all.tools, all.model), (ToolSelection::All, None));
+    }
+
+    #[test]
+    fn bad_files_say_why() {
+        let cases = [
+            ("no header", "no frontmatter"),
+            ("---\nname: a\ndescription: d\nP", "not closed"),
+            ("---\nname: [a\n---\nP", "not valid YAML"),
+            ("---\n- a\n---\nP", "mapping"),
+            ("---\ndescription: d\n---\nP", "`name` is missing"),
+            ("---\nname: a b\ndescription: d\n---\nP", "spaces"),
+            ("---\nname: a\n---\nP", "`description` is missing"),
+            ("---\nname: a\ndescription: d\ntools: 3\n---\nP", "`tools` must be"),
+            ("---\nname: a\ndescription: d\n---\n\n", "body"),
+        ];
+        for (text, reason) in cases {
+            let error = parse(text, project()).unwrap_err();
+            assert!(error.contains(reason), "{text:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn names_match_without_case_or_separators_and_later_ones_win() {
+        let mut catalog = Catalog { agents: builtins(), problems: Vec::new() };
+        assert_eq!(catalog.find("general_purpose").unwrap().name, "general-purpose");
+        assert_eq!(catalog.find("explore").unwrap().name, "Explore");
+        assert!(catalog.find("plan").unwrap().read_only);
+        assert!(catalog.find("nope").is_none());
+        catalog.add(parse("---\nname: plan\ndescription: mine\n---\nP", project()).unwrap());
+        assert_eq!(catalog.find("Plan").unwrap().description, "mine");
+        assert_eq!(catalog.names(), ["general-purpose", "Explore", "plan"]);
+    }
+}

@@ -1,0 +1,398 @@
+//! The Agent tool through the real pipeline, against the fake model API, with hands' real tools
+//! and permission engine in temp directories: the sub-agent's pool is filtered (checked in the
+//! tools array the server received), read-only agents refuse changing calls, a parent's deny
+//! rule holds inside, custom agents from `.claude/agents/` are found and used, parallel Agent
+//! calls overlap, background agents are read and stopped, aborting the parent leaves nothing
+//! running, and each refusal (depth, unknown type, no model) is a clear error.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hands_core::permissions::PermissionMode;
+use hands_core::tool::typed_arc;
+use hands_core::{Engine, EngineOptions, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_fake_model_api::{FakeModelApi, Turn as Reply};
+use hands_model::{ProviderConfig, ProviderKind, RetryPolicy, SessionModel};
+use hands_permissions::engine::{LoadOptions, PermissionEngine};
+use hands_tasks::TaskRegistry;
+use hands_tool_agent::{AgentSettings, AgentTool, LiveAgents, prompt};
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+struct Fx {
+    dir: tempfile::TempDir,
+    server: Arc<FakeModelApi>,
+    engine: Engine,
+}
+
+impl Fx {
+    fn session(&self) -> &Arc<Session> {
+        self.engine.session()
+    }
+
+    fn project(&self) -> std::path::PathBuf {
+        self.dir.path().join("project")
+    }
+
+    async fn call(&self, id: &str, name: &str, input: Value) -> ToolResult {
+        tokio::time::timeout(WAIT, self.engine.run_one(ToolCall::new(id, name, input), &Turn::new()))
+            .await
+            .expect("the call did not end in time")
+    }
+
+    /// The bodies of the requests the server received.
+    fn bodies(&self) -> Vec<Value> {
+        self.server.requests().into_iter().map(|r| r.body).collect()
+    }
+}
+
+struct Options<'a> {
+    mode: PermissionMode,
+    deny: &'a [&'a str],
+    model: bool,
+    max_depth: Option<usize>,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options { mode: PermissionMode::BypassPermissions, deny: &[], model: true, max_depth: None }
+    }
+}
+
+async fn fixture(turns: Vec<Reply>, options: Options<'_>) -> Fx {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let project = std::fs::canonicalize(project).unwrap();
+    let server = Arc::new(FakeModelApi::with_turns(turns).await.unwrap());
+    let session = Session::new(SessionConfig {
+        cwd: Some(project.clone()),
+        state_dir: Some(dir.path().join("state")),
+        permission_mode: Some(options.mode),
+        ..Default::default()
+    })
+    .unwrap();
+    let mut load = LoadOptions::new(&project);
+    load.home = None;
+    load.managed_path = None;
+    load.watch = false;
+    load.cli_deny = options.deny.iter().map(|r| r.to_string()).collect();
+    load.cli_mode = Some(options.mode);
+    let permissions = PermissionEngine::load(&load).unwrap();
+    permissions.install(&session);
+    let settings = AgentSettings::of(&session);
+    settings.set_user_dir(Some(dir.path().join("home/.claude/agents")));
+    if let Some(depth) = options.max_depth {
+        settings.set_max_depth(depth);
+    }
+    if options.model {
+        let mut config = ProviderConfig::new(ProviderKind::Anthropic, "parent-model");
+        config.api_key = Some("test-key".into());
+        config.base_url = Some(server.anthropic_base_url());
+        config.retry = RetryPolicy::none();
+        SessionModel::from_config(config, None).unwrap().install(&session);
+    }
+    let denied = hands_core::permissions::PermissionPolicy::denied_tools(&permissions);
+    let pool = Arc::new(hands_tools::builtin_pool(PoolConfig { denied, ..PoolConfig::default() }));
+    // A call that ignores an abort would be dropped after the grace period, hiding that it did
+    // not stop by itself: the grace here outlasts every test's wait.
+    let options = EngineOptions { cancel_grace: Duration::from_secs(3600), ..EngineOptions::default() };
+    let engine =
+        Engine::builder(pool, session).policy(permissions.policy()).hooks(permissions.hooks()).options(options).build();
+    Fx { dir, server, engine }
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_string()).collect()
+}
+
+fn system(body: &Value) -> String {
+    body["system"].to_string()
+}
+
+fn agent_call(subagent_type: &str, task: &str) -> Value {
+    json!({"description": "a small task", "prompt": task, "subagent_type": subagent_type})
+}
+
+#[tokio::test]
+async fn the_general_purpose_agent_gets_every_tool_but_agent_and_reports_with_usage() {
+    let fx = fixture(vec![Reply::text("All done: found 3 files.").usage(100, 20)], Options::default()).await;
+    let result = fx.call("toolu_1", "Agent", agent_call("general-purpose", "Count the files.")).await;
+    assert!(!result.is_error, "{}", result.text());
+    let text = result.text();
+    assert!(
+        text.starts_with("All done: found 3 files.\n\n<usage>total_tokens: 120\ntool_uses: 0\nduration_ms: "),
+        "{text}"
+    );
+    let bodies = fx.bodies();
+    assert_eq!(bodies.len(), 1);
+    let tools = tool_names(&bodies[0]);
+    assert!(!tools.iter().any(|t| t == "Agent"), "{tools:?}");
+    for expected in ["Bash", "Edit", "Read", "Write"] {
+        assert!(tools.iter().any(|t| t == expected), "{expected} missing from {tools:?}");
+    }
+    assert_eq!(bodies[0]["model"], "parent-model");
+    assert!(system(&bodies[0]).contains("You are a sub-agent started by another agent"), "{}", system(&bodies[0]));
+    assert!(bodies[0]["messages"].to_string().contains("Count the files."));
+    // The legacy name reaches the same tool, and the default type is general-purpose.
+    fx.server.push(Reply::text("second"));
+    let result = fx.call("toolu_2", "Task", json!({"description": "d", "prompt": "again"})).await;
+    assert!(result.text().starts_with("second"), "{}", result.text());
+}
+
+#[tokio::test]
+async fn the_explorer_sees_no_writing_tool_and_only_read_only_commands_run() {
+    let turns = vec![
+        Reply::reply().tool_use("s1", "Bash", json!({"command": "touch made-by-explorer"})).tool_use(
+            "s2",
+            "Bash",
+            json!({"command": "ls"}),
+        ),
+        Reply::text("Looked around."),
+    ];
+    let fx = fixture(turns, Options { mode: PermissionMode::Default, ..Options::default() }).await;
+    std::fs::write(fx.project().join("present.txt"), "x").unwrap();
+    let result = fx.call("toolu_1", "Agent", agent_call("explore", "Look around.")).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert!(result.text().contains("tool_uses: 2"), "{}", result.text());
+    let bodies = fx.bodies();
+    let tools = tool_names(&bodies[0]);
+    for absent in ["Agent", "Edit", "MultiEdit", "NotebookEdit", "Write"] {
+        assert!(!tools.iter().any(|t| t == absent), "{absent} in {tools:?}");
+    }
+    for present in ["Bash", "Glob", "Grep", "Read"] {
+        assert!(tools.iter().any(|t| t == present), "{present} missing from {tools:?}");
+    }
+    assert!(system(&bodies[0]).contains("read-only search sub-agent"));
+    assert!(!fx.project().join("made-by-explorer").exists(), "a changing command ran in a read-only agent");
+    let results = bodies[1]["messages"].to_string();
+    assert!(results.contains("only reads"), "{results}");
+    assert!(results.contains("present.txt"), "the read-only command did not run: {results}");
+}
+
+#[tokio::test]
+async fn a_parents_deny_rule_holds_inside_the_sub_agent() {
+    let turns = vec![
+        Reply::reply().tool_use("s1", "Read", json!({"file_path": "secret.txt"})),
+        Reply::text("Could not read it."),
+    ];
+    let fx = fixture(turns, Options { deny: &["Read(./secret.txt)"], ..Options::default() }).await;
+    std::fs::write(fx.project().join("secret.txt"), "TOP-SECRET-VALUE").unwrap();
+    let result = fx.call("toolu_1", "Agent", agent_call("general-purpose", "Read secret.txt.")).await;
+    assert!(!result.is_error, "{}", result.text());
+    let bodies = fx.bodies();
+    let sent = bodies[1]["messages"].to_string();
+    assert!(!sent.contains("TOP-SECRET-VALUE"), "the denied file reached the sub-agent's model");
+    assert!(sent.contains("\"is_error\":true"), "{sent}");
+    assert!(sent.contains("Read(./secret.txt)") || sent.to_lowercase().contains("denied"), "{sent}");
+}
+
+#[tokio::test]
+async fn a_custom_project_agent_is_listed_found_and_used_and_bad_files_are_reported() {
+    let fx = fixture(vec![Reply::text("Reviewed.")], Options::default()).await;
+    let agents = fx.project().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("reviewer.md"),
+        "---\nname: reviewer\ndescription: Reviews a change for mistakes\ntools: Read, Grep\nmodel: reviewer-model\n---\nYou are the REVIEWER-7 agent. Be strict.\n",
+    )
+    .unwrap();
+    std::fs::write(agents.join("broken.md"), "---\nname: broken\n---\nno description\n").unwrap();
+    let user = fx.dir.path().join("home/.claude/agents");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(user.join("mine.md"), "---\nname: mine\ndescription: The user's own\n---\nMine.\n").unwrap();
+
+    // The description lists every available type, read afresh.
+    let tool = fx.engine.pool().find("Agent").unwrap().tool().clone();
+    let description = tool.prompt(fx.session());
+    for listed in [
+        "- general-purpose:",
+        "- Explore:",
+        "- Plan:",
+        "- reviewer: Reviews a change for mistakes (tools: Read, Grep)",
+        "- mine: The user's own",
+    ] {
+        assert!(description.contains(listed), "{listed} missing from\n{description}");
+    }
+    assert!(!description.contains("broken"));
+
+    let result = fx.call("toolu_1", "Agent", agent_call("Reviewer", "Review the diff.")).await;
+    assert!(!result.is_error, "{}", result.text());
+    let bodies = fx.bodies();
+    assert_eq!(tool_names(&bodies[0]), ["Grep", "Read"]);
+    assert!(system(&bodies[0]).contains("You are the REVIEWER-7 agent. Be strict."), "{}", system(&bodies[0]));
+    assert_eq!(bodies[0]["model"], "reviewer-model");
+
+    // An unknown type lists the available ones and the skipped file with its reason.
+    let unknown = fx.call("toolu_2", "Agent", agent_call("nobody", "x")).await;
+    assert!(unknown.is_error);
+    let text = unknown.text();
+    assert!(
+        text.contains(
+            "There is no agent type \"nobody\". Available agent types: general-purpose, Explore, Plan, mine, reviewer."
+        ),
+        "{text}"
+    );
+    assert!(text.contains("broken.md: `description` is missing"), "{text}");
+    assert_eq!(fx.server.requests().len(), 1, "no sub-agent ran for an unknown type");
+}
+
+#[tokio::test]
+async fn parallel_agent_calls_run_at_the_same_time() {
+    // Each sub-agent's stream is held until the server has seen both sub-agents' requests
+    // (three requests: the parent's and two), so the test only ends if they overlap.
+    let server_slot: Arc<std::sync::OnceLock<std::sync::Weak<FakeModelApi>>> = Arc::default();
+    let both_seen = |slot: Arc<std::sync::OnceLock<std::sync::Weak<FakeModelApi>>>| {
+        move || slot.get().and_then(std::sync::Weak::upgrade).is_some_and(|s| s.requests().len() >= 3)
+    };
+    let turns = vec![
+        Reply::reply().tool_use("p1", "Agent", agent_call("general-purpose", "Task one.")).tool_use(
+            "p2",
+            "Agent",
+            agent_call("Explore", "Task two."),
+        ),
+        Reply::reply().hold_until(both_seen(server_slot.clone())).say("report"),
+        Reply::reply().hold_until(both_seen(server_slot.clone())).say("report"),
+        Reply::text("Both came back."),
+    ];
+    let fx = fixture(turns, Options::default()).await;
+    server_slot.set(Arc::downgrade(&fx.server)).unwrap();
+    let mut config = ProviderConfig::new(ProviderKind::Anthropic, "parent-model");
+    config.api_key = Some("k".into());
+    config.base_url = Some(fx.server.anthropic_base_url());
+    config.retry = RetryPolicy::none();
+    let parent = hands_agent::Agent::new(
+        hands_model::connect(config).unwrap(),
+        fx.engine.clone(),
+        hands_agent::AgentOptions::default(),
+    );
+    let run = tokio::time::timeout(
+        WAIT,
+        parent.run(vec![hands_model::Message::user("do both")], hands_model::CancellationToken::new(), &mut |_| {}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.stop, hands_agent::Stop::EndTurn);
+    assert_eq!(fx.server.timed_out_holds(), 0, "the two sub-agents did not run at the same time");
+    assert_eq!(run.final_text(), "Both came back.");
+    let results = fx.bodies()[3]["messages"].to_string();
+    assert_eq!(results.matches("report\\n\\n<usage>").count(), 2, "{results}");
+}
+
+fn task_id(result: &ToolResult) -> String {
+    let text = result.text();
+    let start = text.find("as task ").expect("no task id") + "as task ".len();
+    text[start..].split(|c: char| !c.is_alphanumeric()).next().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn a_background_agent_is_read_with_task_output_and_stopped_with_task_stop() {
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let turns = vec![
+        Reply::reply()
+            .hold_on(async move {
+                let _ = released.await;
+            })
+            .say("Background report."),
+        // Never released: stopped with TaskStop.
+        Reply::reply().hold_on(std::future::pending()).say("never"),
+    ];
+    let fx = fixture(turns, Options::default()).await;
+    let mut input = agent_call("general-purpose", "Work in the background.");
+    input["run_in_background"] = json!(true);
+    let started = fx.call("toolu_1", "Agent", input.clone()).await;
+    assert!(!started.is_error, "{}", started.text());
+    let id = task_id(&started);
+    assert!(started.text().contains("TaskOutput"), "{}", started.text());
+
+    let peek = fx.call("toolu_2", "TaskOutput", json!({"task_id": id, "block": false})).await;
+    assert!(peek.text().contains("<task_type>local_agent</task_type>"), "{}", peek.text());
+    assert!(peek.text().contains("<status>running</status>"), "{}", peek.text());
+    release.send(()).unwrap();
+    let done = fx.call("toolu_3", "TaskOutput", json!({"task_id": id, "timeout": 60000})).await;
+    let text = done.text();
+    assert!(text.contains("<status>completed</status>"), "{text}");
+    assert!(text.contains("Background report.\n\n<usage>total_tokens: 19"), "{text}");
+    assert!(!text.contains("<exit_code>"), "{text}");
+
+    let second = fx.call("toolu_4", "Agent", input).await;
+    let id = task_id(&second);
+    let stop = fx.call("toolu_5", "TaskStop", json!({"task_id": id})).await;
+    assert!(!stop.is_error, "{}", stop.text());
+    assert!(stop.text().contains("local_agent"), "{}", stop.text());
+    let live = LiveAgents::of(fx.session());
+    assert_eq!(live.wait_idle(WAIT).await, 0, "the stopped agent still runs");
+    let registry = TaskRegistry::of(fx.session());
+    assert_eq!(registry.running(), 0);
+    let stopped = fx.call("toolu_6", "TaskOutput", json!({"task_id": id, "block": false})).await;
+    assert!(stopped.text().contains("<status>killed</status>"), "{}", stopped.text());
+    assert!(stopped.text().contains("stopped before finishing"), "{}", stopped.text());
+}
+
+#[tokio::test]
+async fn aborting_the_parent_stops_the_sub_agent_and_leaves_nothing_running() {
+    let (seen, request_seen) = tokio::sync::oneshot::channel::<()>();
+    let turns = vec![Reply::reply().say("working").hold_on(async move {
+        let _ = seen.send(());
+        std::future::pending::<()>().await
+    })];
+    let fx = fixture(turns, Options::default()).await;
+    let turn = Turn::new();
+    let call = {
+        let (engine, turn) = (fx.engine.clone(), turn.clone());
+        tokio::spawn(async move {
+            engine.run_one(ToolCall::new("toolu_1", "Agent", agent_call("general-purpose", "Wait.")), &turn).await
+        })
+    };
+    tokio::time::timeout(WAIT, request_seen).await.unwrap().unwrap();
+    assert_eq!(LiveAgents::of(fx.session()).running(), 1);
+    turn.abort();
+    let result = tokio::time::timeout(WAIT, call).await.expect("the aborted call did not return").unwrap();
+    assert!(result.is_error, "{}", result.text());
+    assert_eq!(fx.server.timed_out_holds(), 0, "the sub-agent ran on until the server gave up");
+    assert!(!result.text().contains("model request failed"), "{}", result.text());
+    assert_eq!(LiveAgents::of(fx.session()).running(), 0, "the sub-agent outlived its parent's call");
+    assert!(fx.session().get_extension::<TaskRegistry>().is_none_or(|r| r.running() == 0));
+}
+
+#[tokio::test]
+async fn the_depth_limit_keeps_agent_out_of_the_pool_and_refuses_clearly() {
+    let delegator = "---\nname: delegator\ndescription: Hands work on\ntools: Agent, Read\n---\nDelegate.\n";
+    // Limit 1: the delegator's pool has no Agent.
+    let fx = fixture(vec![Reply::text("ok")], Options::default()).await;
+    let agents = fx.project().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("delegator.md"), delegator).unwrap();
+    fx.call("toolu_1", "Agent", agent_call("delegator", "x")).await;
+    assert_eq!(tool_names(&fx.bodies()[0]), ["Read"]);
+    // Limit 2: it has.
+    let fx = fixture(vec![Reply::text("ok")], Options { max_depth: Some(2), ..Options::default() }).await;
+    let agents = fx.project().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("delegator.md"), delegator).unwrap();
+    fx.call("toolu_1", "Agent", agent_call("delegator", "x")).await;
+    assert_eq!(tool_names(&fx.bodies()[0]), ["Agent", "Read"]);
+    // An Agent tool at the limit refuses before any model request.
+    let pool = Arc::new(Pool::assemble(vec![typed_arc(AgentTool::at_depth(2))], PoolConfig::default()));
+    let engine = Engine::builder(pool, fx.session().clone()).build();
+    let result = engine.run_one(ToolCall::new("t", "Agent", agent_call("Explore", "x")), &Turn::new()).await;
+    assert!(result.is_error);
+    assert!(result.text().contains(&prompt::depth_limit(2, 2)), "{}", result.text());
+    assert_eq!(fx.server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn no_model_and_isolation_give_clear_errors() {
+    let fx = fixture(vec![], Options { model: false, ..Options::default() }).await;
+    let result = fx.call("toolu_1", "Agent", agent_call("Plan", "Plan it.")).await;
+    assert!(result.is_error);
+    assert_eq!(result.text(), prompt::NO_MODEL);
+    let mut input = agent_call("Plan", "Plan it.");
+    input["isolation"] = json!("worktree");
+    let result = fx.call("toolu_2", "Agent", input).await;
+    assert!(result.is_error && result.text().contains("isolated worktree"), "{}", result.text());
+    let empty = fx.call("toolu_3", "Agent", json!({"description": "d", "prompt": "  "})).await;
+    assert!(empty.is_error && empty.text().contains("prompt is empty"), "{}", empty.text());
+    assert!(fx.server.requests().is_empty());
+}
