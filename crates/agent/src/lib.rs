@@ -113,7 +113,7 @@ pub enum AgentEvent {
     ToolUse(ToolUse),
     /// A call's result, in the model's order.
     ToolResult(hands_core::ToolResult),
-    /// A response is complete (its tools may still be running).
+    /// A response is complete (its tools may still be running; their results follow).
     Response(Response),
     /// A between-turn notice, added to the next user message as `<system-reminder>` text.
     Notice(hands_core::notices::Notice),
@@ -277,7 +277,11 @@ impl Agent {
                     on_event(AgentEvent::ToolUse(call));
                 }
                 Ok(StreamEvent::TextDelta(text)) => on_event(AgentEvent::TextDelta(text)),
-                Ok(StreamEvent::Done(done)) => response = Some(done),
+                Ok(StreamEvent::Done(done)) => {
+                    // Reported now, before the results of its calls.
+                    on_event(AgentEvent::Response(done.clone()));
+                    response = Some(done);
+                }
                 Ok(StreamEvent::ServerBlock(_) | StreamEvent::Usage(_)) => {}
                 Err(error) => failure = Some(error),
             }
@@ -300,7 +304,6 @@ impl Agent {
         }
         let response =
             response.ok_or_else(|| ModelError::MalformedStream("the stream ended without a response".into()))?;
-        on_event(AgentEvent::Response(response.clone()));
         Ok((response, results))
     }
 }
@@ -313,7 +316,7 @@ fn add_usage(total: &mut Usage, more: &Usage) {
 }
 
 /// A hands tool result as a `tool_result` block of the conversation.
-fn result_block(result: &hands_core::ToolResult) -> ContentBlock {
+pub fn result_block(result: &hands_core::ToolResult) -> ContentBlock {
     let content = result
         .content
         .iter()

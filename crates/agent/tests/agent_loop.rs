@@ -83,6 +83,8 @@ async fn a_tool_starts_while_the_model_is_still_streaming() {
         let call = events.iter().position(|e| matches!(e, AgentEvent::ToolUse(_))).unwrap();
         let response = events.iter().position(|e| matches!(e, AgentEvent::Response(_))).unwrap();
         assert!(call < response, "{kind}: the call was reported only after the whole response");
+        let result = events.iter().position(|e| matches!(e, AgentEvent::ToolResult(_))).unwrap();
+        assert!(response < result, "{kind}: the response is reported before the results of its calls");
     }
 }
 

@@ -7,13 +7,15 @@
 //! hands why TOOL 'JSON'                                              the permission decision and its source
 //! hands serve [--http ADDR] [--token T] [--allow-remote]             the pool as an MCP server
 //! hands sandbox status [--cwd DIR]                                   the Bash sandbox: on?, mechanism, why
+//! hands agent -p PROMPT [--provider P] [--model M] [--output-format F] one headless agent (docs/agents.md)
 //! ```
 //!
 //! `hands __sandbox-helper ...` is not for people: it is the first process inside a Linux
 //! sandbox that has a network proxy (see `hands_sandbox::helper`).
 //!
 //! stdout carries only results; logs go to stderr under `RUST_LOG`. Exit status: 0, 1 when the
-//! result is an error, 2 for usage errors; a reader that closed stdout early (`| head`) ends the
+//! result is an error, 2 for usage errors (`hands agent` has its own codes, see
+//! `commands/agent.rs`); a reader that closed stdout early (`| head`) ends the
 //! command quietly with 0. What each subcommand does lives in `commands/`; how a
 //! session and engine are built from the options lives in `setup.rs`.
 
@@ -52,6 +54,8 @@ enum Command {
     Serve(commands::serve::Args),
     /// The Bash sandbox: whether it is on, which mechanism confines commands here, and why.
     Sandbox(commands::sandbox::Args),
+    /// Run one headless agent on a prompt against a model API (Anthropic or OpenAI-compatible).
+    Agent(commands::agent::Args),
 }
 
 /// What a subcommand reports back to `main`.
@@ -60,6 +64,8 @@ pub enum Outcome {
     Success,
     /// The tool result was an error (exit status 1).
     ToolError,
+    /// Exit with this status (`hands agent`).
+    Exit(u8),
 }
 
 fn init_tracing() {
@@ -122,6 +128,7 @@ fn main() -> ExitCode {
             Command::Why(args) => commands::why::run(args).await,
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Sandbox(args) => commands::sandbox::run(args).await,
+            Command::Agent(args) => commands::agent::run(args).await,
         }
     });
     // Background work (tasks, servers) must not keep the process alive after the command.
@@ -129,6 +136,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::ToolError) => ExitCode::from(1),
+        Ok(Outcome::Exit(code)) => ExitCode::from(code),
         // The reader of stdout went away (`hands call ... | head`): nothing left to say.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -96,6 +96,12 @@ impl Message {
             .collect()
     }
 
+    /// The message as the Anthropic Messages API spells it (`{"role", "content": [...]}`), the
+    /// shape transcripts are printed in whatever the provider.
+    pub fn to_json(&self) -> Value {
+        crate::anthropic::message_json(self)
+    }
+
     /// The client tool calls, in order.
     pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
         self.content.iter().filter_map(|b| match b {
@@ -142,6 +148,19 @@ pub enum StopReason {
 }
 
 impl StopReason {
+    /// The reason as the Anthropic API spells it (`end_turn`, `tool_use`, ...).
+    pub fn as_str(&self) -> &str {
+        match self {
+            StopReason::EndTurn => "end_turn",
+            StopReason::ToolUse => "tool_use",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::StopSequence => "stop_sequence",
+            StopReason::PauseTurn => "pause_turn",
+            StopReason::Refusal => "refusal",
+            StopReason::Other(other) => other,
+        }
+    }
+
     /// The reason for an Anthropic `stop_reason` value.
     pub(crate) fn from_anthropic(reason: &str) -> StopReason {
         match reason {

@@ -1,5 +1,6 @@
 //! One module per subcommand. Shared option parsing and engine construction live in `setup`.
 
+pub mod agent;
 pub mod call;
 pub mod run;
 pub mod sandbox;
