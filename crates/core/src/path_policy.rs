@@ -16,9 +16,12 @@
 //! It also words the shared "file does not exist" message with its `Did you mean ...?` hint.
 //! Permission *rules* (settings files) are not here: the permission engine applies them on top.
 
+#[cfg(unix)]
 use std::ffi::OsStr;
 use std::fs;
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
+#[cfg(unix)]
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -153,6 +156,7 @@ pub fn credential_component(path: &Path) -> Option<&'static str> {
 
 /// Paths that stand for a process's standard streams or terminal: reading them would read
 /// whatever hands's own stdin is, or block.
+#[cfg(unix)]
 const STREAM_PATHS: &[&str] = &[
     "/dev/stdin",
     "/dev/stdout",
@@ -210,20 +214,41 @@ fn kind_from(path: &Path, meta: Option<&fs::Metadata>) -> FileKind {
                 FileKind::Regular
             } else if t.is_dir() {
                 FileKind::Directory
-            } else if t.is_char_device() || t.is_block_device() {
-                FileKind::Device
-            } else if t.is_fifo() {
-                FileKind::Fifo
-            } else if t.is_socket() {
-                FileKind::Socket
             } else {
-                FileKind::Other
+                special_kind(&t)
             }
         }
     };
     if kind != FileKind::Directory && is_stream_path(path) { FileKind::Device } else { kind }
 }
 
+/// Devices, FIFOs and sockets by their Unix file type; anything else is `Other`.
+#[cfg(unix)]
+fn special_kind(t: &fs::FileType) -> FileKind {
+    if t.is_char_device() || t.is_block_device() {
+        FileKind::Device
+    } else if t.is_fifo() {
+        FileKind::Fifo
+    } else if t.is_socket() {
+        FileKind::Socket
+    } else {
+        FileKind::Other
+    }
+}
+
+/// Off Unix the standard library tells files, folders and links apart only.
+#[cfg(not(unix))]
+fn special_kind(_: &fs::FileType) -> FileKind {
+    FileKind::Other
+}
+
+/// Off Unix there is no `/dev` or `/proc` to stream from.
+#[cfg(not(unix))]
+fn is_stream_path(_: &Path) -> bool {
+    false
+}
+
+#[cfg(unix)]
 fn is_stream_path(path: &Path) -> bool {
     // Every stream path lives under /dev or /proc: most paths are ruled out by their first bytes.
     let bytes = path.as_os_str().as_bytes();

@@ -9,7 +9,6 @@
 use std::cell::Cell;
 use std::fs;
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -40,13 +39,28 @@ fn timestamp_of(secs: i64, nanos: i64) -> SystemTime {
     if secs >= 0 { UNIX_EPOCH + Duration::new(secs as u64, nanos as u32) } else { UNIX_EPOCH }
 }
 
+/// The metadata that reveals a change: device, inode, mtime and ctime (seconds, nanoseconds).
+#[cfg(unix)]
+fn stamp(meta: &fs::Metadata) -> (u64, u64, (i64, i64), (i64, i64)) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino(), (meta.mtime(), meta.mtime_nsec()), (meta.ctime(), meta.ctime_nsec()))
+}
+
+/// Off Unix only the modification time is portable; no device, inode or change time.
+#[cfg(not(unix))]
+fn stamp(meta: &fs::Metadata) -> (u64, u64, (i64, i64), (i64, i64)) {
+    let mtime = meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).unwrap_or_default();
+    (0, 0, (mtime.as_secs() as i64, i64::from(mtime.subsec_nanos())), (0, 0))
+}
+
 impl FileSnapshot {
     fn new(bytes: &[u8], meta: &fs::Metadata, read_at: SystemTime) -> Self {
-        let mtime = (meta.mtime(), meta.mtime_nsec());
-        let ctime = (meta.ctime(), meta.ctime_nsec());
+        let (dev, ino, mtime, ctime) = stamp(meta);
         let newest = timestamp_of(mtime.0, mtime.1).max(timestamp_of(ctime.0, ctime.1));
-        let racy = read_at.duration_since(newest).map_or(true, |age| age < RACY_WINDOW);
-        Self { hash: hash_bytes(bytes), len: meta.len(), dev: meta.dev(), ino: meta.ino(), mtime, ctime, racy }
+        // Off Unix the metadata cannot vouch for the content (no inode or change time), so every
+        // check there compares content.
+        let racy = !cfg!(unix) || read_at.duration_since(newest).map_or(true, |age| age < RACY_WINDOW);
+        Self { hash: hash_bytes(bytes), len: meta.len(), dev, ino, mtime, ctime, racy }
     }
 
     /// The xxh3 hash of the bytes read (the same hash the file-state cache records).
@@ -65,11 +79,7 @@ impl FileSnapshot {
     }
 
     fn same_metadata(&self, meta: &fs::Metadata) -> bool {
-        meta.len() == self.len
-            && meta.dev() == self.dev
-            && meta.ino() == self.ino
-            && (meta.mtime(), meta.mtime_nsec()) == self.mtime
-            && (meta.ctime(), meta.ctime_nsec()) == self.ctime
+        meta.len() == self.len && stamp(meta) == (self.dev, self.ino, self.mtime, self.ctime)
     }
 
     /// Whether `path` still holds exactly the bytes that were read. Unchanged metadata is trusted

@@ -28,8 +28,13 @@
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, AsRawFd};
+#[cfg(unix)]
+use std::os::fd::AsFd;
+#[cfg(target_os = "linux")]
+use std::os::fd::AsRawFd;
+#[cfg(target_os = "linux")]
 use std::os::unix::ffi::OsStrExt;
+#[cfg(unix)]
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -211,6 +216,7 @@ pub fn write_target(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// Why a resolved open failed because the path changed after it was checked.
+#[cfg(unix)]
 fn changed_since_check(real: &Path) -> io::Error {
     io::Error::other(format!(
         "{} changed after it was checked (a symlink appeared on the way); nothing was read or written",
@@ -425,25 +431,26 @@ fn write_resolved(
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", real.display())));
     };
     #[cfg(unix)]
-    let dir = {
+    {
         use rustix::fs::{Mode, OFlags};
         let flags = OFlags::RDONLY | OFlags::DIRECTORY;
-        match open_no_symlinks(dir_path, flags, Mode::empty()) {
+        let dir = match open_no_symlinks(dir_path, flags, Mode::empty()) {
             Err(e) if make_folders && e.kind() == io::ErrorKind::NotFound => {
                 open_walking(dir_path, flags | OFlags::CLOEXEC | OFlags::NOCTTY, Mode::empty(), true)?
             }
             opened => opened?,
-        }
-    };
+        };
+        write_in_dir(&dir, dir_path, name, bytes, true, before_rename)
+    }
     #[cfg(not(unix))]
-    let dir = {
-        // Fallback: no descriptor-relative walk without a Unix kernel; folders made by path.
+    {
+        // Fallback: no descriptor-relative walk without a Unix kernel; folders are made and the
+        // file written by path, so a symlink swapped in after the check is not caught here.
         if make_folders {
             fs::create_dir_all(dir_path)?;
         }
-        File::open(dir_path)?
-    };
-    write_in_dir(&dir, dir_path, name, bytes, true, before_rename)
+        write_in_dir_by_path(dir_path, name, bytes, true, before_rename)
+    }
 }
 
 /// Remove the temp files (`.<name>.hands-tmp-<pid>-<n>`) in `dir` whose writing process no
@@ -555,11 +562,62 @@ fn write_via_temp(
     let Some(name) = target.file_name() else {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", target.display())));
     };
-    let dir = File::open(&dir_path)?;
-    write_in_dir(&dir, &dir_path, name, bytes, durable, before_rename)
+    #[cfg(unix)]
+    {
+        let dir = File::open(&dir_path)?;
+        write_in_dir(&dir, &dir_path, name, bytes, durable, before_rename)
+    }
+    #[cfg(not(unix))]
+    write_in_dir_by_path(&dir_path, name, bytes, durable, before_rename)
+}
+
+/// The name of a new temp file for `name`: `.<name>.hands-tmp-<pid>-<n>`.
+fn temp_name(name: &OsStr) -> String {
+    format!(
+        ".{}{TEMP_MARKER}{}-{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The atomic write off Unix: the same steps as [`write_in_dir`] by path (a temp file beside the
+/// target created new, the content, the target's read-only flag carried over, an fsync when
+/// `durable`, the caller's last check, a rename that replaces the target). Owners and Unix mode
+/// bits do not exist there; the folder itself cannot be fsynced.
+#[cfg(not(unix))]
+fn write_in_dir_by_path(
+    dir_path: &Path,
+    name: &OsStr,
+    bytes: &[u8],
+    durable: bool,
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    sweep_once(dir_path);
+    let target = dir_path.join(name);
+    let existing = fs::symlink_metadata(&target).ok().filter(|m| m.is_file());
+    let tmp = dir_path.join(temp_name(name));
+    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let result = (|| {
+        file.write_all(bytes)?;
+        if durable {
+            file.sync_all()?;
+        }
+        drop(file);
+        if let Some(meta) = &existing {
+            fs::set_permissions(&tmp, meta.permissions())?;
+        }
+        before_rename()?;
+        fs::rename(&tmp, &target)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// The permission bits of `st` (`st_mode` is 16 bits wide on macOS, 32 on Linux).
+#[cfg(unix)]
 #[allow(clippy::unnecessary_cast)]
 fn permission_bits(st: &rustix::fs::Stat) -> u32 {
     st.st_mode as u32 & 0o7777
@@ -568,6 +626,7 @@ fn permission_bits(st: &rustix::fs::Stat) -> u32 {
 /// The atomic write itself, inside the opened folder `dir` (shown as `dir_path`): a temp file
 /// created in `dir` with the target's mode (and owner, where allowed), the content, an fsync when
 /// `durable`, the caller's last check, a rename within `dir`, and the folder's fsync.
+#[cfg(unix)]
 fn write_in_dir(
     dir: &File,
     dir_path: &Path,
@@ -581,12 +640,7 @@ fn write_in_dir(
     let existing = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
         .ok()
         .filter(|st| rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile);
-    let tmp = format!(
-        ".{}{TEMP_MARKER}{}-{}",
-        name.to_string_lossy(),
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
+    let tmp = temp_name(name);
     let mode = existing.as_ref().map_or(0o666, permission_bits);
     let fd = rustix::fs::openat(
         dir,

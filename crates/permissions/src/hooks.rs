@@ -342,11 +342,21 @@ fn capped(text: &str) -> String {
     hands_core::text::truncate_chars(text, MAX_HOOK_TEXT_CHARS).into_owned()
 }
 
+#[cfg(unix)]
 fn kill_group(pid: Option<u32>) {
     let Some(pid) = pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) else { return };
     // The group may already be gone; nothing else to do then.
     let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
 }
+
+/// Off Unix there are no process groups: the hook's own process is killed when its handle is
+/// dropped (`kill_on_drop`); processes it started may outlive it.
+#[cfg(not(unix))]
+fn kill_group(_pid: Option<u32>) {}
+
+/// The shell hook commands run in: `/bin/sh` on Unix; elsewhere the `sh` on `PATH` (Git for
+/// Windows ships one), as hook commands are written for a POSIX shell.
+const HOOK_SHELL: &str = if cfg!(unix) { "/bin/sh" } else { "sh" };
 
 /// Read at most [`MAX_HOOK_OUTPUT_BYTES`] of a pipe and discard the rest, so a chatty hook can
 /// neither block on a full pipe nor fill memory.
@@ -367,7 +377,8 @@ pub async fn run_hook_command(
 ) -> HookRun {
     let mut run =
         HookRun { command: command.to_string(), exit: HookExit::Killed, stdout: String::new(), stderr: String::new() };
-    let mut child = match tokio::process::Command::new("/bin/sh")
+    let mut shell = tokio::process::Command::new(HOOK_SHELL);
+    shell
         .arg("-c")
         .arg(command)
         .current_dir(cwd)
@@ -375,10 +386,11 @@ pub async fn run_hook_command(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-    {
+        .kill_on_drop(true);
+    // Its own process group, so a timeout kills whatever the hook started too.
+    #[cfg(unix)]
+    shell.process_group(0);
+    let mut child = match shell.spawn() {
         Ok(c) => c,
         Err(e) => {
             run.exit = HookExit::FailedToStart(e.to_string());

@@ -28,7 +28,9 @@ use std::time::SystemTime;
 /// The descriptor of a search root and the path the walk spells it with.
 #[derive(Debug)]
 pub struct RootOpener {
-    /// The root as the walk spells it (every walked path starts with it).
+    /// The root as the walk spells it (every walked path starts with it). Read by the Unix
+    /// checks only.
+    #[cfg_attr(not(unix), allow(dead_code))]
     root: PathBuf,
     #[cfg(target_os = "linux")]
     dir: std::os::fd::OwnedFd,

@@ -6,6 +6,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -117,6 +118,7 @@ impl OldestKept {
 /// The order of `Path::cmp` (component by component) for the normalised paths a walk yields, by
 /// comparing bytes with `/` ranked below every other byte: `a/b` before `a.b` before `a0`. Paths
 /// with `.` components or repeated separators (never produced by a walk) may order differently.
+#[cfg(unix)]
 pub fn path_order(a: &Path, b: &Path) -> Ordering {
     let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
     let rank = |byte: u8| if byte == b'/' { 0 } else { u16::from(byte) + 1 };
@@ -124,6 +126,12 @@ pub fn path_order(a: &Path, b: &Path) -> Ordering {
         Some(i) => rank(a[i]).cmp(&rank(b[i])),
         None => a.len().cmp(&b.len()),
     }
+}
+
+/// Off Unix paths are not bytes: `Path::cmp` itself, the same order without the shortcut.
+#[cfg(not(unix))]
+pub fn path_order(a: &Path, b: &Path) -> Ordering {
+    a.cmp(b)
 }
 
 /// Sort `files` newest first, ties by path.

@@ -10,9 +10,8 @@ use std::process::Stdio;
 
 use hands_core::{ToolContext, ToolError, ToolOutput};
 use hands_tasks::{ReserveError, TaskRegistry};
-use rustix::process::Signal;
 
-use crate::process::{signal_group, spawn_sandboxed, spawn_shell, wrap_command};
+use crate::process::{Signal, signal_group, spawn_sandboxed, spawn_shell, wrap_command};
 
 /// `Command running in background with ID: <id>. Output is being written to: <path>`.
 pub fn started_message(id: &str, path: &std::path::Path) -> String {
@@ -64,12 +63,12 @@ pub fn start(
         return Err(ToolError::msg("the shell exited before its process id could be read"));
     };
     let task =
-        reservation.start(command, description.map(str::to_string), Box::new(move || signal_group(pgid, Signal::KILL)));
+        reservation.start(command, description.map(str::to_string), Box::new(move || signal_group(pgid, Signal::Kill)));
     let id = task.id().to_string();
     tokio::spawn(async move {
         let status = child.wait().await;
         // Whatever the shell left running in its group goes with it.
-        signal_group(pgid, Signal::KILL);
+        signal_group(pgid, Signal::Kill);
         drop(sandbox_guard);
         let code = status.ok().and_then(|s| s.code());
         task.finish(code);

@@ -1,4 +1,5 @@
-//! Starting bash in its own process group and stopping that whole group.
+//! Starting bash in its own process group and stopping that whole group (on Windows, which has
+//! no process groups, the shell's process tree, through `taskkill /T`).
 //!
 //! Every command runs as `bash -c <script>` where the script merges stderr into stdout
 //! (`exec 2>&1`, so both share one pipe and keep their order of arrival), optionally records the
@@ -11,8 +12,16 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use rustix::process::{Pid, Signal};
 use tokio::process::{Child, Command};
+
+/// How to stop a group: ask it to end, or end it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// `SIGTERM` (Windows: `taskkill /T`, a close request to the tree's windows and consoles).
+    Term,
+    /// `SIGKILL` (Windows: `taskkill /T /F`).
+    Kill,
+}
 
 /// Quote `text` as one single-quoted shell word.
 pub fn shell_quote(text: &str) -> String {
@@ -48,19 +57,42 @@ pub fn spawn_sandboxed(prepared: &mut hands_sandbox::Prepared, cwd: &Path, stdou
 }
 
 fn spawn_in_group(mut command: Command, cwd: &Path, stdout: Stdio) -> std::io::Result<Child> {
-    command.current_dir(cwd).stdout(stdout).stderr(Stdio::null()).process_group(0).kill_on_drop(true);
+    command.current_dir(cwd).stdout(stdout).stderr(Stdio::null()).kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
     command.spawn()
 }
 
 /// Send `signal` to every process in group `pgid`. A group that is already gone is not an error.
+#[cfg(unix)]
 pub fn signal_group(pgid: u32, signal: Signal) {
+    use rustix::process::Pid;
     let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
         return;
+    };
+    let signal = match signal {
+        Signal::Term => rustix::process::Signal::TERM,
+        Signal::Kill => rustix::process::Signal::KILL,
     };
     if let Err(e) = rustix::process::kill_process_group(pid, signal) {
         if e != rustix::io::Errno::SRCH {
             tracing::warn!(pgid, error = %e, "could not signal a process group");
         }
+    }
+}
+
+/// Off Unix `pgid` is the shell's process id: `taskkill /T` ends it and every process it started
+/// (still running) with it. A tree that is already gone is not an error.
+#[cfg(not(unix))]
+pub fn signal_group(pgid: u32, signal: Signal) {
+    let mut taskkill = std::process::Command::new("taskkill");
+    taskkill.arg("/T").arg("/PID").arg(pgid.to_string());
+    if signal == Signal::Kill {
+        taskkill.arg("/F");
+    }
+    let result = taskkill.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    if let Err(e) = result {
+        tracing::warn!(pgid, error = %e, "could not run taskkill to stop a command's processes");
     }
 }
 
@@ -92,7 +124,7 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         if self.armed {
-            signal_group(self.pgid, Signal::KILL);
+            signal_group(self.pgid, Signal::Kill);
         }
     }
 }

@@ -15,14 +15,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hands_tasks::{BackgroundTask, TaskRegistry};
-use rustix::process::Signal;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdout};
 use tokio_util::sync::CancellationToken;
 
 use crate::constants::{KILL_GRACE, PROGRESS_INTERVAL};
 use crate::output::{OutputCapture, ShapedOutput};
-use crate::process::{GroupGuard, signal_group, spawn_sandboxed, spawn_shell, wrap_command};
+use crate::process::{GroupGuard, Signal, signal_group, spawn_sandboxed, spawn_shell, wrap_command};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -115,9 +114,15 @@ impl<F: Fn(Duration, u64, &str)> RunProgress for F {
     }
 }
 
+/// The exit code a shell reports (`128 + signal` for a process a signal ended, on Unix).
 fn exit_code(status: ExitStatus) -> Option<i32> {
-    use std::os::unix::process::ExitStatusExt;
-    status.code().or_else(|| status.signal().map(|s| 128 + s))
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.code().or_else(|| status.signal().map(|s| 128 + s))
+    }
+    #[cfg(not(unix))]
+    status.code()
 }
 
 /// Reads the pipe and reaps the shell, whichever comes first, until both are done or `until`
@@ -172,10 +177,10 @@ impl Drain<'_> {
 /// Stop the group: SIGTERM, wait up to the grace for everything to end, then SIGKILL and wait up
 /// to the grace again for the pipe to close.
 async fn stop_group(drain: &mut Drain<'_>, guard: &GroupGuard) -> io::Result<()> {
-    signal_group(guard.pgid(), Signal::TERM);
+    signal_group(guard.pgid(), Signal::Term);
     drain.for_at_most(KILL_GRACE).await?;
     // Members that ignored SIGTERM, or that still hold the pipe: no more waiting.
-    signal_group(guard.pgid(), Signal::KILL);
+    signal_group(guard.pgid(), Signal::Kill);
     if !drain.done() {
         drain.for_at_most(KILL_GRACE).await?;
     }
@@ -249,7 +254,7 @@ pub async fn run_foreground(
                     let task = reservation.start(
                         *command,
                         description.map(str::to_string),
-                        Box::new(move || signal_group(pgid, Signal::KILL)),
+                        Box::new(move || signal_group(pgid, Signal::Kill)),
                     );
                     let task_id = task.id().to_string();
                     // The shell's EXIT trap still writes its directory: keep the file until then.
@@ -275,7 +280,7 @@ pub async fn run_foreground(
     } else {
         // Members that closed their output (`cmd >/dev/null &`) did not hold the pipe open, so
         // nothing above stopped them.
-        signal_group(pgid, Signal::KILL);
+        signal_group(pgid, Signal::Kill);
     }
     let status = drain.status;
     if status.is_some() {
@@ -333,7 +338,7 @@ async fn go_on_in_background(
         }
     };
     // Whatever the shell left running in its group goes with it, as for any background task.
-    signal_group(pgid, Signal::KILL);
+    signal_group(pgid, Signal::Kill);
     if let Some(mut out) = stdout {
         // The pipe closes once the group is gone; bounded for a process that left the group.
         let _ = tokio::time::timeout(KILL_GRACE, async {
