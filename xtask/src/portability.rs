@@ -15,15 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// Library files (relative to the workspace root) that use Unix-only APIs without any platform
 /// `cfg` today. Each needs a gate with a documented fallback before the workspace builds off Unix.
-const NOT_YET_GATED: &[&str] = &[
-    "crates/core/src/path_policy.rs",
-    "crates/edit/src/transaction.rs",
-    "crates/permissions/src/hooks.rs",
-    "crates/search/src/order.rs",
-    "crates/tool-bash/src/background.rs",
-    "crates/tool-bash/src/process.rs",
-    "crates/tool-bash/src/run.rs",
-];
+const NOT_YET_GATED: &[&str] = &[];
 
 /// The markers of a platform-only API.
 const PLATFORM_APIS: &[&str] = &["std::os::unix", "std::os::fd", "std::os::linux", "rustix::", "libc::"];
