@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 
 use crate::facade::Facade;
-use crate::feature_matrix::RUNTIME_GATES;
+use crate::feature_matrix::{RUNTIME_GATES, RUNTIME_HIDES};
 use crate::util::{cargo_command, workspace_root};
 
 /// Where the reference lives, relative to the workspace root.
@@ -44,6 +44,7 @@ pub fn run(check: bool) -> anyhow::Result<()> {
 fn tool_data(root: &Path) -> anyhow::Result<Vec<Value>> {
     let mut cmd = cargo_command();
     cmd.current_dir(root).args(["run", "-q", "-p", "hands-tools", "--example", "tool-docs", "--all-features"]);
+    cmd.env_remove("CLAUDE_CODE_ENABLE_TASKS");
     for (_, variable) in RUNTIME_GATES {
         cmd.env_remove(variable);
     }
@@ -130,7 +131,9 @@ fn render_tool(out: &mut String, tool: &Value, facade: &Facade) {
         let _ = writeln!(out, "- Search hint: {hint}");
     }
     let gate = RUNTIME_GATES.iter().find(|(tool_name, _)| *tool_name == name);
+    let hider = RUNTIME_HIDES.iter().find(|(tool_name, _)| *tool_name == name);
     let enabled = match (tool["enabled_by_default"].as_bool(), gate) {
+        (Some(true), _) if hider.is_some() => format!("yes, hidden when `{}=1`", hider.map_or("", |h| h.1)),
         (Some(true), _) => "yes".to_string(),
         (_, Some((_, variable))) => format!("hidden unless `{variable}=1` (runtime gate)"),
         _ => "hidden by a runtime gate".to_string(),

@@ -29,7 +29,17 @@ use crate::facade::{Facade, MARKER_PREFIX, ToolCrate, tool_crates};
 use crate::util::{cargo_command, workspace_root};
 
 /// Tools hidden at run time unless a variable enables them: (tool name, variable).
-pub const RUNTIME_GATES: &[(&str, &str)] = &[("Sleep", "HANDS_ENABLE_SLEEP")];
+pub const RUNTIME_GATES: &[(&str, &str)] = &[
+    ("Sleep", "HANDS_ENABLE_SLEEP"),
+    ("TaskCreate", "HANDS_ENABLE_TASKS"),
+    ("TaskGet", "HANDS_ENABLE_TASKS"),
+    ("TaskList", "HANDS_ENABLE_TASKS"),
+    ("TaskUpdate", "HANDS_ENABLE_TASKS"),
+];
+
+/// The other side of a choice: tools a gate variable set to `1` hides (the task list replaces
+/// TodoWrite): (tool name, variable). Listed with the gates closed, absent with them open.
+pub const RUNTIME_HIDES: &[(&str, &str)] = &[("TodoWrite", "HANDS_ENABLE_TASKS")];
 
 /// The single-tool configuration the fast matrix uses: a tool outside `default`, behind both a
 /// compile-time and a runtime gate.
@@ -199,6 +209,8 @@ fn build(root: &Path, config: &Config, release: bool, scratch: &Path) -> anyhow:
 fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<(String, String)>> {
     let mut cmd = Command::new(binary);
     cmd.args(["tools", "--format", "names", "--packages"]);
+    // Claude Code's variable for the same choice as HANDS_ENABLE_TASKS must not decide it here.
+    cmd.env_remove("CLAUDE_CODE_ENABLE_TASKS");
     for (_, variable) in RUNTIME_GATES {
         if gates_open {
             cmd.env(variable, "1");
@@ -224,7 +236,9 @@ fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<(String, 
 /// Tool name -> registering package in the build with every feature; every tool crate the
 /// facade can link must have registered at least one tool there.
 fn registrations(facade: &Facade, binary: &Path) -> anyhow::Result<BTreeMap<String, String>> {
-    let all: BTreeMap<String, String> = listed_tools(binary, true)?.into_iter().collect();
+    // A tool one gate shows and one that the same gate hides are each listed on one side only.
+    let mut all: BTreeMap<String, String> = listed_tools(binary, true)?.into_iter().collect();
+    all.extend(listed_tools(binary, false)?);
     for feature in facade.tool_features() {
         let package = format!("hands-tool-{}", facade.crate_of(&feature).unwrap_or_default());
         if !all.values().any(|p| *p == package) {
@@ -282,10 +296,21 @@ fn check(
         bail!("`hands tools` lists {name}, registered by {package}, which this build leaves out");
     }
     let listed: Vec<String> = listed_with_packages.into_iter().map(|(name, _)| name).collect();
-    if listed != expected {
-        bail!("`hands tools` lists [{}] but the enabled crates register [{}]", listed.join(", "), expected.join(", "));
+    let hidden_when_open = |name: &String| RUNTIME_HIDES.iter().any(|(tool, _)| tool == name);
+    let expected_open: Vec<String> = expected.iter().filter(|n| !hidden_when_open(n)).cloned().collect();
+    if listed != expected_open {
+        bail!(
+            "`hands tools` lists [{}] but the enabled crates register [{}]",
+            listed.join(", "),
+            expected_open.join(", ")
+        );
     }
     let hidden: Vec<String> = listed_tools(binary, false)?.into_iter().map(|(name, _)| name).collect();
+    for (tool, variable) in RUNTIME_HIDES {
+        if expected.iter().any(|n| n == tool) && !hidden.iter().any(|n| n == tool) {
+            bail!("{tool} is missing although {variable} is unset: only {variable}=1 should hide it");
+        }
+    }
     for (tool, variable) in RUNTIME_GATES {
         if expected.iter().any(|n| n == tool) && hidden.iter().any(|n| n == tool) {
             bail!("{tool} is listed although {variable} is unset: its runtime gate does not work");

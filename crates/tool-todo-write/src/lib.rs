@@ -7,7 +7,8 @@
 //!
 //! The tool is deferred (its schema is loaded through ToolSearch), neither read-only nor
 //! concurrency-safe (it replaces shared state), and allows itself: the list is the session's own
-//! bookkeeping, not the user's files. [`current_todos`] and [`render::render_list`] let a front
+//! bookkeeping, not the user's files. It is in the pool unless the task list is chosen instead
+//! (`HANDS_ENABLE_TASKS=1`, see `hands_tasks::choice`). [`current_todos`] and [`render::render_list`] let a front
 //! end print the list.
 //!
 //! Texts are in [`prompt`]; limits and names in [`constants`]; one-line summaries in [`render`].
@@ -62,7 +63,18 @@ pub struct TodoWriteInput {
 
 /// The `TodoWrite` tool.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct TodoWriteTool;
+pub struct TodoWriteTool {
+    /// Whether the registered tool steps aside for the task list (see [`TodoWriteTool::is_enabled`]).
+    always: bool,
+}
+
+impl TodoWriteTool {
+    /// A TodoWrite that stays in the pool whatever [`hands_tasks::choice`] says: for embedders
+    /// that chose it themselves, and tests.
+    pub fn always_enabled() -> Self {
+        Self { always: true }
+    }
+}
 
 /// The session's current list (empty when none was written or the last one was all completed).
 pub fn current_todos(session: &Session) -> Vec<TodoItem> {
@@ -123,6 +135,12 @@ impl TypedTool for TodoWriteTool {
         prompt::PROMPT.to_string()
     }
 
+    /// The registered TodoWrite leaves the pool when the task list (TaskCreate and the rest) is
+    /// chosen instead (`HANDS_ENABLE_TASKS=1`): a model gets one way to keep tasks, not two.
+    fn is_enabled(&self) -> bool {
+        self.always || !hands_tasks::choice::task_list_enabled()
+    }
+
     /// Items in the older shape `{"id", "content", "status", "priority"}` (Claude Code 1.x and
     /// early 2.x), still sent by models trained on it: the id and priority have no place in
     /// today's list (its order already says what comes first) and the missing `activeForm` is
@@ -150,4 +168,4 @@ impl TypedTool for TodoWriteTool {
     }
 }
 
-hands_core::register_tool!(TodoWriteTool);
+hands_core::register_tool!(TodoWriteTool::default());

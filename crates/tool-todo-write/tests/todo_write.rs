@@ -28,7 +28,7 @@ fn harness(mode: PermissionMode, name: Option<&str>) -> Harness {
         ..Default::default()
     })
     .unwrap();
-    let pool = Arc::new(Pool::assemble(vec![typed_arc(TodoWriteTool)], PoolConfig::default()));
+    let pool = Arc::new(Pool::assemble(vec![typed_arc(TodoWriteTool::always_enabled())], PoolConfig::default()));
     Harness { _work: work, state, engine: Engine::builder(pool, session).build() }
 }
 
@@ -149,7 +149,7 @@ async fn a_named_session_keeps_its_list() {
 
 #[test]
 fn the_tool_is_deferred_and_not_read_only() {
-    let tool = typed_arc(TodoWriteTool);
+    let tool = typed_arc(TodoWriteTool::always_enabled());
     assert_eq!(tool.spec().deferral, hands_core::Deferral::Deferred);
     let input = hands_core::ToolInput::new(json!({ "todos": [] }));
     let session = hands_core::Session::new(hands_core::SessionConfig::default()).unwrap();

@@ -47,6 +47,8 @@ extern crate hands_tool_plan_mode as _;
 extern crate hands_tool_read as _;
 #[cfg(feature = "sleep")]
 extern crate hands_tool_sleep as _;
+#[cfg(feature = "task-list")]
+extern crate hands_tool_task_list as _;
 #[cfg(feature = "tasks")]
 extern crate hands_tool_tasks as _;
 #[cfg(feature = "todo-write")]
