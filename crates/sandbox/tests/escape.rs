@@ -400,7 +400,13 @@ async fn nothing_is_left_running_after_the_command() {
         &s,
         |_| format!("setsid sleep {marker} >/dev/null 2>&1 < /dev/null & disown; echo started"),
         |_, _| {
-            let left = !processes_with(&marker).is_empty();
+            // The detached process may still be on its way to `exec` when the shell returns.
+            let deadline = Instant::now() + Duration::from_millis(1000);
+            let mut left = !processes_with(&marker).is_empty();
+            while !left && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+                left = !processes_with(&marker).is_empty();
+            }
             kill_all(&marker);
             left
         },
