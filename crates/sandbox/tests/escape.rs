@@ -398,15 +398,16 @@ async fn nothing_is_left_running_after_the_command() {
     case(
         "process left behind",
         &s,
-        |_| format!("setsid sleep {marker} >/dev/null 2>&1 < /dev/null & disown; echo started"),
+        // The command ends only once the detached process has become `sleep` (before its `exec` it
+        // may not show yet), so the check from outside cannot race it.
+        |_| {
+            format!(
+                "setsid sleep {marker} >/dev/null 2>&1 < /dev/null & p=$!; disown; \
+                 while ! grep -qs '^sleep' /proc/$p/cmdline; do :; done; echo started"
+            )
+        },
         |_, _| {
-            // The detached process may still be on its way to `exec` when the shell returns.
-            let deadline = Instant::now() + Duration::from_millis(1000);
-            let mut left = !processes_with(&marker).is_empty();
-            while !left && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-                left = !processes_with(&marker).is_empty();
-            }
+            let left = !processes_with(&marker).is_empty();
             kill_all(&marker);
             left
         },
