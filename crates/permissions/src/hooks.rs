@@ -645,6 +645,29 @@ fn stop_reason(json: &Map<String, Value>) -> Option<String> {
     })
 }
 
+/// What the merges of every event share, in run order: exit code 2's stderr is a block, the first
+/// `continue: false` is the stop, and `each` reads the rest of every JSON answer (adding its own
+/// blocks). Returns the blocks joined (`None` when there are none) and the stop.
+fn walk_answers(
+    runs: &[HookRun],
+    mut each: impl FnMut(&HookRun, &Map<String, Value>, &mut Vec<String>),
+) -> (Option<String>, Option<String>) {
+    let mut blocks = Vec::new();
+    let mut stop = None;
+    for run in runs {
+        if run.exit == HookExit::Code(2) {
+            blocks.push(run.stderr_text());
+            continue;
+        }
+        let Some(json) = run.json() else { continue };
+        if stop.is_none() {
+            stop = stop_reason(&json);
+        }
+        each(run, &json, &mut blocks);
+    }
+    ((!blocks.is_empty()).then(|| blocks.join("\n")), stop)
+}
+
 fn specific(json: &Map<String, Value>) -> Option<&Map<String, Value>> {
     json.get("hookSpecificOutput").and_then(Value::as_object)
 }
@@ -661,17 +684,8 @@ fn behavior_rank(b: Behavior) -> u8 {
 /// `updatedInput` wins, contexts collect, the first stop wins.
 pub fn merge_pre(runs: &[HookRun]) -> PreToolUseOutcome {
     let mut outcome = PreToolUseOutcome::default();
-    let mut blocks = Vec::new();
-    for run in runs {
-        if run.exit == HookExit::Code(2) {
-            blocks.push(run.stderr_text());
-            continue;
-        }
-        let Some(json) = run.json() else { continue };
-        if outcome.stop.is_none() {
-            outcome.stop = stop_reason(&json);
-        }
-        let specific = specific(&json);
+    let (block, stop) = walk_answers(runs, |run, json, _| {
+        let specific = specific(json);
         let legacy = json.get("decision").and_then(Value::as_str).and_then(|d| match d {
             "block" => Some(Behavior::Deny),
             "approve" => Some(Behavior::Allow),
@@ -705,35 +719,27 @@ pub fn merge_pre(runs: &[HookRun]) -> PreToolUseOutcome {
         if let Some(context) = specific.and_then(|s| s.get("additionalContext")).and_then(Value::as_str) {
             outcome.additional_context.push(reminder(context));
         }
-    }
-    if !blocks.is_empty() {
-        outcome.block = Some(blocks.join("\n"));
-    }
+    });
+    outcome.block = block;
+    outcome.stop = stop;
     if outcome.permission.as_ref().is_some_and(|p| p.behavior == Behavior::Deny) {
         outcome.updated_input = None;
     }
     outcome
 }
 
+/// The reason of a `decision: block` answer (`unexplained` when it gives none), if it is one.
+fn decision_block(json: &Map<String, Value>, unexplained: impl FnOnce() -> String) -> Option<String> {
+    (json.get("decision").and_then(Value::as_str) == Some("block"))
+        .then(|| json.get("reason").and_then(Value::as_str).map_or_else(unexplained, capped))
+}
+
 /// Merge PostToolUse / PostToolUseFailure answers.
 pub fn merge_post(runs: &[HookRun]) -> PostToolUseOutcome {
     let mut outcome = PostToolUseOutcome::default();
-    let mut blocks = Vec::new();
-    for run in runs {
-        if run.exit == HookExit::Code(2) {
-            blocks.push(run.stderr_text());
-            continue;
-        }
-        let Some(json) = run.json() else { continue };
-        if outcome.stop.is_none() {
-            outcome.stop = stop_reason(&json);
-        }
-        if json.get("decision").and_then(Value::as_str) == Some("block") {
-            blocks.push(
-                json.get("reason").and_then(Value::as_str).map_or_else(|| "a PostToolUse hook objected".into(), capped),
-            );
-        }
-        let specific = specific(&json);
+    let (block, stop) = walk_answers(runs, |run, json, blocks| {
+        blocks.extend(decision_block(json, || "a PostToolUse hook objected".into()));
+        let specific = specific(json);
         if let Some(context) = specific.and_then(|s| s.get("additionalContext")).and_then(Value::as_str) {
             outcome.additional_context.push(reminder(context));
         }
@@ -748,39 +754,19 @@ pub fn merge_post(runs: &[HookRun]) -> PostToolUseOutcome {
                 }
             }
         }
-    }
-    if !blocks.is_empty() {
-        outcome.block_reason = Some(blocks.join("\n"));
-    }
+    });
+    outcome.block_reason = block;
+    outcome.stop = stop;
     outcome
 }
 
 /// Merge Stop / SubagentStop answers: blocks collect (exit 2's stderr, `decision: block`'s
 /// reason), the first `continue: false` wins over them.
 pub fn merge_stop(runs: &[HookRun]) -> StopOutcome {
-    let mut outcome = StopOutcome::default();
-    let mut blocks = Vec::new();
-    for run in runs {
-        if run.exit == HookExit::Code(2) {
-            blocks.push(run.stderr_text());
-            continue;
-        }
-        let Some(json) = run.json() else { continue };
-        if outcome.stop.is_none() {
-            outcome.stop = stop_reason(&json);
-        }
-        if json.get("decision").and_then(Value::as_str) == Some("block") {
-            blocks.push(
-                json.get("reason")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| format!("hook `{}` asked to go on without saying why", run.command), capped),
-            );
-        }
-    }
-    if !blocks.is_empty() {
-        outcome.block = Some(blocks.join("\n"));
-    }
-    outcome
+    let (block, stop) = walk_answers(runs, |run, json, blocks| {
+        blocks.extend(decision_block(json, || format!("hook `{}` asked to go on without saying why", run.command)));
+    });
+    StopOutcome { block, stop }
 }
 
 fn output_blocks(value: &Value) -> Option<Vec<ContentBlock>> {
