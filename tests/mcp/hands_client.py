@@ -1,9 +1,11 @@
 """Drive `hands serve` with the official MCP Python SDK (mcp 2.x), over stdio or streamable HTTP.
 
-Run by tests/tests/mcp_python.rs; usable by hand:
+Run by tests/tests/mcp.rs; usable by hand:
 
     python3 tests/mcp/hands_client.py --transport stdio --hands target/debug/hands --project DIR --state DIR
     python3 tests/mcp/hands_client.py --transport http --url http://127.0.0.1:PORT/mcp --token TOKEN --project DIR
+
+`--questions` runs AskUserQuestion and ExitPlanMode answered through elicitation forms instead.
 
 Each check prints `ok <name>` or `FAIL <name>: <why>`; the exit status is the number of failures.
 The project directory must be the server's working directory (`hands serve --cwd DIR`).
@@ -255,6 +257,91 @@ async def mounted_session(args, c: Checks) -> None:
         c.check("mounted Read", not result.is_error and "through the mount" in text_of(result), text_of(result))
 
 
+QUESTIONS = {"questions": [
+    {"question": "Which database?", "header": "Database", "multiSelect": False, "options": [
+        {"label": "Postgres", "description": "relational"},
+        {"label": "SQLite", "description": "a file"}]},
+    {"question": "Which extras?", "header": "Extras", "multiSelect": True, "options": [
+        {"label": "Auth", "description": "logins"},
+        {"label": "Billing", "description": "payments"},
+        {"label": "Search", "description": "full text"}]},
+]}
+
+
+def choices(field: dict) -> list[str]:
+    """The values an enum field (or an array of enum items) offers, as a form would list them."""
+    items = field.get("items", field)
+    entries = items.get("oneOf") or items.get("anyOf")
+    return [entry["const"] for entry in entries] if entries else list(items.get("enum", []))
+
+
+async def questions_session(args, c: Checks) -> None:
+    """AskUserQuestion answered in the form, as a person would fill it in from the schema."""
+    seen: list[types.ElicitRequestFormParams] = []
+
+    async def fill_in(context, params):
+        seen.append(params)
+        fields = params.requested_schema["properties"]
+        database = [v for v in choices(fields["q1"]) if v.startswith("SQL")]
+        extras = [v for v in choices(fields["q2"]) if v in ("Search", "Auth")]
+        content = {"q1": database[0] if database else "", "q2": extras, "q2_other": "rate limits"}
+        return types.ElicitResult(action="accept", content=content)
+
+    async with connect(args, fill_in) as session:
+        await session.initialize()
+        names = [tool.name for tool in (await session.list_tools()).tools]
+        c.check("AskUserQuestion listed", "AskUserQuestion" in names, str(names))
+        result = await session.call_tool("AskUserQuestion", QUESTIONS)
+        text = text_of(result)
+        c.check("questions asked once", len(seen) == 1, str(seen))
+        if seen:
+            schema = seen[0].requested_schema
+            c.check("one field per question", {"q1", "q2"} <= set(schema["properties"]), str(schema))
+            c.check("several choices are an array", schema["properties"]["q2"].get("type") == "array", str(schema))
+            c.check("the message lists the options", "SQLite: a file" in seen[0].message, seen[0].message)
+        c.check("the model gets the answers", not result.is_error and text == (
+            'User has answered your questions: "Which database?"="SQLite", '
+            '"Which extras?"="Auth, Search, rate limits". You can now continue with the user\'s answers in mind.'
+        ), text)
+
+
+async def declined_questions_session(args, c: Checks) -> None:
+    answers: list[str] = []
+    async with connect(args, decline(answers)) as session:
+        await session.initialize()
+        result = await session.call_tool("AskUserQuestion", QUESTIONS)
+        text = text_of(result)
+        c.check("declined questions asked", len(answers) == 1, str(answers))
+        c.check("a decline is an error the model reads", result.is_error and "dismissed the questions" in text, text)
+
+
+async def plan_review_session(args, c: Checks) -> None:
+    """EnterPlanMode, then ExitPlanMode approved into acceptEdits: the next edit asks nobody."""
+    reviews: list[types.ElicitRequestFormParams] = []
+
+    async def approve(context, params):
+        reviews.append(params)
+        decision = params.requested_schema["properties"]["decision"]
+        wanted = [v for v in choices(decision) if v == "acceptEdits"]
+        return types.ElicitResult(action="accept", content={"decision": wanted[0] if wanted else ""})
+
+    target = Path(args.project) / "planned.txt"
+    async with connect(args, approve) as session:
+        await session.initialize()
+        entered = await session.call_tool("EnterPlanMode", {})
+        c.check("plan mode entered", not entered.is_error and "plan mode" in text_of(entered), text_of(entered))
+        refused = await session.call_tool("Write", {"file_path": str(target), "content": "too early\n"})
+        c.check("plan mode refuses writes", refused.is_error and not target.exists(), text_of(refused))
+        plan = "1. Write planned.txt\n2. Check it"
+        result = await session.call_tool("ExitPlanMode", {"plan": plan})
+        text = text_of(result)
+        c.check("plan presented once", len(reviews) == 1 and plan in reviews[0].message, str(reviews))
+        c.check("plan approved", not result.is_error and "now in acceptEdits mode" in text and plan in text, text)
+        written = await session.call_tool("Write", {"file_path": str(target), "content": "done\n"})
+        c.check("acceptEdits writes without asking", not written.is_error and len(reviews) == 1, text_of(written))
+        c.check("the file is written", target.exists() and target.read_text() == "done\n", str(target))
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--transport", choices=["stdio", "http"], required=True)
@@ -265,9 +352,15 @@ async def main() -> int:
     parser.add_argument("--state", help="state directory (stdio)")
     parser.add_argument("--mounted", help="only check the tools of this mounted MCP server")
     parser.add_argument("--serve-arg", action="append", default=[], help="extra `hands serve` argument (stdio)")
+    parser.add_argument("--questions", action="store_true", help="only check AskUserQuestion and ExitPlanMode")
     args = parser.parse_args()
     c = Checks(args.transport)
-    scenarios = (mounted_session,) if args.mounted else (accepting_session, declining_session, no_elicitation_session)
+    if args.mounted:
+        scenarios = (mounted_session,)
+    elif args.questions:
+        scenarios = (questions_session, declined_questions_session, plan_review_session)
+    else:
+        scenarios = (accepting_session, declining_session, no_elicitation_session)
     for scenario in scenarios:
         try:
             with anyio.fail_after(SAFETY_TIMEOUT * 3):

@@ -49,6 +49,17 @@ fn run_script(args: &[&str]) {
     assert!(stdout.contains(" ok, 0 failed"), "{stdout}");
 }
 
+/// The client script against a `hands serve` child on stdio, in a fresh project, with `extra`
+/// arguments.
+fn run_over_stdio(extra: &[&str]) {
+    let p = Project::new();
+    let (project, state) = (p.dir.path().to_str().unwrap(), p.state.path().to_str().unwrap());
+    let bin = hands_bin().to_str().unwrap();
+    let mut args = vec!["--transport", "stdio", "--hands", bin, "--project", project, "--state", state];
+    args.extend_from_slice(extra);
+    run_script(&args);
+}
+
 /// A `hands serve --http 127.0.0.1:0` child, with the URL and token it printed.
 struct HttpChild {
     child: Child,
@@ -104,18 +115,7 @@ fn python_sdk_over_stdio() {
         println!("skipping python_sdk_over_stdio: {why}");
         return;
     }
-    let p = Project::new();
-    let (project, state) = (p.dir.path().to_str().unwrap(), p.state.path().to_str().unwrap());
-    run_script(&[
-        "--transport",
-        "stdio",
-        "--hands",
-        hands_bin().to_str().unwrap(),
-        "--project",
-        project,
-        "--state",
-        state,
-    ]);
+    run_over_stdio(&[]);
 }
 
 #[test]
@@ -128,6 +128,17 @@ fn python_sdk_over_http() {
     let server = HttpChild::start(&p, &[]);
     let project = p.dir.path().to_str().unwrap();
     run_script(&["--transport", "http", "--url", &server.url, "--token", &server.token, "--project", project]);
+}
+
+/// AskUserQuestion's form filled in by the Python client (the model gets the answers), the
+/// questions declined, and a plan review approved into acceptEdits.
+#[test]
+fn python_sdk_answers_questions_and_approves_a_plan() {
+    if let Some(why) = python_sdk_missing() {
+        println!("skipping python_sdk_answers_questions_and_approves_a_plan: {why}");
+        return;
+    }
+    run_over_stdio(&["--questions"]);
 }
 
 fn inner_hands_config(inner: &Project) -> Value {

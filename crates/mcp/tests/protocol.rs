@@ -4,57 +4,16 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Dirs, factory, fixture_tools};
+use common::{Wire, fixture_tools};
 use hands_core::PermissionMode;
-use hands_mcp::{McpServer, serve_stream};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
-
-/// A server on one end of a pipe; the test writes lines to it and reads its answers.
-struct Wire {
-    _dirs: Dirs,
-    to_server: WriteHalf<DuplexStream>,
-    from_server: BufReader<ReadHalf<DuplexStream>>,
-    served: tokio::task::JoinHandle<Result<(), hands_mcp::ServeError>>,
-}
+use tokio::io::AsyncWriteExt;
 
 fn start() -> Wire {
-    let dirs = Dirs::new();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let server = McpServer::new(factory(&dirs, PermissionMode::Default, Arc::new(Mutex::new(fixture_tools(tx)))));
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    let served = tokio::spawn(async move { serve_stream(&server, server_read, server_write).await });
-    let (read, write) = tokio::io::split(client_io);
-    Wire { _dirs: dirs, to_server: write, from_server: BufReader::new(read), served }
-}
-
-impl Wire {
-    async fn send(&mut self, line: &str) {
-        self.to_server.write_all(line.as_bytes()).await.unwrap();
-        self.to_server.write_all(b"\n").await.unwrap();
-    }
-
-    /// The next message from the server (bounded: a missing answer fails the test).
-    async fn next(&mut self) -> Value {
-        let mut line = String::new();
-        let read = tokio::time::timeout(Duration::from_secs(20), self.from_server.read_line(&mut line)).await;
-        let n = read.expect("no answer from the server").unwrap();
-        assert!(n > 0, "the server closed the stream");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Answers to `count` requests, in any order, keyed by their id's JSON text.
-    async fn answers(&mut self, count: usize) -> Vec<Value> {
-        let mut got = Vec::new();
-        while got.len() < count {
-            got.push(self.next().await);
-        }
-        got
-    }
+    Wire::start(PermissionMode::Default, fixture_tools(tx))
 }
 
 fn initialize(id: u64) -> String {

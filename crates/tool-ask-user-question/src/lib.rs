@@ -12,11 +12,15 @@
 //! as Claude Code's do) are used as they are when they answer every question; nobody is asked then.
 //!
 //! The tool only talks to a person: it touches no file and changes nothing, so it is read-only
-//! (it runs in plan mode) and needs no permission. Texts are in [`prompt`]; limits in
-//! [`constants`].
+//! (it runs in plan mode) and needs no permission. Texts are in `prompt`; limits in
+//! `constants`.
 
-pub mod constants;
-pub mod prompt;
+#![deny(missing_docs)]
+
+mod constants;
+mod prompt;
+
+pub use constants::{OPTIONS, QUESTIONS, TOOL_NAME};
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -26,7 +30,7 @@ use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::constants::{MAX_RESULT_SIZE_CHARS, OPTIONS, QUESTIONS, SEARCH_HINT, TOOL_NAME};
+use crate::constants::{MAX_RESULT_SIZE_CHARS, SEARCH_HINT};
 
 /// One choice of a question.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -155,7 +159,7 @@ fn input_problem(input: &AskUserQuestionInput) -> Option<String> {
 }
 
 /// The questions as the asker receives them.
-pub fn questions_of(input: &AskUserQuestionInput) -> Vec<Question> {
+fn questions_of(input: &AskUserQuestionInput) -> Vec<Question> {
     input
         .questions
         .iter()
@@ -173,7 +177,7 @@ pub fn questions_of(input: &AskUserQuestionInput) -> Vec<Question> {
 }
 
 /// One answer as text: the picked labels, then the user's own words, joined by `, `.
-pub fn answer_text(answer: &QuestionAnswer) -> String {
+fn answer_text(answer: &QuestionAnswer) -> String {
     let mut parts: Vec<&str> = answer.selected.iter().map(String::as_str).collect();
     if let Some(other) = answer.other.as_deref().map(str::trim).filter(|o| !o.is_empty()) {
         parts.push(other);
@@ -183,7 +187,7 @@ pub fn answer_text(answer: &QuestionAnswer) -> String {
 
 /// What the model reads: every question quoted with its answer, as JSON strings (quotes and line
 /// breaks inside are escaped, so each pair reads back unambiguously).
-pub fn result_text(pairs: &[(String, String)]) -> String {
+fn result_text(pairs: &[(String, String)]) -> String {
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let body = pairs.iter().map(|(q, a)| format!("{}={}", quote(q), quote(a))).collect::<Vec<_>>().join(", ");
     format!("{}{body}{}", prompt::RESULT_START, prompt::RESULT_END)
@@ -267,9 +271,7 @@ impl TypedTool for AskUserQuestionTool {
         match answer {
             QuestionsAnswer::Answered(answers) => {
                 if let Err(why) = answers_fit(&questions, &answers) {
-                    return Ok(ToolOutput::error(prompt::unavailable(&format!(
-                        "the answers could not be used ({why})"
-                    ))));
+                    return Ok(ToolOutput::error(prompt::unusable(&why)));
                 }
                 let pairs = questions.iter().zip(&answers).map(|(q, a)| (q.question.clone(), answer_text(a))).collect();
                 Ok(output(pairs))

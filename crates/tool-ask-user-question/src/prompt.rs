@@ -43,10 +43,19 @@ pub fn declined(feedback: Option<&str>) -> String {
     }
 }
 
-/// Nobody could answer.
+/// Nobody could answer (no way to ask anyone, or the asking failed).
 pub fn unavailable(why: &str) -> String {
     format!(
-        "The questions were not asked: {why}. No person can answer in this session, so decide on \
-         sensible defaults yourself, say which you chose and why, and go on."
+        "The questions got no answer: {why}. Nobody can answer them in this session right now, so \
+         decide on sensible defaults yourself, say which you chose and why, and go on."
+    )
+}
+
+/// Answers came back but do not fit the questions (a front end let something through that the
+/// questions do not allow).
+pub fn unusable(why: &str) -> String {
+    format!(
+        "The answers that came back could not be used: {why}. Ask again if the decision matters, \
+         or choose yourself, say what you chose and why, and go on."
     )
 }

@@ -99,7 +99,7 @@ async fn nobody_to_answer_is_a_clear_error_at_once() {
     let result = fx.call("AskUserQuestion", two_questions()).await;
     assert!(result.is_error);
     assert!(
-        result.text().contains("The questions were not asked: this session has no way to put questions to a person"),
+        result.text().contains("The questions got no answer: this session has no way to put questions to a person"),
         "{}",
         result.text()
     );
@@ -127,6 +127,7 @@ async fn answers_that_do_not_fit_are_refused() {
         let result = fx.call("AskUserQuestion", two_questions()).await;
         assert!(result.is_error);
         assert!(result.text().contains(why), "{why}: {}", result.text());
+        assert!(result.text().starts_with("The answers that came back could not be used"), "{}", result.text());
     }
 }
 

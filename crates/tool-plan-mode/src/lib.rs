@@ -5,7 +5,7 @@
 //! approval.
 //!
 //! - **EnterPlanMode** remembers the mode the session was in (in the session's saved store under
-//!   [`SESSION_KEY`](constants::SESSION_KEY), so a restored session still knows it) and sets
+//!   [`SESSION_KEY`], so a restored session still knows it) and sets
 //!   [`PermissionMode::Plan`]. What plan mode allows is the permission policy's business, from
 //!   effects: read-only calls run, everything else is refused with a message saying the session
 //!   is planning.
@@ -16,12 +16,14 @@
 //!   the model gets the feedback; when nobody can answer, an error result says so at once.
 //!
 //! Both only change the session's mode: read-only, and each runs alone so the calls after it see
-//! the new mode. Texts are in [`prompt`]; names and limits in [`constants`]; summaries in
-//! [`render`].
+//! the new mode. Texts are in `prompt`; names, limits and the session key in `constants`.
 
-pub mod constants;
-pub mod prompt;
-pub mod render;
+#![deny(missing_docs)]
+
+mod constants;
+mod prompt;
+
+pub use constants::{ENTER_TOOL_NAME, EXIT_TOOL_NAME, SESSION_KEY};
 
 use hands_core::permissions::{PermissionResult, PlanReview, PlanVerdict};
 use hands_core::{
@@ -32,9 +34,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::constants::{
-    ENTER_SEARCH_HINT, ENTER_TOOL_NAME, EXIT_SEARCH_HINT, EXIT_TOOL_NAME, MAX_RESULT_SIZE_CHARS, SESSION_KEY,
-};
+use crate::constants::{ENTER_SEARCH_HINT, EXIT_SEARCH_HINT, MAX_RESULT_SIZE_CHARS};
 
 /// The mode the session was in before it entered plan mode (`default` when it started planning).
 pub fn previous_mode(session: &Session) -> PermissionMode {

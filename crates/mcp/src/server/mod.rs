@@ -5,8 +5,8 @@
 //!
 //! A connection lists the pool (full schemas, prompts as descriptions, annotations from the
 //! tools' flags; tools with no use over MCP left out, see [`DEFAULT_UNLISTED_TOOLS`]), runs `tools/call` through the whole pipeline, forwards progress when the client
-//! sent a progress token, aborts a call on `notifications/cancelled`, asks permission through
-//! elicitation, and adopts the client's roots as working directories. A change of the pool is
+//! sent a progress token, aborts a call on `notifications/cancelled`, asks permission, the
+//! questions of AskUserQuestion and the plan review of ExitPlanMode through elicitation, and adopts the client's roots as working directories. A change of the pool is
 //! announced with `notifications/tools/list_changed`: to the client of a session with an
 //! `initialize` handshake directly, and under 2026-07-28 (no server-to-client messages outside a
 //! request) on every `subscriptions/listen` stream that asked for it.
@@ -15,6 +15,7 @@
 
 mod asker;
 mod convert;
+mod forms;
 mod progress;
 mod roots;
 
@@ -35,7 +36,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-pub use asker::{ElicitationAsker, question_text};
+use asker::ElicitationAsker;
 pub use convert::{StaticFlags, call_result, mcp_tool, minimal_input};
 pub use progress::ProgressRouter;
 pub use roots::file_uri_to_path;
@@ -166,10 +167,15 @@ impl McpServer {
 
     fn connection_serving(&self, newest: ProtocolVersion) -> Result<Connection, ConnectionError> {
         let peer = Arc::new(OnceLock::new());
+        let revision = Arc::new(OnceLock::new());
         let progress = ProgressRouter::new();
         let seed = EngineSeed {
             session: None,
-            asker: Arc::new(ElicitationAsker::new(Arc::clone(&peer), self.inner.options.ask_timeout)),
+            asker: Arc::new(ElicitationAsker::new(
+                Arc::clone(&peer),
+                Arc::clone(&revision),
+                self.inner.options.ask_timeout,
+            )),
             progress: Arc::clone(&progress) as Arc<dyn ProgressSink>,
         };
         let engine = (self.inner.factory)(seed).map_err(ConnectionError)?;
@@ -183,6 +189,7 @@ impl McpServer {
             ended: CancellationToken::new(),
             engine: RwLock::new(engine),
             peer,
+            revision,
             progress,
             exclusive: tokio::sync::RwLock::new(()),
             roots_ready,
@@ -226,7 +233,11 @@ impl McpServer {
         for state in live {
             let seed = EngineSeed {
                 session: Some(Arc::clone(state.engine().session())),
-                asker: Arc::new(ElicitationAsker::new(Arc::clone(&state.peer), state.options.ask_timeout)),
+                asker: Arc::new(ElicitationAsker::new(
+                    Arc::clone(&state.peer),
+                    Arc::clone(&state.revision),
+                    state.options.ask_timeout,
+                )),
                 progress: Arc::clone(&state.progress) as Arc<dyn ProgressSink>,
             };
             match (self.inner.factory)(seed) {
@@ -253,6 +264,8 @@ impl McpServer {
 struct ConnectionState {
     engine: RwLock<Engine>,
     peer: Arc<OnceLock<Peer<RoleServer>>>,
+    /// The protocol revision `initialize` agreed on (elicitation forms follow it).
+    revision: Arc<OnceLock<ProtocolVersion>>,
     progress: Arc<ProgressRouter>,
     /// Concurrency-safe calls share it; the others hold it alone, as within a Claude Code batch.
     exclusive: tokio::sync::RwLock<()>,
@@ -356,7 +369,9 @@ impl ServerHandler for Connection {
             // Calls wait for the roots, fetched once the client says it is initialized.
             self.state.roots_ready.send_replace(false);
         }
-        self.negotiate_initialize(&request)
+        let result = self.negotiate_initialize(&request)?;
+        let _ = self.state.revision.set(result.protocol_version.clone());
+        Ok(result)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

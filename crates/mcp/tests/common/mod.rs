@@ -1,20 +1,22 @@
 //! Fixtures shared by the hands-mcp integration tests: small tools with known behaviour (echo,
 //! a file write that needs permission, a call that waits for cancellation, a report of the
-//! session's directories, an image), an engine factory over them, and an rmcp test client that
-//! records elicitations and progress and offers roots.
+//! session's directories, an image), an engine factory over them, an rmcp test client that
+//! records elicitations and progress and offers roots, and a raw JSON-RPC line client
+//! ([`Wire`]) for what must be checked on the wire.
 
 #![allow(dead_code)] // each test file uses a different part of the fixtures
 #![allow(deprecated)] // roots: deprecated only from protocol 2026-07-28, which hands does not speak
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use hands_core::{
     ContentBlock, Engine, PermissionMode, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext,
     ToolError, ToolOutput, TypedTool,
 };
 use hands_core::{Plan, ToolSpec};
-use hands_mcp::{EngineFactory, EngineSeed};
+use hands_mcp::{EngineFactory, EngineSeed, McpServer, serve_stream};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
     Implementation, ListRootsResult, ProgressNotificationParam, Root, RootsCapabilities,
@@ -23,6 +25,8 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::mpsc;
 
 #[derive(Deserialize, JsonSchema)]
@@ -272,5 +276,70 @@ impl ClientHandler for TestClient {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.list_changed.send(());
+    }
+}
+
+/// A server on one end of a pipe; the test writes lines to it and reads its answers.
+pub struct Wire {
+    pub dirs: Dirs,
+    pub to_server: WriteHalf<DuplexStream>,
+    pub from_server: BufReader<ReadHalf<DuplexStream>>,
+    pub served: tokio::task::JoinHandle<Result<(), hands_mcp::ServeError>>,
+}
+
+impl Wire {
+    /// A server over `tools` in `mode`.
+    pub fn start(mode: PermissionMode, tools: Vec<Arc<dyn Tool>>) -> Wire {
+        Self::start_with_options(mode, tools, hands_mcp::ServerOptions::default())
+    }
+
+    /// [`Wire::start`] with explicit server options.
+    pub fn start_with_options(
+        mode: PermissionMode,
+        tools: Vec<Arc<dyn Tool>>,
+        options: hands_mcp::ServerOptions,
+    ) -> Wire {
+        let dirs = Dirs::new();
+        let server = McpServer::with_options(factory(&dirs, mode, Arc::new(Mutex::new(tools))), options);
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        let served = tokio::spawn(async move { serve_stream(&server, server_read, server_write).await });
+        let (read, write) = tokio::io::split(client_io);
+        Wire { dirs, to_server: write, from_server: BufReader::new(read), served }
+    }
+
+    /// Write one line to the server.
+    pub async fn send(&mut self, line: &str) {
+        self.to_server.write_all(line.as_bytes()).await.unwrap();
+        self.to_server.write_all(b"\n").await.unwrap();
+    }
+
+    /// The next message from the server (bounded: a missing answer fails the test).
+    pub async fn next(&mut self) -> Value {
+        let mut line = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(20), self.from_server.read_line(&mut line)).await;
+        let n = read.expect("no answer from the server").unwrap();
+        assert!(n > 0, "the server closed the stream");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// The handshake of a client speaking `revision` with `capabilities`; returns the
+    /// `initialize` answer.
+    pub async fn handshake(&mut self, revision: &str, capabilities: Value) -> Value {
+        let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": revision, "capabilities": capabilities, "clientInfo": {"name": "t", "version": "0"}}});
+        self.send(&init.to_string()).await;
+        let answer = self.next().await;
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+        answer
+    }
+
+    /// Answers to `count` requests, in any order, keyed by their id's JSON text.
+    pub async fn answers(&mut self, count: usize) -> Vec<Value> {
+        let mut got = Vec::new();
+        while got.len() < count {
+            got.push(self.next().await);
+        }
+        got
     }
 }
