@@ -240,7 +240,7 @@ async fn measure_in_process(setup: &Setup, calls: usize, samples: &mut Samples) 
     })?;
     let permissions = PermissionEngine::load(&LoadOptions::new(&setup.dir))?;
     permissions.install(&session);
-    let pool = Pool::assemble(vec![hands_core::tool::typed_arc(hands_tool_read::ReadTool)], PoolConfig::default());
+    let pool = Pool::assemble(vec![hands_core::typed_arc(hands_tool_read::ReadTool)], PoolConfig::default());
     let engine = Engine::builder(std::sync::Arc::new(pool), std::sync::Arc::clone(&session))
         .policy(permissions.policy())
         .hooks(permissions.hooks())

@@ -258,8 +258,8 @@ fn engine_for(corpus: &Path, state: &Path, threads: usize) -> anyhow::Result<Eng
         ..Default::default()
     })?;
     let tools = vec![
-        hands_core::tool::typed_arc(GrepTool::new().with_threads(threads)),
-        hands_core::tool::typed_arc(GlobTool::new().with_threads(threads)),
+        hands_core::typed_arc(GrepTool::new().with_threads(threads)),
+        hands_core::typed_arc(GlobTool::new().with_threads(threads)),
     ];
     let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
     Ok(Engine::builder(pool, session).build())

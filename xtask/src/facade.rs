@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-/// The prefix of every registration's build marker (`hands_core::registry::BUILD_MARKER_PREFIX`,
+/// The prefix of every registration's build marker (`BUILD_MARKER_PREFIX` in crates/core/src/registry.rs,
 /// which `register_tool!` follows with the registering package, e.g.
 /// `hands-tool-marker:hands-tool-read`). It is in a binary exactly when the registration is, and
 /// never part of a text the model reads.

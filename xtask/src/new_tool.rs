@@ -381,8 +381,7 @@ const TEST_RS: &str = r#"//! {{wire}} through the real pipeline.
 
 use std::sync::Arc;
 
-use hands_core::tool::typed_arc;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn, typed_arc};
 use {{crate}}::{{wire}}Tool;
 use serde_json::json;
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use hands_agent::{Agent, AgentOptions};
-use hands_core::permissions::PermissionMode;
+use hands_core::PermissionMode;
 use hands_core::{Engine, PoolConfig, Session, SessionConfig};
 use hands_fake_model_api::{FakeModelApi, Turn};
 use hands_model::{CancellationToken, Message, ModelRequest, ProviderConfig, ProviderKind, tools_for};

@@ -5,7 +5,7 @@
 //! completes it — safe calls start while the model is still writing the rest of its message —
 //! sends the results back in the model's order, and goes on until the model ends its turn, a
 //! limit is hit (turns, output tokens, the response's own token limit), the caller cancels, or
-//! the model API fails. The session's between-turn notices (`hands_core::notices`) follow the
+//! the model API fails. The session's between-turn notices ([`hands_core::Notice`]) follow the
 //! tool results of each turn as `<system-reminder>` text. Permissions, hooks, budgets and
 //! persisted outputs apply as the [`Engine`] applies them to any call.
 //!
@@ -19,8 +19,8 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use hands_core::hooks::{StopEvent, StopInput};
 use hands_core::{Engine, ToolCall, Turn};
+use hands_core::{StopEvent, StopInput};
 use hands_model::{
     CancellationToken, ContentBlock, Message, ModelError, ModelRequest, Provider, Response, Role, StopReason,
     StreamEvent, ToolResultContent, ToolUse, Usage, tools_for,
@@ -116,7 +116,7 @@ pub enum AgentEvent {
     /// A response is complete (its tools may still be running; their results follow).
     Response(Response),
     /// A between-turn notice, added to the next user message as `<system-reminder>` text.
-    Notice(hands_core::notices::Notice),
+    Notice(hands_core::Notice),
     /// A stop hook kept the run going; this text is the next user message.
     StopHookFeedback(String),
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hands_agent::{Agent, AgentEvent, AgentOptions, Stop};
-use hands_core::permissions::PermissionMode;
+use hands_core::PermissionMode;
 use hands_core::{Engine, PoolConfig, Session, SessionConfig};
 use hands_fake_model_api::{ErrorKind, FakeModelApi, Turn};
 use hands_model::{
@@ -243,20 +243,20 @@ async fn between_turn_notices_follow_the_results_as_system_reminders() {
 struct BlockingStopHooks {
     blocks: std::sync::atomic::AtomicU32,
     limit: u32,
-    seen: std::sync::Mutex<Vec<hands_core::hooks::StopInput>>,
+    seen: std::sync::Mutex<Vec<hands_core::StopInput>>,
 }
 
 #[hands_core::async_trait]
-impl hands_core::hooks::Hooks for BlockingStopHooks {
+impl hands_core::Hooks for BlockingStopHooks {
     async fn stop(
         &self,
-        input: &hands_core::hooks::StopInput,
+        input: &hands_core::StopInput,
         _session: &Session,
         _cancel: &CancellationToken,
-    ) -> hands_core::hooks::StopOutcome {
+    ) -> hands_core::StopOutcome {
         self.seen.lock().unwrap().push(input.clone());
         let n = self.blocks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        hands_core::hooks::StopOutcome { block: (n < self.limit).then(|| format!("check #{n} failed")), stop: None }
+        hands_core::StopOutcome { block: (n < self.limit).then(|| format!("check #{n} failed")), stop: None }
     }
 }
 
@@ -285,7 +285,7 @@ async fn a_blocking_stop_hook_continues_the_run_with_its_reason() {
         let seen = hooks.seen.lock().unwrap();
         assert_eq!(seen.iter().map(|s| s.stop_hook_active).collect::<Vec<_>>(), [false, true, true]);
         assert_eq!(seen[0].last_assistant_message, "Done?");
-        assert_eq!(seen[0].event, hands_core::hooks::StopEvent::Stop);
+        assert_eq!(seen[0].event, hands_core::StopEvent::Stop);
         let feedback = events.iter().filter(|e| matches!(e, AgentEvent::StopHookFeedback(_))).count();
         assert_eq!(feedback, 2);
     }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use crate::terminal::TerminalAsker;
 use anyhow::Context;
-use hands_core::permissions::{Asker, NoAsker, PermissionMode};
-use hands_core::progress::ProgressSink;
+use hands_core::ProgressSink;
+use hands_core::{Asker, NoAsker, PermissionMode};
 use hands_core::{Engine, EngineOptions, PoolConfig, Session, SessionConfig, Tool};
 use hands_permissions::engine::{LoadOptions, PermissionEngine};
 

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use hands_core::async_trait;
 
-use hands_core::permissions::{AskAnswer, AskRequest, Asker};
+use hands_core::{AskAnswer, AskRequest, Asker};
 
 /// How often an unrecognised answer is asked again before it counts as "no".
 const MAX_ATTEMPTS: usize = 3;

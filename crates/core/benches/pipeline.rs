@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
 use hands_core::{
     Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, ToolCall, ToolContext, ToolError, ToolOutput, Turn,
     TypedTool,

@@ -35,12 +35,12 @@ impl Turn {
     }
 
     /// Whether the turn was aborted or interrupted.
-    pub fn is_aborted(&self) -> bool {
+    pub(crate) fn is_aborted(&self) -> bool {
         self.any.is_cancelled()
     }
 
     /// The token a running tool with this interrupt behaviour should watch.
-    pub fn signal_for(&self, behavior: InterruptBehavior) -> CancellationToken {
+    pub(crate) fn signal_for(&self, behavior: InterruptBehavior) -> CancellationToken {
         match behavior {
             InterruptBehavior::Cancel => self.any.clone(),
             InterruptBehavior::Block => self.hard.clone(),

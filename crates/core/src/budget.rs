@@ -15,11 +15,11 @@ use crate::text::prefix_bytes;
 use crate::tool::ResultLimit;
 
 /// Global cap on any one tool's inline result (`DEFAULT_MAX_RESULT_SIZE_CHARS`).
-pub const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
+pub(crate) const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
 /// Cap on the results of one assistant message together (`MAX_TOOL_RESULTS_PER_MESSAGE_CHARS`).
 pub const MAX_TOOL_RESULTS_PER_MESSAGE_CHARS: usize = 200_000;
 /// Size of the preview kept inline for a persisted result.
-pub const PREVIEW_SIZE_BYTES: usize = 2_000;
+pub(crate) const PREVIEW_SIZE_BYTES: usize = 2_000;
 
 /// A cap on every result of a session, set by whoever delivers the results when its reader keeps
 /// less inline than the tools' own thresholds (an MCP client that stores larger results in a file
@@ -27,20 +27,20 @@ pub const PREVIEW_SIZE_BYTES: usize = 2_000;
 /// above the smaller of the two; a tool whose results are never persisted (Read) reads it with
 /// [`delivery_limit`] and stops where its answer would pass it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DeliveryLimit(pub usize);
+pub(crate) struct DeliveryLimit(pub usize);
 
-/// Set `session`'s [`DeliveryLimit`] to `chars` (the first setting stays).
+/// Set `session`'s delivery limit to `chars` (the first setting stays).
 pub fn set_delivery_limit(session: &Session, chars: usize) {
     session.extension(|| DeliveryLimit(chars));
 }
 
-/// `session`'s [`DeliveryLimit`] in characters, when one was set.
+/// `session`'s delivery limit in characters, when one was set.
 pub fn delivery_limit(session: &Session) -> Option<usize> {
     session.get_extension::<DeliveryLimit>().map(|limit| limit.0)
 }
 
 /// The inline threshold for a tool, `None` when its results are never persisted.
-pub fn threshold(limit: ResultLimit) -> Option<usize> {
+pub fn persist_threshold(limit: ResultLimit) -> Option<usize> {
     match limit {
         ResultLimit::Unlimited => None,
         ResultLimit::Chars(n) => Some(n.min(DEFAULT_MAX_RESULT_SIZE_CHARS)),
@@ -64,7 +64,7 @@ pub fn format_file_size(bytes: usize) -> String {
 
 /// The first 2 000 bytes of `text`, cut at the last newline when that is past the midpoint, and
 /// whether anything was left out.
-pub fn preview(text: &str) -> (&str, bool) {
+pub fn result_preview(text: &str) -> (&str, bool) {
     if text.len() <= PREVIEW_SIZE_BYTES {
         return (text, false);
     }
@@ -77,15 +77,15 @@ pub fn preview(text: &str) -> (&str, bool) {
 }
 
 /// The `<persisted-output>` block the model gets instead of a large result.
-pub fn persisted_message(path: &Path, total_bytes: usize, text: &str) -> String {
+pub(crate) fn persisted_message(path: &Path, total_bytes: usize, text: &str) -> String {
     persisted_message_cut(path, total_bytes, total_bytes, text)
 }
 
-/// [`persisted_message`] for output of which only the first `saved_bytes` of `total_bytes` were
+/// The `<persisted-output>` block for output of which only the first `saved_bytes` of `total_bytes` were
 /// written to `path` (a cap on the saved copy): the block says so instead of claiming the full
 /// output was saved.
 pub fn persisted_message_cut(path: &Path, total_bytes: usize, saved_bytes: usize, text: &str) -> String {
-    let (head, more) = preview(text);
+    let (head, more) = result_preview(text);
     let saved = if saved_bytes < total_bytes {
         format!(
             "Only the first {} of it was saved (the rest was cut) to: {}",
@@ -127,7 +127,7 @@ pub fn save_result_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 ///
 /// Results with image or document blocks are never persisted (they would be lost); returns
 /// `Ok(false)` for them.
-pub fn persist_result(session: &Session, result: &mut ToolResult) -> io::Result<bool> {
+pub(crate) fn persist_result(session: &Session, result: &mut ToolResult) -> io::Result<bool> {
     if result.content.iter().any(|b| matches!(b, ContentBlock::Image { .. } | ContentBlock::Document { .. })) {
         return Ok(false);
     }
@@ -145,8 +145,8 @@ pub fn persist_result(session: &Session, result: &mut ToolResult) -> io::Result<
 
 /// Persist `result` if its text is above the tool's threshold. Failures to write keep the result
 /// inline (logged): losing output is worse than a large message.
-pub fn cap_result(session: &Session, limit: ResultLimit, result: &mut ToolResult) {
-    let Some(max) = threshold(limit) else { return };
+pub(crate) fn cap_result(session: &Session, limit: ResultLimit, result: &mut ToolResult) {
+    let Some(max) = persist_threshold(limit) else { return };
     let max = delivery_limit(session).map_or(max, |delivered| max.min(delivered));
     if result.text_len() > max {
         if let Err(e) = persist_result(session, result) {
@@ -157,7 +157,7 @@ pub fn cap_result(session: &Session, limit: ResultLimit, result: &mut ToolResult
 
 /// One result in a message, for the aggregate budget.
 #[derive(Debug)]
-pub struct BudgetItem<'a> {
+pub(crate) struct BudgetItem<'a> {
     /// The result (may be replaced by its preview).
     pub result: &'a mut ToolResult,
     /// Exempt from the budget (tools with unlimited results, such as Read).
@@ -166,7 +166,7 @@ pub struct BudgetItem<'a> {
 
 /// Keep the results of one message under `budget` chars together: persist the largest
 /// non-exempt results first until the total fits (or nothing more can be persisted).
-pub fn enforce_message_budget(session: &Session, items: &mut [BudgetItem<'_>], budget: usize) {
+pub(crate) fn enforce_message_budget(session: &Session, items: &mut [BudgetItem<'_>], budget: usize) {
     let mut total: usize = items.iter().map(|i| i.result.text_len()).sum();
     let mut tried = vec![false; items.len()];
     while total > budget {
@@ -200,9 +200,9 @@ mod tests {
 
     #[test]
     fn thresholds() {
-        assert_eq!(threshold(ResultLimit::Chars(20_000)), Some(20_000));
-        assert_eq!(threshold(ResultLimit::Chars(100_000)), Some(50_000));
-        assert_eq!(threshold(ResultLimit::Unlimited), None);
+        assert_eq!(persist_threshold(ResultLimit::Chars(20_000)), Some(20_000));
+        assert_eq!(persist_threshold(ResultLimit::Chars(100_000)), Some(50_000));
+        assert_eq!(persist_threshold(ResultLimit::Unlimited), None);
     }
 
     #[test]
@@ -232,11 +232,11 @@ mod tests {
     #[test]
     fn preview_cuts_at_late_newline() {
         let text = format!("{}\n{}", "a".repeat(1500), "b".repeat(1000));
-        let (head, more) = preview(&text);
+        let (head, more) = result_preview(&text);
         assert!(more);
         assert_eq!(head, "a".repeat(1500));
         let flat = "c".repeat(5000);
-        assert_eq!(preview(&flat).0.len(), 2000);
+        assert_eq!(result_preview(&flat).0.len(), 2000);
     }
 
     #[test]

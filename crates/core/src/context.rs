@@ -65,7 +65,7 @@ impl ToolContext {
     }
 
     /// Record the engine that runs this call (the pipeline does).
-    pub fn with_engine(mut self, engine: crate::pipeline::Engine) -> Self {
+    pub(crate) fn with_engine(mut self, engine: crate::pipeline::Engine) -> Self {
         self.engine = Some(engine);
         self
     }
@@ -78,7 +78,7 @@ impl ToolContext {
 
     /// Put questions that arise while the call runs to `asker` (the pipeline passes the one
     /// permission asks use; without it, nobody answers).
-    pub fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
+    pub(crate) fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
         self.asker = asker;
         self
     }
@@ -91,9 +91,9 @@ impl ToolContext {
     /// [`path_policy::check_path`] of `raw`, made once per call (per path and working
     /// directory): validation, the permission decision and the call itself see one view of the
     /// file system and pay for it once. Whenever time passes outside hands' hands between them,
-    /// the pipeline forgets the checks ([`forget_path_checks`](Self::forget_path_checks), after a
+    /// the pipeline forgets the checks (`forget_path_checks`, after a
     /// hook, before the decision) or makes them again and refuses the call if a path now leads
-    /// elsewhere ([`recheck_paths`](Self::recheck_paths), after a person was asked), so a call
+    /// elsewhere (`recheck_paths`, after a person was asked), so a call
     /// never acts on a view older than its own permission decision. Opening the file stays safe against what changes in
     /// between: tools open without following surprises (no FIFO blocks, non-regular files are
     /// refused after the open).
@@ -127,7 +127,7 @@ impl ToolContext {
     /// permission decision judged it is returned as `(path, judged, now)`. The pipeline refuses
     /// the call then: a symlink swapped while the person thought must not carry the call to a
     /// target no rule and no person judged.
-    pub fn recheck_paths(&self) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    pub(crate) fn recheck_paths(&self) -> Option<(PathBuf, PathBuf, PathBuf)> {
         let cwd = self.session.cwd();
         let mut checks = self.path_checks.lock().unwrap_or_else(|e| e.into_inner());
         // Checks made under another working directory cannot be looked up again: drop them.
@@ -145,18 +145,13 @@ impl ToolContext {
 
     /// Drop the path checks made so far: the next [`check_path`](Self::check_path) looks at
     /// the disk again.
-    pub fn forget_path_checks(&self) {
+    pub(crate) fn forget_path_checks(&self) {
         self.path_checks.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// The `tool_use` id.
     pub fn tool_use_id(&self) -> &str {
         &self.tool_use_id
-    }
-
-    /// The tool's wire name.
-    pub fn tool_name(&self) -> &str {
-        &self.tool_name
     }
 
     /// The session.

@@ -30,7 +30,7 @@ pub const DISCOVERED_TOOLS_KEY: &str = "discovered_tools";
 pub const TOOL_SEARCH_TOOL_NAME: &str = "ToolSearch";
 
 /// The environment variable Claude Code reads for the mode.
-pub const ENABLE_TOOL_SEARCH_ENV: &str = "ENABLE_TOOL_SEARCH";
+pub(crate) const ENABLE_TOOL_SEARCH_ENV: &str = "ENABLE_TOOL_SEARCH";
 
 /// Session data key overriding the environment for one session: a string in the
 /// `ENABLE_TOOL_SEARCH` syntax (`true`, `false`, `auto`, `auto:N`).
@@ -49,14 +49,14 @@ pub const TOOL_REFERENCE_SUPPORT_KEY: &str = "tool_reference_support";
 pub const PENDING_MCP_SERVERS_KEY: &str = "pending_mcp_servers";
 
 /// Context window assumed when the session does not say (tokens).
-pub const DEFAULT_CONTEXT_WINDOW_TOKENS: usize = 200_000;
+pub(crate) const DEFAULT_CONTEXT_WINDOW_TOKENS: usize = 200_000;
 
 /// Percentage used by a bare `auto`.
-pub const DEFAULT_AUTO_PERCENT: u8 = 10;
+pub(crate) const DEFAULT_AUTO_PERCENT: u8 = 10;
 
 /// Characters per token when sizing deferrable definitions for `auto:N` (Claude Code's fallback
 /// heuristic when the token-count API is not available).
-pub const AUTO_CHARS_PER_TOKEN: f64 = 2.5;
+pub(crate) const AUTO_CHARS_PER_TOKEN: f64 = 2.5;
 
 /// How deferrable tools are surfaced (`ENABLE_TOOL_SEARCH`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -221,7 +221,7 @@ pub fn discovered_tools(session: &Session) -> BTreeSet<String> {
 }
 
 /// Whether the model has loaded `name` through ToolSearch in this session.
-pub fn is_discovered(session: &Session, name: &str) -> bool {
+pub(crate) fn is_discovered(session: &Session, name: &str) -> bool {
     session
         .data(DISCOVERED_TOOLS_KEY)
         .and_then(|v| v.as_array().map(|a| a.iter().any(|n| n.as_str() == Some(name))))

@@ -182,19 +182,6 @@ impl Effects {
     pub fn is_concurrency_safe(&self) -> bool {
         !self.is_barrier() && self.writes.is_empty()
     }
-
-    /// The kinds of effect present (for checks against a tool's [`EffectKinds`]).
-    pub fn kinds(&self) -> EffectKinds {
-        if self.unknown {
-            return EffectKinds::ALL;
-        }
-        EffectKinds {
-            reads_paths: !self.reads.is_empty() || self.commands.iter().any(|c| !c.reads.is_empty()),
-            writes_paths: !self.writes.is_empty() || self.commands.iter().any(|c| !c.writes.is_empty()),
-            runs_commands: !self.commands.is_empty(),
-            reaches_network: !self.hosts.is_empty(),
-        }
-    }
 }
 
 /// The kinds of effect a tool's calls can have, known without an input. A bare `Read` deny rule
@@ -230,7 +217,7 @@ impl EffectKinds {
 /// The effects of one call as the scheduler compares them: paths normalised against the
 /// session's directory, each with its symlink-resolved form when that differs.
 #[derive(Debug, Clone, Default)]
-pub struct Footprint {
+pub(crate) struct Footprint {
     barrier: bool,
     reads_anything: bool,
     reads: Vec<PathBuf>,
@@ -239,12 +226,12 @@ pub struct Footprint {
 
 impl Footprint {
     /// A call that must run alone (unknown tool, unreadable input).
-    pub fn barrier() -> Self {
+    pub(crate) fn barrier() -> Self {
         Self { barrier: true, ..Self::default() }
     }
 
     /// The footprint of `effects`, relative paths against `cwd`.
-    pub fn of(effects: &Effects, cwd: &Path) -> Self {
+    pub(crate) fn of(effects: &Effects, cwd: &Path) -> Self {
         if effects.is_barrier() {
             return Self::barrier();
         }
@@ -270,14 +257,9 @@ impl Footprint {
         footprint
     }
 
-    /// Whether this call must run alone.
-    pub fn is_barrier(&self) -> bool {
-        self.barrier
-    }
-
     /// Whether a later call with footprint `later` must wait for this one: either is a barrier,
     /// or one writes a path the other reads or writes (a folder covers what is under it).
-    pub fn conflicts_with(&self, later: &Footprint) -> bool {
+    pub(crate) fn conflicts_with(&self, later: &Footprint) -> bool {
         if self.barrier || later.barrier {
             return true;
         }
@@ -310,7 +292,6 @@ mod tests {
         assert!(e.is_destructive());
         assert!(e.is_barrier());
         assert!(!e.is_concurrency_safe());
-        assert_eq!(e.kinds(), EffectKinds::ALL);
     }
 
     #[test]

@@ -83,7 +83,7 @@ impl ToolError {
     }
 
     /// Whether the turn ends (otherwise the model sees the error and goes on).
-    pub fn ends_turn(&self) -> bool {
+    pub(crate) fn ends_turn(&self) -> bool {
         matches!(self, ToolError::EndTurn(_))
     }
 
@@ -96,7 +96,7 @@ impl ToolError {
     }
 
     /// The `is_error` text the model sees when `tool` fails so.
-    pub fn to_model_text(&self, tool: &str) -> String {
+    pub(crate) fn to_model_text(&self, tool: &str) -> String {
         match self {
             ToolError::Invalid { message, plain: true, .. } => message.clone(),
             ToolError::Invalid { message, .. } => crate::messages::tool_use_error(message),

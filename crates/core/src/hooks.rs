@@ -153,7 +153,7 @@ pub trait Hooks: Send + Sync {
 
 /// No hooks at all.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct NoHooks;
+pub(crate) struct NoHooks;
 
 #[async_trait]
 impl Hooks for NoHooks {

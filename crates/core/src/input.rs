@@ -20,7 +20,7 @@ impl ToolInput {
     }
 
     /// Attach the typed view parsed from this JSON.
-    pub fn with_typed(mut self, typed: impl Any + Send + Sync) -> Self {
+    pub(crate) fn with_typed(mut self, typed: impl Any + Send + Sync) -> Self {
         self.typed = Some(Box::new(typed));
         self
     }
@@ -30,23 +30,13 @@ impl ToolInput {
         &self.value
     }
 
-    /// Take the JSON back.
-    pub fn into_value(self) -> Value {
-        self.value
-    }
-
-    /// A string field of the input object, if present.
-    pub fn str_field(&self, key: &str) -> Option<&str> {
-        self.value.get(key).and_then(Value::as_str)
-    }
-
     /// The typed view, if one of type `T` is attached.
-    pub fn typed<T: Any>(&self) -> Option<&T> {
+    pub(crate) fn typed<T: Any>(&self) -> Option<&T> {
         self.typed.as_ref()?.downcast_ref()
     }
 
     /// Take the typed view out, if one of type `T` is attached.
-    pub fn take_typed<T: Any>(&mut self) -> Option<T> {
+    pub(crate) fn take_typed<T: Any>(&mut self) -> Option<T> {
         match self.typed.take()?.downcast::<T>() {
             Ok(t) => Some(*t),
             Err(other) => {

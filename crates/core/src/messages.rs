@@ -19,12 +19,12 @@ pub fn tool_use_error(message: &str) -> String {
 }
 
 /// `<tool_use_error>Error: No such tool available: NAME</tool_use_error>`.
-pub fn no_such_tool(name: &str) -> String {
+pub(crate) fn no_such_tool(name: &str) -> String {
     tool_use_error(&format!("Error: No such tool available: {name}"))
 }
 
 /// [`no_such_tool`] with the name the model most likely meant (tool names are case-sensitive).
-pub fn no_such_tool_suggesting(name: &str, suggestion: Option<&str>) -> String {
+pub(crate) fn no_such_tool_suggesting(name: &str, suggestion: Option<&str>) -> String {
     match suggestion {
         Some(right) => tool_use_error(&format!(
             "Error: No such tool available: {name}. Tool names are case-sensitive: did you mean {right}?"
@@ -34,17 +34,17 @@ pub fn no_such_tool_suggesting(name: &str, suggestion: Option<&str>) -> String {
 }
 
 /// `<tool_use_error>InputValidationError: ...</tool_use_error>` around a formatted list of issues.
-pub fn input_validation_error(message: &str) -> String {
+pub(crate) fn input_validation_error(message: &str) -> String {
     tool_use_error(&format!("InputValidationError: {message}"))
 }
 
 /// `<tool_use_error>Error calling tool (TOOL): MSG</tool_use_error>`, for a tool that failed.
-pub fn error_calling_tool(tool: &str, message: &str) -> String {
+pub(crate) fn error_calling_tool(tool: &str, message: &str) -> String {
     tool_use_error(&format!("Error calling tool ({tool}): {message}"))
 }
 
 /// `(TOOL completed with no output)`, so an empty result does not end the model's turn.
-pub fn completed_with_no_output(tool: &str) -> String {
+pub(crate) fn completed_with_no_output(tool: &str) -> String {
     format!("({tool} completed with no output)")
 }
 
@@ -79,6 +79,6 @@ pub fn path_changed_while_asking(
 }
 
 /// A permission refusal without a more specific reason.
-pub fn permission_denied(tool: &str) -> String {
+pub(crate) fn permission_denied(tool: &str) -> String {
     format!("{}: the session's permissions do not allow it.", not_run(tool))
 }

@@ -28,7 +28,7 @@ use crate::session::Session;
 
 /// How many of the most recently recorded files are compared with the disk when notices are
 /// taken: the files the model is working with, at a stat each.
-pub const WATCHED_FILES: usize = 100;
+pub(crate) const WATCHED_FILES: usize = 100;
 
 /// The longest command shown in a task notice, in characters.
 const COMMAND_CHARS: usize = 200;
@@ -145,7 +145,7 @@ impl NoticeQueue {
     }
 
     /// Drop the pending notices `unwanted` picks.
-    pub fn withdraw(&self, unwanted: impl Fn(&Notice) -> bool) {
+    pub(crate) fn withdraw(&self, unwanted: impl Fn(&Notice) -> bool) {
         self.pending.lock().unwrap_or_else(|e| e.into_inner()).retain(|n| !unwanted(n));
     }
 
@@ -185,7 +185,7 @@ impl NoticeQueue {
 
 impl Session {
     /// Queue `notice` for the model's next turn.
-    pub fn push_notice(&self, notice: Notice) {
+    pub(crate) fn push_notice(&self, notice: Notice) {
         NoticeQueue::of(self).push(notice);
     }
 

@@ -31,7 +31,7 @@ use crate::pipeline::{CallOutcome, Engine, Prepared};
 use crate::session::Session;
 
 /// For each call of a batch, the earlier calls it must wait for (indices, ascending).
-pub fn dependencies(footprints: &[Footprint]) -> Vec<Vec<usize>> {
+pub(crate) fn dependencies(footprints: &[Footprint]) -> Vec<Vec<usize>> {
     footprints
         .iter()
         .enumerate()
@@ -94,7 +94,7 @@ impl Engine {
     }
 
     /// [`Engine::run_batch`], keeping everything each call produced.
-    pub async fn run_batch_outcomes(&self, calls: Vec<ToolCall>, turn: &Turn) -> Vec<CallOutcome> {
+    pub(crate) async fn run_batch_outcomes(&self, calls: Vec<ToolCall>, turn: &Turn) -> Vec<CallOutcome> {
         let session = Arc::clone(self.session());
         let prepared: Vec<Prepared> = calls.into_iter().map(|c| self.prepare(c)).collect();
         let footprints: Vec<Footprint> = prepared.iter().map(|p| footprint(p, &session)).collect();

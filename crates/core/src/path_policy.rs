@@ -52,7 +52,7 @@ pub enum FileKind {
 
 impl FileKind {
     /// Whether reading or writing it could block forever or never end (devices, FIFOs, sockets).
-    pub fn is_special(self) -> bool {
+    pub(crate) fn is_special(self) -> bool {
         matches!(self, FileKind::Device | FileKind::Fifo | FileKind::Socket | FileKind::Other)
     }
 
@@ -73,7 +73,7 @@ impl FileKind {
 /// Names that make a path protected when any component matches (case-insensitive): version
 /// control and editor/agent configuration, shell start-up files, MCP server lists, and the
 /// folders and files where credentials live (SSH and GnuPG keys, cloud and cluster logins,
-/// registry tokens; [`CREDENTIAL_NAMES`]). Writes there always ask (reference §3.4, step 1g).
+/// registry tokens; `CREDENTIAL_NAMES`). Writes there always ask (reference §3.4, step 1g).
 pub const PROTECTED_NAMES: &[&str] =
     &joined_names::<{ CONFIGURATION_NAMES.len() + CREDENTIAL_NAMES.len() }>(CONFIGURATION_NAMES, CREDENTIAL_NAMES);
 
@@ -109,7 +109,7 @@ const CONFIGURATION_NAMES: &[&str] = &[
 /// The credential locations among [`PROTECTED_NAMES`]: keys, tokens and logins that a command
 /// or tool should never change without a person agreeing (and that Bash's path checks may want
 /// to treat specially for reads too).
-pub const CREDENTIAL_NAMES: &[&str] = &[
+pub(crate) const CREDENTIAL_NAMES: &[&str] = &[
     ".ssh",
     ".gnupg",
     ".aws",
@@ -141,17 +141,6 @@ const fn joined_names<const N: usize>(first: &[&'static str], second: &[&'static
         j += 1;
     }
     joined
-}
-
-/// The credential location (from [`CREDENTIAL_NAMES`]) some component of `path` matches, if any.
-pub fn credential_component(path: &Path) -> Option<&'static str> {
-    path.components().find_map(|c| match c {
-        Component::Normal(name) => {
-            let name = name.to_string_lossy();
-            CREDENTIAL_NAMES.iter().copied().find(|p| name.eq_ignore_ascii_case(p))
-        }
-        _ => None,
-    })
 }
 
 /// Paths that stand for a process's standard streams or terminal: reading them would read
@@ -458,7 +447,7 @@ const SIMILAR_SCAN_MAX: usize = 10_000;
 /// preference; among equals, the first name in sorted order). Looks at the first 10 000
 /// entries (`SIMILAR_SCAN_MAX`); each costs a pass over its name and no allocation, so a miss
 /// in a folder of thousands of files stays cheap.
-pub fn similar_file(path: &Path) -> Option<PathBuf> {
+pub(crate) fn similar_file(path: &Path) -> Option<PathBuf> {
     let dir = path.parent()?;
     let wanted = WantedName::new(&path.file_name()?.to_string_lossy());
     let mut scratch = Vec::new();
@@ -567,7 +556,7 @@ fn edit_distance(a: &[char], b: &[char], cap: usize) -> usize {
 }
 
 /// The start of the near-name hint of [`missing_file_message`].
-pub const SIMILAR_NAME_HINT: &str = "A file with a similar name exists:";
+pub(crate) const SIMILAR_NAME_HINT: &str = "A file with a similar name exists:";
 
 /// The message for a missing file (our words): `There is no file at this path. The working
 /// directory is <cwd>.` plus ` A file with a similar name exists: <path>.` when one is next to it.
@@ -593,6 +582,17 @@ mod tests {
     use super::*;
     use crate::session::SessionConfig;
     use std::os::unix::fs::symlink;
+
+    /// The credential location (from [`CREDENTIAL_NAMES`]) some component of `path` matches, if any.
+    fn credential_component(path: &Path) -> Option<&'static str> {
+        path.components().find_map(|c| match c {
+            Component::Normal(name) => {
+                let name = name.to_string_lossy();
+                CREDENTIAL_NAMES.iter().copied().find(|p| name.eq_ignore_ascii_case(p))
+            }
+            _ => None,
+        })
+    }
 
     fn session_in(dir: &Path) -> std::sync::Arc<Session> {
         Session::new(SessionConfig { cwd: Some(dir.to_path_buf()), ..Default::default() }).unwrap()

@@ -23,9 +23,9 @@ use crate::tool::Tool;
 /// Why the default question methods fail: this asker has no way to put them to anyone.
 const NO_QUESTIONS: &str = "this session has no way to put questions to a person";
 
-pub use crate::decision::{
-    AskAnswer, AskRequest, Behavior, CommandSubject, Decision, DecisionSource, PermissionMode, PermissionResult,
-    PlanReview, PlanVerdict, Question, QuestionAnswer, QuestionOption, QuestionsAnswer, UnknownMode,
+use crate::decision::{
+    AskAnswer, AskRequest, Behavior, Decision, DecisionSource, PermissionMode, PermissionResult, PlanReview,
+    PlanVerdict, Question, QuestionsAnswer,
 };
 
 /// What a policy is asked to decide on.

@@ -24,21 +24,17 @@ use crate::abort::Turn;
 use crate::budget;
 use crate::content::{ContentBlock, ContextChange, ToolCall, ToolResult};
 use crate::context::ToolContext;
+use crate::decision::{AskAnswer, AskRequest, Behavior, Decision, DecisionSource};
 use crate::effects::Effects;
 use crate::error::ToolError;
 use crate::hooks::{HookCall, Hooks, NoHooks, PostToolUseOutcome};
 use crate::input::ToolInput;
 use crate::messages;
-use crate::permissions::{
-    AskAnswer, AskRequest, Asker, Behavior, Decision, DecisionSource, DefaultPolicy, NoAsker, PermissionPolicy,
-    PermissionRequest,
-};
+use crate::permissions::{Asker, DefaultPolicy, NoAsker, PermissionPolicy, PermissionRequest};
 use crate::progress::{NoProgress, ProgressSink};
 use crate::registry::Pool;
 use crate::session::Session;
 use crate::tool::{Planned, ResultLimit, Tool};
-
-pub use crate::deferral::DISCOVERED_TOOLS_KEY;
 
 /// Tunables of an [`Engine`].
 #[derive(Debug, Clone)]
@@ -266,7 +262,7 @@ impl Engine {
     /// Whether the model has this tool's schema: the caller knows every schema
     /// ([`EngineOptions::all_schemas_known`]), the tool is not deferrable, tool search is off for
     /// this pool and session (`ENABLE_TOOL_SEARCH`, see [`crate::deferral`]), or it was discovered.
-    pub fn schema_was_sent(&self, tool: &dyn Tool) -> bool {
+    pub(crate) fn schema_was_sent(&self, tool: &dyn Tool) -> bool {
         let session = &self.inner.session;
         self.inner.options.all_schemas_known
             || !crate::deferral::is_deferrable(tool)

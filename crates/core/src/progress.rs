@@ -2,9 +2,6 @@
 //! line, files searched). A [`ProgressSink`] receives them; front ends print them (CLI), forward
 //! them (MCP `notifications/progress`) or drop them. Nothing here decides when to report.
 
-use std::sync::Arc;
-use std::sync::Mutex;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -36,34 +33,10 @@ pub trait ProgressSink: Send + Sync {
 
 /// Drops every event.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct NoProgress;
+pub(crate) struct NoProgress;
 
 impl ProgressSink for NoProgress {
     fn emit(&self, _event: ProgressEvent) {}
-}
-
-/// Keeps every event in memory; for tests and for callers that poll.
-#[derive(Debug, Default)]
-pub struct CollectProgress {
-    events: Mutex<Vec<ProgressEvent>>,
-}
-
-impl CollectProgress {
-    /// A new, empty collector.
-    pub fn new() -> Arc<Self> {
-        Arc::new(Self::default())
-    }
-
-    /// Everything received so far.
-    pub fn events(&self) -> Vec<ProgressEvent> {
-        self.events.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-}
-
-impl ProgressSink for CollectProgress {
-    fn emit(&self, event: ProgressEvent) {
-        self.events.lock().unwrap_or_else(|e| e.into_inner()).push(event);
-    }
 }
 
 impl<F: Fn(ProgressEvent) + Send + Sync> ProgressSink for F {

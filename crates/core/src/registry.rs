@@ -19,14 +19,14 @@ use crate::schema::CompiledSchema;
 use crate::tool::Tool;
 
 /// What starts every registration's [`ToolRegistration::build_marker`].
-pub const BUILD_MARKER_PREFIX: &str = "hands-tool-marker:";
+pub(crate) const BUILD_MARKER_PREFIX: &str = "hands-tool-marker:";
 
 /// A tool's entry in the link-time registry. Create it with
 /// [`register_tool!`](crate::register_tool) or [`register_dyn_tool!`](crate::register_dyn_tool).
 pub struct ToolRegistration {
     /// Builds the tool (called once per process by [`registered_tools`]).
     pub make: fn() -> Arc<dyn Tool>,
-    /// [`BUILD_MARKER_PREFIX`] followed by the Cargo package of the registering crate
+    /// `hands-tool-marker:` followed by the Cargo package of the registering crate
     /// (`hands-tool-marker:hands-tool-read`). These bytes are in a binary exactly when the
     /// registration is, which is how `cargo xtask feature-matrix` proves a tool left out by the
     /// features is not compiled in. No text the model reads contains them.
@@ -52,8 +52,8 @@ inventory::collect!(ToolRegistration);
 macro_rules! register_tool {
     ($tool:expr) => {
         $crate::__private::inventory::submit! {
-            $crate::registry::ToolRegistration {
-                make: || $crate::tool::typed_arc($tool),
+            $crate::__private::ToolRegistration {
+                make: || $crate::typed_arc($tool),
                 build_marker: concat!("hands-tool-marker:", env!("CARGO_PKG_NAME")),
             }
         }
@@ -65,8 +65,8 @@ macro_rules! register_tool {
 macro_rules! register_dyn_tool {
     ($tool:expr) => {
         $crate::__private::inventory::submit! {
-            $crate::registry::ToolRegistration {
-                make: || ::std::sync::Arc::new($tool) as ::std::sync::Arc<dyn $crate::tool::Tool>,
+            $crate::__private::ToolRegistration {
+                make: || ::std::sync::Arc::new($tool) as ::std::sync::Arc<dyn $crate::Tool>,
                 build_marker: concat!("hands-tool-marker:", env!("CARGO_PKG_NAME")),
             }
         }
@@ -154,7 +154,7 @@ impl PoolEntry {
     }
 
     /// The compiled input validator; an invalid schema is reported once and kept as an error.
-    pub fn validator(&self) -> Result<&Arc<CompiledSchema>, &str> {
+    pub(crate) fn validator(&self) -> Result<&Arc<CompiledSchema>, &str> {
         self.validator
             .get_or_init(|| CompiledSchema::compile(self.tool.input_schema()).map(Arc::new))
             .as_ref()
@@ -222,7 +222,7 @@ impl Pool {
 
     /// The tool a name that was not found most likely meant: the one whose name or alias differs
     /// only in case (`bash`, `read`, `todowrite`), named by its wire name.
-    pub fn suggest(&self, name: &str) -> Option<&str> {
+    pub(crate) fn suggest(&self, name: &str) -> Option<&str> {
         self.entries
             .iter()
             .find(|e| {
@@ -245,11 +245,6 @@ impl Pool {
     /// The names in order.
     pub fn names(&self) -> Vec<&str> {
         self.entries.iter().map(|e| e.tool.name()).collect()
-    }
-
-    /// How many entries are built-ins (they come first).
-    pub fn builtin_len(&self) -> usize {
-        self.builtin_len
     }
 
     /// Number of tools.

@@ -14,13 +14,13 @@
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 /// The JSON Schema of `T` in the shape Claude Code sends: draft-07, subschemas inlined, every
 /// object closed (`additionalProperties: false`), optional fields without a `null` type, no
 /// root `title` or `description` (the input struct's doc comment is for Rust readers; the model
 /// reads the tool's prompt), no integer `format` annotations.
-pub fn schema_for<T: JsonSchema>() -> Value {
+pub(crate) fn schema_for<T: JsonSchema>() -> Value {
     let mut settings = SchemaSettings::draft07();
     settings.inline_subschemas = true;
     let mut value = settings.into_generator().into_root_schema_for::<T>().to_value();
@@ -297,7 +297,7 @@ fn parse_json_text(value: &mut Value) {
 }
 
 /// A tool's input schema, compiled once.
-pub struct CompiledSchema {
+pub(crate) struct CompiledSchema {
     validator: jsonschema::Validator,
     coercion: Coercion,
 }
@@ -310,7 +310,7 @@ impl std::fmt::Debug for CompiledSchema {
 
 impl CompiledSchema {
     /// Compile `schema` (draft-07 unless it says otherwise). External `$ref`s are not fetched.
-    pub fn compile(schema: &Value) -> Result<Self, String> {
+    pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
         let validator = jsonschema::draft7::options()
             .build(schema)
             .map_err(|e| format!("the tool's input schema is invalid: {e}"))?;
@@ -319,7 +319,7 @@ impl CompiledSchema {
 
     /// Coerce string numbers and booleans in `input`, then validate it. On failure returns the
     /// message (without the `<tool_use_error>InputValidationError:` wrapper).
-    pub fn validate(&self, tool: &str, input: &mut Value) -> Result<(), String> {
+    pub(crate) fn validate(&self, tool: &str, input: &mut Value) -> Result<(), String> {
         self.coercion.apply(input);
         if self.validator.is_valid(input) {
             return Ok(());
@@ -409,11 +409,6 @@ fn format_errors<'a>(tool: &str, errors: impl Iterator<Item = jsonschema::Valida
     let parts: Vec<String> = missing.into_iter().chain(unexpected).chain(types).chain(other).collect();
     let count = if parts.len() == 1 { "1 problem".to_string() } else { format!("{} problems", parts.len()) };
     format!("The input given to {tool} was not accepted ({count}):\n{}", parts.join("\n"))
-}
-
-/// An empty object map, for callers that need a default input.
-pub fn empty_input() -> Value {
-    Value::Object(Map::new())
 }
 
 #[cfg(test)]

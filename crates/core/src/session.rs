@@ -70,7 +70,8 @@ pub struct SessionConfig {
     pub cwd: Option<PathBuf>,
     /// Additional working directories (`--add-dir`).
     pub additional_dirs: Vec<PathBuf>,
-    /// State directory; defaults to [`default_state_dir`].
+    /// State directory; defaults to `$HANDS_STATE_DIR`, else `$XDG_STATE_HOME/hands`, else
+    /// `~/.local/state/hands`, else a folder in the temp directory.
     pub state_dir: Option<PathBuf>,
     /// Permission mode; `None` keeps a restored session's mode (or `default`).
     pub permission_mode: Option<PermissionMode>,
@@ -78,7 +79,7 @@ pub struct SessionConfig {
 
 /// `$HANDS_STATE_DIR`, else `$XDG_STATE_HOME/hands`, else `~/.local/state/hands`, else a folder in
 /// the temp directory.
-pub fn default_state_dir() -> PathBuf {
+pub(crate) fn default_state_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("HANDS_STATE_DIR").filter(|v| !v.is_empty()) {
         return PathBuf::from(dir);
     }
@@ -272,7 +273,7 @@ impl Session {
 
     /// This session's own state folder (`<state>/<id>`) with symlinks resolved: files in it
     /// (persisted results, task output) are the session's own, whatever the working directories.
-    pub fn own_state_dir_real(&self) -> &Path {
+    pub(crate) fn own_state_dir_real(&self) -> &Path {
         self.own_state_real.get_or_init(|| hands_fs::canonicalize_with_ancestors(&self.state_dir.join(&self.id)))
     }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{Fixture, Log, t};
-use hands_core::permissions::PermissionMode;
+use hands_core::PermissionMode;
 use hands_core::{
     Effects, Engine, EngineOptions, Pool, ResultLimit, Session, ToolCall, ToolContext, ToolError, ToolOutput, Turn,
     TypedTool,

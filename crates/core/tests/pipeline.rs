@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use common::*;
-use hands_core::messages;
-use hands_core::permissions::{AskAnswer, AskRequest, Asker, Behavior, DecisionSource, PermissionMode};
-use hands_core::pipeline::DISCOVERED_TOOLS_KEY;
+use hands_core::DISCOVERED_TOOLS_KEY;
+use hands_core::{AskAnswer, AskRequest, Asker, Behavior, DecisionSource, PermissionMode};
+use hands_core::{CANCEL_MESSAGE, REJECT_MESSAGE};
 use hands_core::{InterruptBehavior, ResultLimit, ToolCall, ToolInput, Turn};
 use hands_core::{Plan, ToolSpec};
 use serde_json::json;
@@ -51,7 +51,7 @@ async fn aborted_turn_does_not_start_calls() {
     turn.abort();
     let r = engine.run_one(call("Echo", json!({"text": "hi"})), &turn).await;
     assert!(r.is_error);
-    assert_eq!(r.text(), messages::CANCEL_MESSAGE);
+    assert_eq!(r.text(), CANCEL_MESSAGE);
 }
 
 #[tokio::test]
@@ -185,7 +185,7 @@ async fn asks_go_to_the_asker() {
     assert!(outcome.result.is_error);
     assert_eq!(
         outcome.result.text(),
-        format!("{}\n\nThe user added what to do instead:\nuse the staging dir", messages::REJECT_MESSAGE)
+        format!("{}\n\nThe user added what to do instead:\nuse the staging dir", REJECT_MESSAGE)
     );
     let decision = outcome.decision.unwrap();
     assert_eq!(decision.behavior, Behavior::Deny);
@@ -235,7 +235,7 @@ impl hands_core::TypedTool for ToolSearchStandIn {
     type Prepared = ();
 
     const SPEC: ToolSpec =
-        ToolSpec::new(hands_core::deferral::TOOL_SEARCH_TOOL_NAME, "Loads deferred tools", ResultLimit::Chars(100_000));
+        ToolSpec::new(hands_core::TOOL_SEARCH_TOOL_NAME, "Loads deferred tools", ResultLimit::Chars(100_000));
 
     async fn call(
         &self,
@@ -255,10 +255,10 @@ async fn undiscovered_deferred_tool_gets_the_schema_hint_only_while_tool_search_
     assert!(!r.text().contains("ToolSearch"), "{}", r.text());
     // Tool search switched off for the session: same.
     let engine = fx.engine(vec![t(Deferred), t(ToolSearchStandIn)]);
-    fx.session.set_data(hands_core::deferral::TOOL_SEARCH_KEY, Some(json!("false")));
+    fx.session.set_data(hands_core::TOOL_SEARCH_KEY, Some(json!("false")));
     let r = engine.run_one(call("Deferred", json!({"count": [1]})), &Turn::new()).await;
     assert!(!r.text().contains("ToolSearch"), "{}", r.text());
-    fx.session.set_data(hands_core::deferral::TOOL_SEARCH_KEY, Some(json!("true")));
+    fx.session.set_data(hands_core::TOOL_SEARCH_KEY, Some(json!("true")));
     let r = engine.run_one(call("Deferred", json!({"count": [1]})), &Turn::new()).await;
     assert!(r.is_error);
     assert!(r.text().contains("Call ToolSearch with the query \"select:Deferred\""), "{}", r.text());

@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use common::Fixture;
-use hands_core::hooks::{HookCall, Hooks, PreToolUseOutcome};
-use hands_core::permissions::PermissionMode;
-use hands_core::tool::typed_arc;
+use hands_core::PermissionMode;
+use hands_core::typed_arc;
 use hands_core::{
     Effects, Engine, PermissionResult, Plan, Pool, PoolConfig, ResultLimit, Session, ToolCall, ToolContext, ToolError,
     ToolOutput, ToolSpec, Turn, TypedTool,
 };
+use hands_core::{HookCall, Hooks, PreToolUseOutcome};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::json;

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
-use hands_core::budget::MAX_TOOL_RESULTS_PER_MESSAGE_CHARS;
-use hands_core::permissions::PermissionMode;
+use hands_core::MAX_TOOL_RESULTS_PER_MESSAGE_CHARS;
+use hands_core::PermissionMode;
 use hands_core::{ResultLimit, ToolCall, Turn};
 use serde_json::json;
 
@@ -169,7 +169,7 @@ async fn aborted_batch_answers_every_call() {
     let turn = Turn::new();
     turn.abort();
     let results = engine.run_batch(vec![text_call("1", "Echo", "a"), text_call("2", "Echo", "b")], &turn).await;
-    assert!(results.iter().all(|r| r.is_error && r.text() == hands_core::messages::CANCEL_MESSAGE));
+    assert!(results.iter().all(|r| r.is_error && r.text() == hands_core::CANCEL_MESSAGE));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -25,7 +25,7 @@ pub mod quotes;
 pub mod text_file;
 pub mod transaction;
 
-use hands_core::session::Session;
+use hands_core::Session;
 
 pub use apply::{EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, normalize_edit_input};
 pub use near_match::{NearMatch, closest_match, not_found_hint};

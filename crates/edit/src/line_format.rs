@@ -5,7 +5,7 @@
 //! Chosen per session (session data key [`LINE_FORMAT_KEY`]) or by the environment variable
 //! `HANDS_READ_LINE_FORMAT` (`compact` or `legacy`); compact by default.
 
-use hands_core::session::Session;
+use hands_core::Session;
 
 /// Session data key holding `"compact"` or `"legacy"`.
 pub const LINE_FORMAT_KEY: &str = "read_line_format";

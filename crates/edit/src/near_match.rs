@@ -266,7 +266,7 @@ fn describe_whitespace(ws: &str) -> String {
 }
 
 fn quoted(s: &str) -> String {
-    format!("`{}`", hands_core::text::truncate_chars(s, MAX_QUOTED_CHARS))
+    format!("`{}`", hands_core::truncate_chars(s, MAX_QUOTED_CHARS))
 }
 
 /// How `file_line` differs from `old_line`, or `None` when it matches at `position`.

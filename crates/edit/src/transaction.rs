@@ -12,8 +12,8 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hands_core::path_policy::PathCheck;
-use hands_core::session::Session;
+use hands_core::PathCheck;
+use hands_core::Session;
 use hands_fs::file_state::{FileState, hash_bytes};
 
 use crate::FILE_UNEXPECTEDLY_MODIFIED;
@@ -186,7 +186,7 @@ pub fn commit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hands_core::session::SessionConfig;
+    use hands_core::SessionConfig;
     use std::fs::File;
 
     #[test]
@@ -210,7 +210,7 @@ mod tests {
     }
 
     fn checked(session: &Session, path: &Path) -> PathCheck {
-        hands_core::path_policy::check_path(session, &path.to_string_lossy())
+        hands_core::check_path(session, &path.to_string_lossy())
     }
 
     #[test]

@@ -159,7 +159,7 @@ async fn an_aborted_turn_cancels_the_remote_call() {
     turn.abort();
     let result = running.await.unwrap();
     assert!(result.is_error);
-    if result.text() == hands_core::messages::INTERRUPTED_MESSAGE {
+    if result.text() == hands_core::INTERRUPTED_MESSAGE {
         remote.cancelled.recv().await.expect("the server's tool saw the cancellation");
     }
 }

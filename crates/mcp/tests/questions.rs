@@ -7,7 +7,7 @@ mod common;
 
 use common::Wire;
 use hands_core::PermissionMode;
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
 use hands_tool_ask_user_question::AskUserQuestionTool;
 use hands_tool_plan_mode::{EnterPlanModeTool, ExitPlanModeTool};
 use serde_json::{Value, json};

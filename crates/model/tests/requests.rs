@@ -6,7 +6,7 @@
 mod common;
 
 use common::{collect, done, provider};
-use hands_core::permissions::PermissionMode;
+use hands_core::PermissionMode;
 use hands_core::{PoolConfig, Session, SessionConfig};
 use hands_fake_model_api::{Api, FakeModelApi, Turn};
 use hands_model::{

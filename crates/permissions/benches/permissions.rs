@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use hands_core::Effects;
-use hands_core::permissions::{CommandSubject, PermissionMode, PermissionResult, decide_without_rules};
+use hands_core::{CommandSubject, PermissionMode, PermissionResult, decide_without_rules};
 use hands_permissions::ruleset::{CallFacts, RuleSet};
 use hands_permissions::settings::{RuleOrigin, ScopeSettings, SettingsScope, merge};
 use serde_json::{Value, json};

@@ -35,9 +35,9 @@ use crate::settings::{
     read_settings_file,
 };
 use crate::watch::{DirWatch, POLL_INTERVAL, SettingsPoller};
-use hands_core::hooks::Hooks;
-use hands_core::permissions::{Decision, DecisionSource, PermissionMode, PermissionPolicy, PermissionRequest};
-use hands_core::session::{PathFilter, Session};
+use hands_core::Hooks;
+use hands_core::{Decision, DecisionSource, PermissionMode, PermissionPolicy, PermissionRequest};
+use hands_core::{PathFilter, Session};
 
 /// What the command line and the environment contribute to the settings.
 #[derive(Debug, Clone)]

@@ -42,15 +42,15 @@ use crate::origin::{RuleOrigin, SettingsScope};
 use crate::path_rules::Anchors;
 use crate::rules::Rule;
 use crate::ruleset::{CallFacts, CompiledRule};
-use hands_core::content::{ContentBlock, ToolResult};
-use hands_core::context::ToolContext;
-use hands_core::effects::Effects;
-use hands_core::hooks::{
+use hands_core::Effects;
+use hands_core::Session;
+use hands_core::ToolContext;
+use hands_core::ToolInput;
+use hands_core::{Behavior, PermissionResult};
+use hands_core::{ContentBlock, ToolResult};
+use hands_core::{
     HookCall, HookPermission, Hooks, PostToolUseOutcome, PreToolUseOutcome, StopEvent, StopInput, StopOutcome,
 };
-use hands_core::input::ToolInput;
-use hands_core::permissions::{Behavior, PermissionResult};
-use hands_core::session::Session;
 
 /// How long a hook may run when its settings give no `timeout`.
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -339,7 +339,7 @@ impl HookRun {
 }
 
 fn capped(text: &str) -> String {
-    hands_core::text::truncate_chars(text, MAX_HOOK_TEXT_CHARS).into_owned()
+    hands_core::truncate_chars(text, MAX_HOOK_TEXT_CHARS).into_owned()
 }
 
 #[cfg(unix)]

@@ -2,10 +2,10 @@
 //!
 //! Claude Code's permission system for hands, as an implementation of the interfaces the
 //! pipeline of `hands-core` calls: [`PermissionEngine`] is a
-//! [`PermissionPolicy`](hands_core::permissions::PermissionPolicy) and, through
-//! [`PermissionEngine::hooks`], the [`Hooks`](hands_core::hooks::Hooks) of the settings files.
+//! [`PermissionPolicy`](hands_core::PermissionPolicy) and, through
+//! [`PermissionEngine::hooks`], the [`Hooks`](hands_core::Hooks) of the settings files.
 //! The value types both sides share (modes, a tool's own answer, decisions) stay in
-//! `hands_core::permissions`.
+//! `hands_core` ([`PermissionMode`](hands_core::PermissionMode), [`Decision`](hands_core::Decision), ...).
 //!
 //! - `rules`: one rule (`Bash(npm run *)`, `Read(./.env)`, `mcp__github__*`), parsing and which
 //!   tools it names; `command_rules`: Bash content matching (wildcards, word boundaries, `:*`,
@@ -30,7 +30,7 @@
 //! let permissions = PermissionEngine::load(&options)?;      // errors only for bad flags / --settings
 //! permissions.warnings().iter().for_each(|w| eprintln!("warning: {w}"));
 //! permissions.install(&session);                           // mode, additional dirs, read filter
-//! let pool_config = hands_core::PoolConfig { denied: hands_core::permissions::PermissionPolicy::denied_tools(&permissions), ..Default::default() };
+//! let pool_config = hands_core::PoolConfig { denied: hands_core::PermissionPolicy::denied_tools(&permissions), ..Default::default() };
 //! let engine = hands_core::Engine::builder(pool, session)
 //!     .policy(permissions.policy())
 //!     .hooks(permissions.hooks())

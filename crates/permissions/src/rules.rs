@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use hands_core::permissions::Behavior;
+use hands_core::Behavior;
 
 /// A parsed rule: `Bash`, `Bash(npm run *)`, `Read(./.env)`, `mcp__github__*`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -208,7 +208,7 @@ pub fn rule_covers_tool(rule_tool: &str, tool: &str, aliases: &[&str], behavior:
         return false;
     }
     if !rule_tool.contains('*') {
-        return hands_core::registry::bare_deny_matches(rule_tool, tool);
+        return hands_core::bare_deny_matches(rule_tool, tool);
     }
     if behavior == Behavior::Allow {
         // Allow globs only after a literal server name: `mcp__github__*`, never `mcp__*`.
@@ -267,7 +267,7 @@ pub fn parameter_matches(content: &str, input: &Value, subject_fields: &[&str]) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hands_core::permissions::RuleWord;
+    use hands_core::RuleWord;
 
     #[test]
     fn parses_bare_and_content_rules() {

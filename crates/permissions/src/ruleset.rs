@@ -40,9 +40,9 @@ use crate::command_rules::{CommandPattern, always_asks, command_forms};
 use crate::origin::RuleOrigin;
 use crate::path_rules::{Anchors, PathPattern, PathPatternError};
 use crate::rules::{Rule, domain_matches, parameter_matches, rule_covers_tool, wildcard_match};
-use hands_core::effects::Effects;
-use hands_core::path_policy::protected_component;
-use hands_core::permissions::{
+use hands_core::Effects;
+use hands_core::protected_component;
+use hands_core::{
     Behavior, Decision, DecisionSource, PermissionMode, PermissionResult, RuleWord, decide_without_rules,
 };
 use hands_fs::canonicalize_with_ancestors;
@@ -381,7 +381,7 @@ impl<'a> Prepared<'a> {
             .or_else(|| effects.hosts.first().map(|h| format!("domain:{h}")))
             .or_else(|| effects.rule_content.clone());
         match inner {
-            Some(i) => format!("{tool}({})", hands_core::text::truncate_chars(i.trim(), 200)),
+            Some(i) => format!("{tool}({})", hands_core::truncate_chars(i.trim(), 200)),
             None => tool.to_string(),
         }
     }
@@ -868,7 +868,7 @@ impl RuleSet {
             format!("dontAsk mode denies what would ask ({})", asked.reason),
             format!(
                 "{}: it needs approval ({}, from {}), and permission mode dontAsk never asks. To allow it, {how}.",
-                hands_core::messages::not_run(tool),
+                hands_core::not_run(tool),
                 asked.reason,
                 asked.source
             ),
@@ -963,12 +963,7 @@ fn deny_by_rule(rule: &CompiledRule, tool: &str, matched: Option<&str>) -> Decis
     Decision::deny(
         rule.source(),
         format!("the deny rule `{}` in {} matches {subject}", rule.rule, rule.origin),
-        format!(
-            "{}: the deny rule `{}` in {} forbids it{what}.",
-            hands_core::messages::not_run(tool),
-            rule.rule,
-            rule.origin
-        ),
+        format!("{}: the deny rule `{}` in {} forbids it{what}.", hands_core::not_run(tool), rule.rule, rule.origin),
     )
 }
 

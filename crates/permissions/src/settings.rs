@@ -31,7 +31,7 @@ pub use crate::origin::{RuleOrigin, SettingsScope};
 use crate::path_rules::Anchors;
 use crate::rules::Rule;
 use crate::ruleset::{CompiledRule, RuleSet};
-use hands_core::permissions::{Behavior, PermissionMode};
+use hands_core::{Behavior, PermissionMode};
 use hands_fs::normalize_path;
 
 /// The largest settings file read, in bytes: real ones hold a few kilobytes.

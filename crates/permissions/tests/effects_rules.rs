@@ -8,8 +8,8 @@ mod perm_support;
 
 use std::sync::Arc;
 
-use hands_core::permissions::{Behavior, DecisionSource, PermissionMode};
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
+use hands_core::{Behavior, DecisionSource, PermissionMode};
 use hands_core::{
     EffectKinds, Effects, Engine, Pool, PoolConfig, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput,
     TypedTool,
@@ -111,10 +111,7 @@ fn engine_for(fx: &Fixture, settings: Value, mode: PermissionMode) -> Engine {
     let permissions = PermissionEngine::load(&fx.options()).unwrap();
     let session = fx.session(mode);
     permissions.install(&session);
-    let config = PoolConfig {
-        denied: hands_core::permissions::PermissionPolicy::denied_tools(&permissions),
-        ..Default::default()
-    };
+    let config = PoolConfig { denied: hands_core::PermissionPolicy::denied_tools(&permissions), ..Default::default() };
     let pool = Arc::new(Pool::assemble(tools(), config));
     Engine::builder(pool, session).policy(permissions.policy()).hooks(permissions.hooks()).build()
 }

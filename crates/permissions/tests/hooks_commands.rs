@@ -8,7 +8,7 @@ mod perm_support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hands_core::permissions::PermissionMode;
+use hands_core::PermissionMode;
 use hands_core::{Engine, ToolCall, ToolResult, Turn};
 use hands_permissions::engine::PermissionEngine;
 use perm_support::Fixture;
@@ -291,8 +291,8 @@ async fn matching_hooks_run_in_parallel() {
     assert!(text.contains("a done") && text.contains("b done"), "{text}");
 }
 
-fn stop_input(event: hands_core::hooks::StopEvent, active: bool) -> hands_core::hooks::StopInput {
-    hands_core::hooks::StopInput { event, stop_hook_active: active, last_assistant_message: "All done.".into() }
+fn stop_input(event: hands_core::StopEvent, active: bool) -> hands_core::StopInput {
+    hands_core::StopInput { event, stop_hook_active: active, last_assistant_message: "All done.".into() }
 }
 
 #[tokio::test]
@@ -314,8 +314,7 @@ async fn a_stop_hook_gets_claude_codes_fields_and_can_block_with_a_reason() {
         PermissionMode::Default,
     );
     let cancel = tokio_util::sync::CancellationToken::new();
-    let outcome =
-        engine.hooks().stop(&stop_input(hands_core::hooks::StopEvent::Stop, true), engine.session(), &cancel).await;
+    let outcome = engine.hooks().stop(&stop_input(hands_core::StopEvent::Stop, true), engine.session(), &cancel).await;
     assert_eq!(outcome.block.as_deref(), Some("run the tests first"));
     assert_eq!(outcome.stop, None);
     let sent: Value = serde_json::from_str(&std::fs::read_to_string(&stdin_copy).unwrap()).unwrap();
@@ -343,12 +342,12 @@ async fn subagent_stop_matches_the_agent_type_and_continue_false_wins_over_a_blo
         PermissionMode::Default,
     );
     let cancel = tokio_util::sync::CancellationToken::new();
-    let sub = |agent_type: &str| hands_core::hooks::StopEvent::SubagentStop {
+    let sub = |agent_type: &str| hands_core::StopEvent::SubagentStop {
         agent_id: "agent-1".into(),
         agent_type: agent_type.into(),
     };
     let other = engine.hooks().stop(&stop_input(sub("Plan"), false), engine.session(), &cancel).await;
-    assert_eq!(other, hands_core::hooks::StopOutcome::default(), "the matcher names another agent type");
+    assert_eq!(other, hands_core::StopOutcome::default(), "the matcher names another agent type");
     let outcome = engine.hooks().stop(&stop_input(sub("Explore"), false), engine.session(), &cancel).await;
     assert_eq!(outcome.block.as_deref(), Some("not yet"));
     let sent: Value = serde_json::from_str(&std::fs::read_to_string(&stdin_copy).unwrap()).unwrap();
@@ -358,7 +357,6 @@ async fn subagent_stop_matches_the_agent_type_and_continue_false_wins_over_a_blo
     );
     assert_eq!(sent["agent_id"], "agent-1");
     // The main agent's Stop hook halts.
-    let outcome =
-        engine.hooks().stop(&stop_input(hands_core::hooks::StopEvent::Stop, false), engine.session(), &cancel).await;
+    let outcome = engine.hooks().stop(&stop_input(hands_core::StopEvent::Stop, false), engine.session(), &cancel).await;
     assert_eq!(outcome.stop.as_deref(), Some("budget spent"));
 }

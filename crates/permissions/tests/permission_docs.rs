@@ -4,7 +4,7 @@
 
 mod perm_support;
 
-use hands_core::permissions::{Behavior, DecisionSource, PermissionMode};
+use hands_core::{Behavior, DecisionSource, PermissionMode};
 use hands_permissions::engine::PermissionEngine;
 use perm_support::{Fixture, explain};
 use serde_json::Value;

@@ -9,9 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use hands_core::permissions::{
-    AskAnswer, AskRequest, Asker, Behavior, DecisionSource, PermissionMode, PermissionPolicy,
-};
+use hands_core::{AskAnswer, AskRequest, Asker, Behavior, DecisionSource, PermissionMode, PermissionPolicy};
 use hands_core::{Pool, PoolConfig, ToolCall, Turn};
 use hands_permissions::engine::{LoadError, PermissionEngine};
 use perm_support::{Fixture, all_tools, explain};

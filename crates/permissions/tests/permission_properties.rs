@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use hands_core::Effects;
-use hands_core::permissions::{Behavior, CommandSubject, DecisionSource, PermissionMode, PermissionResult};
+use hands_core::{Behavior, CommandSubject, DecisionSource, PermissionMode, PermissionResult};
 use hands_permissions::ruleset::{CallFacts, RuleSet};
 use hands_permissions::settings::{RuleOrigin, ScopeSettings, SettingsScope, merge};
 use proptest::prelude::*;

@@ -4,7 +4,7 @@
 
 mod perm_support;
 
-use hands_core::permissions::{Behavior, Decision, DecisionSource, PermissionMode};
+use hands_core::{Behavior, Decision, DecisionSource, PermissionMode};
 use perm_support::{Fixture, explain};
 use serde_json::Value;
 

@@ -16,7 +16,7 @@
 //! and local settings). A value of the wrong type is skipped with a warning.
 //!
 //! Which files exist and how they are watched is the permission engine's business
-//! (`hands_core::permissions`); [`load`] only reads the same files again, so a caller that
+//! (`hands-permissions`); [`load`] only reads the same files again, so a caller that
 //! loads before every command sees edits at once. Turning settings into mounts is
 //! [`crate::policy`]'s job.
 

@@ -6,7 +6,7 @@
 //! a descriptor of the search root, one name at a time.
 //!
 //! - [`RootOpener::open_root`] opens the root where its path check resolved it
-//!   ([`PathCheck::real`](hands_core::path_policy::PathCheck::real), the path the decision judged)
+//!   ([`PathCheck::real`](hands_core::PathCheck::real), the path the decision judged)
 //!   with the kernel refusing every symlink on the way
 //!   ([`hands_fs::fs::open_resolved_for_read`]); a root swapped since its check fails here.
 //! - [`Beneath`] (one per thread) walks down from that descriptor to each file's folder with

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hands_core::path_policy::{FileKind, PathCheck, requested_path};
+use hands_core::{FileKind, PathCheck, requested_path};
 use hands_core::{Session, ToolContext};
 
 /// What a search root is.
@@ -120,7 +120,7 @@ pub fn suggest_path_under_cwd(cwd: &Path, requested: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use hands_core::SessionConfig;
-    use hands_core::path_policy::check_path;
+    use hands_core::check_path;
 
     fn session_in(dir: &Path) -> std::sync::Arc<Session> {
         Session::new(SessionConfig { cwd: Some(dir.to_path_buf()), ..Default::default() }).unwrap()

@@ -10,7 +10,7 @@
 use std::ffi::OsStr;
 use std::sync::{Arc, Mutex};
 
-use hands_core::session::PathFilter;
+use hands_core::PathFilter;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 use crate::stop::StopFlag;

@@ -9,7 +9,7 @@ mod common;
 
 use common::{Fixture, builtin_pool, github_fixture_tools};
 use hands_core::Pool;
-use hands_core::deferral::{DeferralSettings, ToolSearchMode};
+use hands_core::{DeferralSettings, ToolSearchMode};
 use hands_spec::{Format, RenderOptions, render};
 use hands_tool_tool_search::search::{Searchable, keyword_search};
 

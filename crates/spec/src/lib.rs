@@ -14,7 +14,7 @@
 //! - [`stats()`]: bytes and estimated tokens of the full payload against the deferred one.
 //!
 //! Tool names are made portable by [`names`]; what is deferred and whether tool search is on is
-//! decided by `hands_core::deferral`. Nothing here runs a tool or talks to an API.
+//! decided by [`hands_core::DeferralSettings`]. Nothing here runs a tool or talks to an API.
 
 pub mod anthropic;
 pub mod gemini;
@@ -27,7 +27,7 @@ pub mod strict;
 use std::fmt;
 use std::str::FromStr;
 
-use hands_core::deferral::{DeferralSettings, TOOL_REFERENCE_SUPPORT_KEY};
+use hands_core::{DeferralSettings, TOOL_REFERENCE_SUPPORT_KEY};
 use hands_core::{Pool, Session, ToolCall};
 use serde_json::Value;
 

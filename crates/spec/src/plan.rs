@@ -3,12 +3,12 @@
 //! name in the deferred-tools announcement, or nothing (ToolSearch while tool search is off).
 //!
 //! The decisions themselves (what is deferrable, whether tool search is active) come from
-//! `hands_core::deferral`; the API shapes live in the format modules.
+//! [`hands_core::DeferralSettings`]; the API shapes live in the format modules.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use hands_core::deferral::{self, DeferralSettings, TOOL_SEARCH_TOOL_NAME};
+use hands_core::{DeferralSettings, TOOL_SEARCH_TOOL_NAME, discovered_tools, is_deferrable};
 use hands_core::{Pool, Session, Tool};
 
 use crate::names::ToolNames;
@@ -69,7 +69,7 @@ impl<'a> Plan<'a> {
                 let external = entry.is_external() || tool.spec().external;
                 let delivery = if tool.name() == TOOL_SEARCH_TOOL_NAME && !external {
                     if active { Delivery::Full } else { Delivery::Withheld }
-                } else if !active || !deferral::is_deferrable(tool.as_ref()) {
+                } else if !active || !is_deferrable(tool.as_ref()) {
                     Delivery::Full
                 } else if discovered.contains(tool.name()) {
                     Delivery::DeferLoading
@@ -85,7 +85,7 @@ impl<'a> Plan<'a> {
     /// The plan for the session's next request: its settings and its discovered tools.
     pub fn for_session(pool: &'a Pool, session: &Session, settings: Option<DeferralSettings>) -> Plan<'a> {
         let settings = settings.unwrap_or_else(|| DeferralSettings::for_session(session));
-        Plan::new(pool, session, settings, &deferral::discovered_tools(session))
+        Plan::new(pool, session, settings, &discovered_tools(session))
     }
 
     /// The tools whose definitions are sent, in order.

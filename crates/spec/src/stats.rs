@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use hands_core::deferral::{DeferralSettings, TOOL_SEARCH_TOOL_NAME, ToolSearchMode};
+use hands_core::{DeferralSettings, TOOL_SEARCH_TOOL_NAME, ToolSearchMode};
 use hands_core::{Pool, Session};
 use serde::Serialize;
 

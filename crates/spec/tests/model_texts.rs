@@ -14,7 +14,7 @@
 mod common;
 
 use common::Fixture;
-use hands_core::{Session, Tool, messages};
+use hands_core::{CANCEL_MESSAGE, REJECT_MESSAGE, Session, Tool, schema_not_sent_hint};
 use hands_edit::line_format::LINE_FORMAT_KEY;
 use serde_json::{Value, json};
 
@@ -166,9 +166,9 @@ fn model_texts(session: &Session) -> Vec<(String, String)> {
     let names: Vec<&str> = all_tools().iter().map(|t| t.name()).collect();
     texts.push(("announcement".into(), hands_spec::plan::announcement_text(names).unwrap_or_default()));
     for (label, text) in [
-        ("cancel message", messages::CANCEL_MESSAGE.to_string()),
-        ("reject message", messages::REJECT_MESSAGE.to_string()),
-        ("schema-not-sent hint", messages::schema_not_sent_hint("NotebookEdit")),
+        ("cancel message", CANCEL_MESSAGE.to_string()),
+        ("reject message", REJECT_MESSAGE.to_string()),
+        ("schema-not-sent hint", schema_not_sent_hint("NotebookEdit")),
         ("TodoWrite result", hands_tool_todo_write::prompt::RESULT_TEXT.to_string()),
         ("not read", hands_edit::FILE_NOT_READ.to_string()),
         ("modified since read", hands_edit::FILE_MODIFIED_SINCE_READ.to_string()),

@@ -6,8 +6,8 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use hands_core::deferral::{CONTEXT_WINDOW_KEY, DeferralSettings, ToolSearchMode};
-use hands_core::pipeline::DISCOVERED_TOOLS_KEY;
+use hands_core::DISCOVERED_TOOLS_KEY;
+use hands_core::{CONTEXT_WINDOW_KEY, DeferralSettings, ToolSearchMode};
 use hands_core::{Engine, Pool, PoolConfig, ToolCall, Turn};
 use hands_spec::names::is_portable_name;
 use hands_spec::{Format, RenderOptions, announcement, render, restore_call};
@@ -85,7 +85,7 @@ fn with_tool_search_off_every_schema_is_sent_and_tool_search_is_not() {
 
     // Without ToolSearch in the pool deferral is off whatever the mode says.
     let fx = Fixture::new("true");
-    let pool = Pool::assemble(vec![hands_core::tool::typed_arc(NotebookLike)], PoolConfig::default());
+    let pool = Pool::assemble(vec![hands_core::typed_arc(NotebookLike)], PoolConfig::default());
     assert_eq!(names_of(&render(&pool, &fx.session, &RenderOptions::new(Format::Anthropic))), ["NotebookLike"]);
 }
 
@@ -93,7 +93,7 @@ fn with_tool_search_off_every_schema_is_sent_and_tool_search_is_not() {
 fn auto_mode_defers_only_above_its_share_of_the_context_window() {
     let fx = Fixture::new("auto:10");
     let pool = builtin_pool(github_fixture_tools());
-    let deferred_chars = hands_core::deferral::deferrable_definition_chars(&pool, &fx.session);
+    let deferred_chars = hands_core::deferrable_definition_chars(&pool, &fx.session);
     let opts = RenderOptions::new(Format::Anthropic);
     // 10% of a window whose threshold sits just below the deferrable size: deferral on.
     let window_tokens = (deferred_chars as f64 / 2.5 * 10.0) as u64 - 100;
@@ -203,6 +203,6 @@ fn the_client_format_decides_how_tool_search_answers() {
     let fx = Fixture::new("true");
     for (format, expands) in [(Format::Anthropic, true), (Format::OpenAi, false), (Format::Gemini, false)] {
         hands_spec::set_client_format(&fx.session, format);
-        assert_eq!(hands_core::deferral::tool_reference_support(&fx.session), expands, "{format}");
+        assert_eq!(hands_core::tool_reference_support(&fx.session), expands, "{format}");
     }
 }

@@ -6,8 +6,8 @@
 mod common;
 
 use common::*;
+use hands_core::DISCOVERED_TOOLS_KEY;
 use hands_core::Pool;
-use hands_core::pipeline::DISCOVERED_TOOLS_KEY;
 use hands_spec::{Format, RenderOptions, announcement, render};
 use serde_json::json;
 

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use hands_core::deferral::{DeferralSettings, ToolSearchMode};
+use hands_core::{DeferralSettings, ToolSearchMode};
 use hands_spec::{Format, RenderOptions, render, stats};
 
 fn formats() -> [RenderOptions; 4] {

@@ -31,8 +31,8 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::watch;
 
-use hands_core::notices::{Notice, NoticeQueue};
-use hands_core::session::Session;
+use hands_core::Session;
+use hands_core::{Notice, NoticeQueue};
 
 /// The notice for a task that ended in `state` by itself (`None` for a killed or running one).
 fn task_finished(id: &str, command: &str, output_file: &std::path::Path, state: TaskState) -> Option<Notice> {
@@ -529,7 +529,7 @@ pub enum ReserveError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hands_core::session::SessionConfig;
+    use hands_core::SessionConfig;
     use std::sync::atomic::AtomicUsize;
 
     fn session() -> (tempfile::TempDir, Arc<Session>) {

@@ -11,8 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hands_core::hooks::Hooks;
-use hands_core::permissions::{Asker, PermissionPolicy};
+use hands_core::Hooks;
+use hands_core::{Asker, PermissionPolicy};
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
 use hands_fs::file_state::FileState;
 use serde_json::Value;

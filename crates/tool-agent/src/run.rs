@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use hands_agent::{Agent, AgentEvent, AgentOptions, AgentRun, Stop};
-use hands_core::permissions::{Decision, DecisionSource, PermissionPolicy, PermissionRequest};
+use hands_core::{Decision, DecisionSource, PermissionPolicy, PermissionRequest};
 use hands_core::{Engine, Pool, PoolConfig, Session, Tool};
 use hands_model::{CancellationToken, Message, Provider};
 use tokio::sync::watch;
@@ -130,7 +130,7 @@ pub(crate) fn child_pool(parent: &Pool, agent: &AgentDef, child_depth: usize, ma
         let tool = entry.tool();
         if tool.name() == TOOL_NAME || ALIASES.contains(&tool.name()) {
             if agent.may_delegate && child_depth < max_depth && !names(tool.as_ref(), &agent.disallowed) {
-                builtins.push(hands_core::tool::typed_arc(crate::AgentTool::at_depth(child_depth)));
+                builtins.push(hands_core::typed_arc(crate::AgentTool::at_depth(child_depth)));
             }
             continue;
         }
@@ -237,7 +237,7 @@ impl Report {
 /// Options of a sub-agent's loop for `agent` with `model`.
 pub(crate) fn options(agent: &AgentDef, model: Option<String>, agent_id: &str) -> AgentOptions {
     AgentOptions {
-        stop_event: hands_core::hooks::StopEvent::SubagentStop {
+        stop_event: hands_core::StopEvent::SubagentStop {
             agent_id: agent_id.to_string(),
             agent_type: agent.name.clone(),
         },

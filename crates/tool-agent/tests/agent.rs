@@ -8,8 +8,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hands_core::permissions::PermissionMode;
-use hands_core::tool::typed_arc;
+use hands_core::PermissionMode;
+use hands_core::typed_arc;
 use hands_core::{Engine, EngineOptions, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_fake_model_api::{FakeModelApi, Turn as Reply};
 use hands_model::{ProviderConfig, ProviderKind, RetryPolicy, SessionModel};
@@ -93,7 +93,7 @@ async fn fixture(turns: Vec<Reply>, options: Options<'_>) -> Fx {
         config.retry = RetryPolicy::none();
         SessionModel::from_config(config, None).unwrap().install(&session);
     }
-    let denied = hands_core::permissions::PermissionPolicy::denied_tools(&permissions);
+    let denied = hands_core::PermissionPolicy::denied_tools(&permissions);
     let pool = Arc::new(hands_tools::builtin_pool(PoolConfig { denied, ..PoolConfig::default() }));
     // A call that ignores an abort would be dropped after the grace period, hiding that it did
     // not stop by itself: the grace here outlasts every test's wait.

@@ -2,7 +2,7 @@
 //!
 //! `AskUserQuestion` (reference §1.19): the model puts one to four multiple-choice questions to
 //! the person it works for and gets their answers back. The questions go to the session's
-//! [`Asker`](hands_core::permissions::Asker) ([`ask_questions`](hands_core::permissions::Asker::ask_questions)):
+//! [`Asker`](hands_core::Asker) ([`ask_questions`](hands_core::Asker::ask_questions)):
 //! a terminal menu in the CLI, an MCP elicitation form in `hands serve`, a control line in
 //! `hands run`. An asker that cannot put questions to anyone answers "unavailable" at once, which
 //! becomes an error result telling the model to decide for itself; nothing waits for a person who
@@ -24,8 +24,8 @@ pub use constants::{OPTIONS, QUESTIONS, TOOL_NAME};
 
 use std::collections::{BTreeMap, HashSet};
 
-use hands_core::permissions::{PermissionResult, Question, QuestionAnswer, QuestionOption, QuestionsAnswer};
 use hands_core::{EffectKinds, Effects, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{PermissionResult, Question, QuestionAnswer, QuestionOption, QuestionsAnswer};
 use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;

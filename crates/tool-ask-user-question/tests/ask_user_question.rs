@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use hands_core::PermissionMode;
 use hands_core::async_trait;
-use hands_core::permissions::{AskAnswer, AskRequest, Asker, Question, QuestionAnswer, QuestionsAnswer};
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
+use hands_core::{AskAnswer, AskRequest, Asker, Question, QuestionAnswer, QuestionsAnswer};
 use hands_test_support::Fixture;
 use hands_tool_ask_user_question::AskUserQuestionTool;
 use serde_json::{Value, json};

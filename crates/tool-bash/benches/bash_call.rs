@@ -43,7 +43,7 @@ impl Setup {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
         let engine = Engine::builder(pool, session).build();
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         Self { _project: project, _state: state, engine, runtime, turn: Turn::new() }

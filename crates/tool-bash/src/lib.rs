@@ -32,9 +32,9 @@ pub mod semantics;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::permissions::{CommandSubject, PermissionResult};
+use hands_core::{CommandSubject, PermissionResult};
 use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{EffectKinds, Effects};
 use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -280,7 +280,7 @@ impl TypedTool for BashTool {
         let c = classify_for_session(&input.command, session);
         for sub in &c.subcommands {
             for path in &sub.reads {
-                let check = hands_core::path_policy::check_path(session, &path.to_string_lossy());
+                let check = hands_core::check_path(session, &path.to_string_lossy());
                 if !check.inside_working_dirs && !check.session_internal {
                     if let PermissionResult::Ask { message, reason, .. } = check.read_permission(TOOL_NAME) {
                         return PermissionResult::Ask { message, reason, updated_input: None };
@@ -288,7 +288,7 @@ impl TypedTool for BashTool {
                 }
             }
             for path in &sub.writes {
-                let check = hands_core::path_policy::check_path(session, &path.to_string_lossy());
+                let check = hands_core::check_path(session, &path.to_string_lossy());
                 if check.protected.is_some() || !check.inside_working_dirs {
                     if let ask @ PermissionResult::Ask { .. } =
                         check.write_permission(TOOL_NAME, session.permission_mode())
@@ -351,7 +351,7 @@ impl BashTool {
             cwd,
             timeout,
             max_output_chars: limits.max_output_chars,
-            result_path: hands_core::budget::result_path(session, ctx.tool_use_id()),
+            result_path: hands_core::result_path(session, ctx.tool_use_id()),
             sandbox,
             on_timeout,
         };
@@ -360,7 +360,7 @@ impl BashTool {
             let message = if last_line.is_empty() {
                 format!("{secs}s elapsed")
             } else {
-                format!("{secs}s elapsed · {}", hands_core::text::truncate_chars(last_line, 120))
+                format!("{secs}s elapsed · {}", hands_core::truncate_chars(last_line, 120))
             };
             ctx.progress_event(
                 message,

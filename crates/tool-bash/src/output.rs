@@ -12,7 +12,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use hands_core::budget;
+use hands_core::{format_file_size, persisted_message_cut, result_preview, save_result_file};
 
 use crate::constants::MAX_PERSISTED_OUTPUT_BYTES;
 
@@ -139,11 +139,11 @@ impl OutputCapture {
                 file.flush()?;
                 file.persist(&self.final_path).map_err(|e| e.error)?;
             }
-            None => budget::save_result_file(&self.final_path, trimmed.as_bytes())?,
+            None => save_result_file(&self.final_path, trimmed.as_bytes())?,
         }
         let total = usize::try_from(self.total_bytes).unwrap_or(usize::MAX);
         let saved = usize::try_from(self.total_bytes.min(MAX_PERSISTED_OUTPUT_BYTES)).unwrap_or(usize::MAX);
-        let text = budget::persisted_message_cut(&self.final_path, total, saved, trimmed);
+        let text = persisted_message_cut(&self.final_path, total, saved, trimmed);
         Ok(ShapedOutput { text, persisted: true, empty: false })
     }
 }
@@ -158,10 +158,10 @@ impl OutputCapture {
         if self.spill.is_none() && trimmed.chars().count() <= max_output_chars {
             return trimmed.to_string();
         }
-        let (start, _) = budget::preview(trimmed);
+        let (start, _) = result_preview(trimmed);
         format!(
             "{start}\n... ({} printed so far; the whole output is in the output file below)",
-            budget::format_file_size(usize::try_from(self.total_bytes).unwrap_or(usize::MAX))
+            format_file_size(usize::try_from(self.total_bytes).unwrap_or(usize::MAX))
         )
     }
 

@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use hands_core::Session;
-use hands_core::permissions::{AskAnswer, AskRequest, Asker, PermissionResult};
+use hands_core::{AskAnswer, AskRequest, Asker, PermissionResult};
 use hands_permissions::engine::CommandLineSettingsFiles;
 use hands_permissions::watch::DirWatch;
 use hands_sandbox::{AskDomain, Prepared, Sandbox, SandboxPolicy, SandboxSettings, SettingsFiles};

@@ -33,7 +33,7 @@ async fn a_gigabyte_of_output_keeps_memory_bounded() {
         &text[..300]
     );
     assert!(!text.contains("Full output saved"), "{text}");
-    let saved = hands_core::budget::result_path(&h.session, "toolu_test");
+    let saved = hands_core::result_path(&h.session, "toolu_test");
     assert_eq!(std::fs::metadata(&saved).unwrap().len(), MAX_PERSISTED_OUTPUT_BYTES);
     assert!(peak < 64 * 1024 * 1024, "peak RSS {} MB", peak / (1024 * 1024));
     eprintln!("peak RSS while printing 1 GB: {:.1} MB", peak as f64 / (1024.0 * 1024.0));

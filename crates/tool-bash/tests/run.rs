@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use common::{Harness, alive, eventually, group_members, numbers_after};
-use hands_core::progress::ProgressEvent;
+use hands_core::ProgressEvent;
 use hands_core::{ToolInput, Turn};
 use hands_tasks::{TaskRegistry, TaskStatus};
 use hands_tool_bash::BashTool;
@@ -231,7 +231,7 @@ async fn abort_mid_output_returns_the_partial_output() {
 #[tokio::test]
 async fn first_large_output_of_a_fresh_session_is_persisted() {
     let h = Harness::new();
-    let path = hands_core::budget::result_path(&h.session, "toolu_test");
+    let path = hands_core::result_path(&h.session, "toolu_test");
     assert!(!path.parent().unwrap().exists(), "the session is brand-new");
     let r = h.run("seq 1 8000").await;
     assert!(!r.is_error, "{}", r.text());
@@ -252,7 +252,7 @@ async fn large_output_is_persisted_with_a_preview() {
     );
     assert!(text.contains("Preview (first 2KB):\n1\n2\n3\n"));
     assert!(text.ends_with("\n...\n</persisted-output>"));
-    let path = hands_core::budget::result_path(&h.session, "toolu_test");
+    let path = hands_core::result_path(&h.session, "toolu_test");
     let saved = std::fs::read_to_string(&path).unwrap();
     assert_eq!(saved.lines().count(), 100_000);
     assert!(text.contains(&path.display().to_string()));
@@ -299,7 +299,7 @@ async fn timeout_of_a_command_that_prints_keeps_the_output() {
 #[tokio::test]
 async fn flags_and_rule_subjects_come_from_the_classifier() {
     let h = Harness::new();
-    let tool = hands_core::tool::typed_arc(BashTool);
+    let tool = hands_core::typed_arc(BashTool);
     let input = |c: &str| ToolInput::new(json!({ "command": c }));
     let effects = |c: &str| tool.effects(&input(c), &h.session);
     assert!(effects("git status && ls -la").is_read_only());

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use hands_core::permissions::Behavior;
+use hands_core::Behavior;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_permissions::engine::{LoadOptions, PermissionEngine};
 use hands_tool_bash::BashTool;
@@ -45,7 +45,7 @@ impl Harness {
         options.managed_path = None;
         options.watch = false;
         let permissions = PermissionEngine::load(&options).unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
         let engine = Engine::builder(pool, Arc::clone(&session)).policy(permissions.policy()).build();
         let outside_path = outside.path().canonicalize().unwrap();
         Self { _project: project, _state: state, _outside: outside, outside: outside_path, session, engine }
@@ -180,7 +180,7 @@ async fn a_settings_file_given_on_the_command_line_can_turn_the_sandbox_on() {
     options.cli_settings = vec![extra];
     let permissions = PermissionEngine::load(&options).unwrap();
     permissions.install(&session);
-    let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+    let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
     let engine = Engine::builder(pool, Arc::clone(&session)).policy(permissions.policy()).build();
     let r = engine
         .run_one(ToolCall::new("toolu_cli", "Bash", json!({ "command": "echo ${HANDS_SANDBOX:-none}" })), &Turn::new())

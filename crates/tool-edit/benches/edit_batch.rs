@@ -49,7 +49,7 @@ static SETUP: LazyLock<Setup> = LazyLock::new(|| {
 
 fn engine(max_concurrency: usize) -> Engine {
     let s = &*SETUP;
-    let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(EditTool)], PoolConfig::default()));
+    let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(EditTool)], PoolConfig::default()));
     let options = EngineOptions { max_concurrency, ..EngineOptions::default() };
     Engine::builder(pool, Arc::clone(&s.session)).options(options).build()
 }

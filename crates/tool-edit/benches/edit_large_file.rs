@@ -72,7 +72,7 @@ fn edit_tool(bencher: Bencher<'_, '_>) {
         ..Default::default()
     })
     .unwrap();
-    let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(EditTool)], PoolConfig::default()));
+    let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(EditTool)], PoolConfig::default()));
     let engine = Engine::builder(pool, Arc::clone(&session)).build();
     let input = serde_json::json!({
         "file_path": bench_dir().join("edit.txt"),

@@ -13,8 +13,8 @@ pub mod constants;
 pub mod plan;
 pub mod prompt;
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::messages::tool_use_error;
+use hands_core::tool_use_error;
+use hands_core::{EffectKinds, Effects};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
 use hands_edit::{self as edit, CommitError};
@@ -71,9 +71,7 @@ impl TypedTool for EditTool {
 
     /// Writes the file it names; the earlier content is gone (MCP's `destructiveHint`).
     fn effects(&self, input: &EditInput, session: &Session) -> Effects {
-        Effects::none()
-            .write_field("file_path", hands_core::path_policy::requested_path(session, &input.file_path))
-            .destructive()
+        Effects::none().write_field("file_path", hands_core::requested_path(session, &input.file_path)).destructive()
     }
 
     fn prompt(&self, session: &Session) -> String {

@@ -6,7 +6,7 @@ use std::io;
 use std::path::Path;
 
 use hands_core::Session;
-use hands_core::path_policy::{FileKind, PathCheck, missing_file_message};
+use hands_core::{FileKind, PathCheck, missing_file_message};
 use hands_edit::line_format::LineNumberFormat;
 use hands_edit::{
     self as edit, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input, read_with_snapshot,

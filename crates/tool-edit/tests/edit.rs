@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use common::{EditCall, Fixture, fixture, fixture_with, tool_error};
-use hands_core::hooks::{HookCall, Hooks, PreToolUseOutcome};
-use hands_core::permissions::Behavior;
+use hands_core::Behavior;
+use hands_core::{HookCall, Hooks, PreToolUseOutcome};
 use hands_core::{PermissionMode, Tool, ToolCall, ToolContext, ToolInput};
 use hands_edit::{
     FILE_MODIFIED_SINCE_READ, FILE_NOT_READ, FILE_UNEXPECTEDLY_MODIFIED, NOTE_CHANGED_SINCE_READ, NOTE_NOT_READ,

@@ -22,9 +22,9 @@ mod search;
 
 use std::time::Duration;
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::messages::tool_use_error;
-use hands_core::path_policy::{FileKind, PathCheck, requested_path};
+use hands_core::tool_use_error;
+use hands_core::{EffectKinds, Effects};
+use hands_core::{FileKind, PathCheck, requested_path};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
 use hands_search::display::display_path;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread::{Scope, ScopedJoinHandle};
 
-use hands_core::session::PathFilter;
+use hands_core::PathFilter;
 use hands_search::open::{Beneath, RootOpener};
 use hands_search::order::{DatedPath, OldestKept};
 use hands_search::root::SearchRoot;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use hands_core::session::PathFilter;
+use hands_core::PathFilter;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_glob::GlobTool;
 use serde_json::{Value, json};
@@ -41,7 +41,7 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(tool)], PoolConfig::default()));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(tool)], PoolConfig::default()));
         let engine = Engine::builder(pool, session.clone()).build();
         Fixture { _dir: dir, _state: state, root, session, engine }
     }
@@ -266,7 +266,7 @@ async fn a_timeout_with_nothing_found_is_a_clear_error() {
 
 #[test]
 fn schema_flags_and_render() {
-    let tool = hands_core::tool::typed_arc(GlobTool::new());
+    let tool = hands_core::typed_arc(GlobTool::new());
     let schema = tool.input_schema();
     assert_eq!(schema["required"], json!(["pattern"]));
     assert_eq!(schema["additionalProperties"], json!(false));
@@ -284,7 +284,7 @@ fn schema_flags_and_render() {
 #[tokio::test]
 async fn permissions_are_judged_on_the_folder_searched() {
     let f = fixture();
-    let tool = hands_core::tool::typed_arc(GlobTool::new());
+    let tool = hands_core::typed_arc(GlobTool::new());
     let reads = |input: Value| tool.effects(&hands_core::ToolInput::new(input), &f.session).reads;
     assert_eq!(reads(json!({"pattern": "*.rs"})), vec![f.root.clone()]);
     assert_eq!(reads(json!({"pattern": "*.rs", "path": "src"})), vec![f.root.join("src")]);

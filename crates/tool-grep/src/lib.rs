@@ -24,7 +24,7 @@ mod search;
 use std::time::Duration;
 
 use hands_core::ToolSpec;
-use hands_core::effects::{EffectKinds, Effects};
+use hands_core::{EffectKinds, Effects};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_search::root::{check_root, file_or_directory_root, root_path};
 use hands_search::settings::{self, describe_duration};

@@ -21,7 +21,7 @@ use grep_matcher::LineTerminator;
 use grep_printer::{Standard, StandardBuilder, Summary, SummaryBuilder, SummaryKind};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink};
-use hands_core::session::PathFilter;
+use hands_core::PathFilter;
 use hands_fs::fs::fill_from;
 use hands_search::display::display_path;
 use hands_search::open::RootOpener;

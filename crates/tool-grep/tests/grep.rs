@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use common::Fixture;
-use hands_core::session::PathFilter;
+use hands_core::PathFilter;
 use hands_core::{ToolCall, Turn};
 use hands_tool_grep::GrepTool;
 use serde_json::json;
@@ -380,7 +380,7 @@ async fn cancellation_stops_the_walk_at_once() {
     f.session.set_read_filter(Some(filter.clone()));
     let result = f.engine.run_one(ToolCall::new("toolu_1", "Grep", json!({"pattern": "needle"})), &turn).await;
     assert!(result.is_error);
-    assert_eq!(result.text(), hands_core::messages::INTERRUPTED_MESSAGE);
+    assert_eq!(result.text(), hands_core::INTERRUPTED_MESSAGE);
     let asked_when_cancelled = *filter.asked.lock().unwrap();
     release.send(()).unwrap();
     // The walk holds the filter until it ends: wait for it to let go (the session's copy is
@@ -421,7 +421,7 @@ async fn large_results_are_persisted_past_20000_chars() {
 
 #[test]
 fn schema_matches_claude_code() {
-    let tool = hands_core::tool::typed_arc(GrepTool::new());
+    let tool = hands_core::typed_arc(GrepTool::new());
     let schema = tool.input_schema();
     assert_eq!(schema["required"], json!(["pattern"]));
     assert_eq!(schema["additionalProperties"], json!(false));

@@ -12,7 +12,7 @@ pub mod constants;
 pub mod prompt;
 pub mod walk;
 
-use hands_core::effects::{EffectKinds, Effects};
+use hands_core::{EffectKinds, Effects};
 use hands_core::{Plan, ToolSpec};
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;

@@ -5,8 +5,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hands_core::session::PathFilter;
-use hands_core::tool::typed_arc;
+use hands_core::PathFilter;
+use hands_core::typed_arc;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_ls::LsTool;
 use serde_json::{Value, json};

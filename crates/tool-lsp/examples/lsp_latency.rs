@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
 use hands_lsp::{ServerConfig, ServerSet};
 use hands_tool_lsp::{LspSession, LspTool};

@@ -101,7 +101,7 @@ impl<'a> Formatter<'a> {
         let (character, text) = match self.text_of(&path).and_then(|t| line_of(t, position.line as usize)) {
             Some(line) => (
                 from_server_column(line, position.character, encoding),
-                hands_core::text::truncate_chars(line.trim(), MAX_LINE_CHARS).into_owned(),
+                hands_core::truncate_chars(line.trim(), MAX_LINE_CHARS).into_owned(),
             ),
             None => (position.character as usize, String::new()),
         };

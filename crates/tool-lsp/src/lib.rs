@@ -17,8 +17,8 @@ pub mod prompt;
 use std::path::Path;
 use std::sync::Arc;
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::path_policy::{self, FileKind};
+use hands_core::FileKind;
+use hands_core::{EffectKinds, Effects, missing_file_message, requested_path};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
 use hands_lsp::position::{line_count, line_of, to_server_column};
@@ -184,7 +184,7 @@ impl LspTool {
             return Ok(ToolOutput::error(message));
         }
         match check.kind {
-            FileKind::Missing => return Ok(ToolOutput::error(path_policy::missing_file_message(session, &check))),
+            FileKind::Missing => return Ok(ToolOutput::error(missing_file_message(session, &check))),
             FileKind::Directory => return Ok(ToolOutput::error(prompt::is_directory(&check.path.to_string_lossy()))),
             _ => {}
         }
@@ -325,7 +325,7 @@ impl TypedTool for LspTool {
 
     /// Reads the file it asks about (the language servers share the session's state, safely).
     fn effects(&self, input: &LspInput, session: &Session) -> Effects {
-        Effects::none().read_field("file_path", path_policy::requested_path(session, &input.file_path))
+        Effects::none().read_field("file_path", requested_path(session, &input.file_path))
     }
 
     async fn validate(&self, input: &LspInput, ctx: &ToolContext) -> Result<(), ToolError> {
@@ -339,7 +339,7 @@ impl TypedTool for LspTool {
         }
         match check.kind {
             FileKind::Missing => {
-                return Err(ToolError::invalid_code(path_policy::missing_file_message(session, &check), 4));
+                return Err(ToolError::invalid_code(missing_file_message(session, &check), 4));
             }
             FileKind::Directory => {
                 return Err(ToolError::invalid_code(prompt::is_directory(&check.path.to_string_lossy()), 5));

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hands_core::session::PathFilter;
-use hands_core::tool::typed_arc;
+use hands_core::PathFilter;
+use hands_core::typed_arc;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_lsp::{ServerConfig, ServerSet};
 use hands_tool_lsp::{LspSession, LspTool};
@@ -596,7 +596,7 @@ async fn files_outside_the_working_directory_need_permission_like_read() {
 
 #[test]
 fn calls_are_read_only_and_may_run_beside_each_other() {
-    use hands_core::tool::TypedTool;
+    use hands_core::TypedTool;
     let dir = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let session = Session::new(SessionConfig {

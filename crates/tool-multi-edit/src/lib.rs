@@ -11,9 +11,9 @@ pub mod prompt;
 
 use std::io;
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::messages::tool_use_error;
-use hands_core::path_policy::{FileKind, PathCheck, missing_file_message};
+use hands_core::tool_use_error;
+use hands_core::{EffectKinds, Effects};
+use hands_core::{FileKind, PathCheck, missing_file_message};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
 use hands_edit::line_format::LineNumberFormat;
@@ -182,9 +182,7 @@ impl TypedTool for MultiEditTool {
 
     /// Writes the file it names; the earlier content is gone (MCP's `destructiveHint`).
     fn effects(&self, input: &MultiEditInput, session: &Session) -> Effects {
-        Effects::none()
-            .write_field("file_path", hands_core::path_policy::requested_path(session, &input.file_path))
-            .destructive()
+        Effects::none().write_field("file_path", hands_core::requested_path(session, &input.file_path)).destructive()
     }
 
     fn prompt(&self, _session: &Session) -> String {

@@ -11,7 +11,7 @@ use hands_tool_multi_edit::MultiEditTool;
 use serde_json::{Value, json};
 
 fn fixture() -> Fixture {
-    Fixture::new(vec![hands_core::tool::typed_arc(MultiEditTool)])
+    Fixture::new(vec![hands_core::typed_arc(MultiEditTool)])
 }
 
 /// One MultiEdit call.

@@ -13,9 +13,9 @@ pub mod prompt;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::messages::tool_use_error;
-use hands_core::path_policy::PathCheck;
+use hands_core::PathCheck;
+use hands_core::tool_use_error;
+use hands_core::{EffectKinds, Effects};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
 use hands_edit::{self as edit, CommitError, FileSnapshot, ReadState, TextFile};
@@ -156,7 +156,7 @@ impl TypedTool for NotebookEditTool {
     /// Writes the notebook it names; the earlier content is gone (MCP's `destructiveHint`).
     fn effects(&self, input: &NotebookEditInput, session: &Session) -> Effects {
         Effects::none()
-            .write_field("notebook_path", hands_core::path_policy::requested_path(session, &input.notebook_path))
+            .write_field("notebook_path", hands_core::requested_path(session, &input.notebook_path))
             .destructive()
     }
 

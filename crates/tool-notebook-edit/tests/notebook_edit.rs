@@ -77,7 +77,7 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(NotebookEditTool)], PoolConfig::default()));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(NotebookEditTool)], PoolConfig::default()));
         let engine = Engine::builder(pool, Arc::clone(&session)).build();
         Self { _dir: dir, _state: state, root, session, engine }
     }
@@ -96,7 +96,7 @@ impl Fixture {
 
     async fn call(&self, input: Value) -> ToolResult {
         // NotebookEdit is deferred: mark it discovered as ToolSearch would.
-        self.session.set_data(hands_core::pipeline::DISCOVERED_TOOLS_KEY, Some(json!(["NotebookEdit"])));
+        self.session.set_data(hands_core::DISCOVERED_TOOLS_KEY, Some(json!(["NotebookEdit"])));
         self.engine.run_one(ToolCall::new("toolu_1", "NotebookEdit", input), &Turn::new()).await
     }
 }

@@ -10,7 +10,7 @@
 //!   effects: read-only calls run, everything else is refused with a message saying the session
 //!   is planning.
 //! - **ExitPlanMode** takes the plan (`plan`, Markdown), puts it to the session's asker
-//!   ([`review_plan`](hands_core::permissions::Asker::review_plan)): on approval the session
+//!   ([`review_plan`](hands_core::Asker::review_plan)): on approval the session
 //!   switches to the mode the person chose (`default`, `acceptEdits`, or the mode before
 //!   planning) and the model gets the approved plan back; on rejection it stays in plan mode and
 //!   the model gets the feedback; when nobody can answer, an error result says so at once.
@@ -25,10 +25,10 @@ mod prompt;
 
 pub use constants::{ENTER_TOOL_NAME, EXIT_TOOL_NAME, SESSION_KEY};
 
-use hands_core::permissions::{PermissionResult, PlanReview, PlanVerdict};
 use hands_core::{
     EffectKinds, Effects, PermissionMode, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool,
 };
+use hands_core::{PermissionResult, PlanReview, PlanVerdict};
 use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;

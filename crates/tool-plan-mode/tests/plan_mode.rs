@@ -7,8 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use hands_core::async_trait;
-use hands_core::permissions::{AskAnswer, AskRequest, Asker, PermissionPolicy, PlanReview, PlanVerdict};
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
+use hands_core::{AskAnswer, AskRequest, Asker, PermissionPolicy, PlanReview, PlanVerdict};
 use hands_core::{
     Engine, PermissionMode, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext,
     ToolError, ToolOutput, Turn,

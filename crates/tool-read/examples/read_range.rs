@@ -6,7 +6,7 @@
 use std::io::{BufWriter, Write};
 use std::sync::Arc;
 
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
 use hands_tool_read::ReadTool;
 

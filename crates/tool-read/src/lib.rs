@@ -21,7 +21,7 @@
 //! view; any change of mtime then counts as a modification).
 //!
 //! Where a path points and whether it may be read is the shared path policy's answer
-//! (`hands_core::path_policy`); encodings are `hands_fs::encoding`'s.
+//! ([`hands_core::check_path`]); encodings are `hands_fs::encoding`'s.
 
 pub mod constants;
 pub mod image;
@@ -34,10 +34,10 @@ use std::fs::File;
 use std::io::Read as _;
 use std::path::Path;
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::path_policy::{self, FileKind};
-use hands_core::text::format_size;
+use hands_core::FileKind;
+use hands_core::format_size;
 use hands_core::{ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{EffectKinds, Effects, missing_file_message, requested_path};
 use hands_core::{Plan, ToolSpec};
 use hands_edit::line_format::LineNumberFormat;
 use hands_fs::encoding::{self, Encoding};
@@ -140,7 +140,7 @@ impl ReadTool {
         }
         match check.kind {
             FileKind::Missing => {
-                return Ok(ToolOutput::error(path_policy::missing_file_message(session, &check)));
+                return Ok(ToolOutput::error(missing_file_message(session, &check)));
             }
             FileKind::Directory => {
                 return Ok(ToolOutput::error(prompt::is_directory(&check.path.to_string_lossy())));
@@ -325,7 +325,7 @@ fn text_output(
     let format = LineNumberFormat::current(session);
     let mut text = String::with_capacity(sel.lines.text_len() + sel.lines.len() * 8);
     // The session's delivery limit (an MCP client's), with room for the notice.
-    let fit = hands_core::budget::delivery_limit(session).map(|max| max.saturating_sub(PARTIAL_NOTICE_ROOM).max(1));
+    let fit = hands_core::delivery_limit(session).map(|max| max.saturating_sub(PARTIAL_NOTICE_ROOM).max(1));
     let (mut shown, mut cut_line, mut cut) = (sel.lines.len(), sel.cut_line, false);
     for (i, line) in sel.lines.iter().enumerate() {
         let before = text.len();
@@ -337,7 +337,7 @@ fn text_output(
             // Stop at the last whole line that fits, or show the beginning of a first line
             // that is too long alone.
             if i == 0 {
-                let keep = hands_core::text::prefix_bytes(&text, fit).len();
+                let keep = hands_core::prefix_bytes(&text, fit).len();
                 text.truncate(keep);
                 (shown, cut_line) = (1, true);
             } else {
@@ -436,7 +436,7 @@ fn read_pdf(session: &Session, path: &Path, real: &Path, pages: Option<&str>) ->
     session.file_state().record(path, state);
     use base64::Engine as _;
     let document = ContentBlock::Document {
-        source: hands_core::content::ImageSource {
+        source: hands_core::ImageSource {
             kind: "base64".into(),
             media_type: "application/pdf".into(),
             data: base64::engine::general_purpose::STANDARD.encode(&bytes),
@@ -476,7 +476,7 @@ impl TypedTool for ReadTool {
 
     /// Reads the file it names.
     fn effects(&self, input: &ReadInput, session: &Session) -> Effects {
-        Effects::none().read_field("file_path", path_policy::requested_path(session, &input.file_path))
+        Effects::none().read_field("file_path", requested_path(session, &input.file_path))
     }
 
     /// A negative `offset` or a `limit` of zero or less reads the whole file, as Claude Code
@@ -513,9 +513,7 @@ impl TypedTool for ReadTool {
             return Err(ToolError::invalid_code(prompt::binary_file(Some(&ext)), codes::BINARY));
         }
         match check.kind {
-            FileKind::Missing => {
-                Err(ToolError::invalid_plain(path_policy::missing_file_message(session, &check), codes::MISSING))
-            }
+            FileKind::Missing => Err(ToolError::invalid_plain(missing_file_message(session, &check), codes::MISSING)),
             FileKind::Directory => {
                 Err(ToolError::invalid_plain(prompt::is_directory(&check.path.to_string_lossy()), codes::DIRECTORY))
             }

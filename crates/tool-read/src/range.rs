@@ -181,7 +181,7 @@ impl Collector {
                         // A single line larger than the budget: show its head rather than nothing.
                         let keep = (max_chars as u64).min(max_bytes) as usize;
                         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(keep)]).into_owned();
-                        let text = hands_core::text::prefix_bytes(&text, keep).to_string();
+                        let text = hands_core::prefix_bytes(&text, keep).to_string();
                         self.sel.range_bytes = text.len() as u64;
                         self.sel.lines.push_str(&text);
                         self.sel.cut_line = true;

@@ -8,8 +8,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hands_core::messages::tool_use_error;
-use hands_core::tool::typed_arc;
+use hands_core::tool_use_error;
+use hands_core::typed_arc;
 use hands_core::{
     ContentBlock, Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn,
 };
@@ -300,7 +300,7 @@ async fn a_file_over_the_size_cap_is_refused_whole_unless_allow_large() {
 #[tokio::test]
 async fn a_delivery_limit_cuts_a_read_at_the_last_line_that_fits_and_says_how_to_read_on() {
     let fx = Fixture::new(PermissionMode::Default);
-    hands_core::budget::set_delivery_limit(fx.session(), 10_000);
+    hands_core::set_delivery_limit(fx.session(), 10_000);
     // 1 200 lines of 70 characters: about 90 000 characters numbered, under the token cap.
     let body: String = (1..=1200).map(|i| format!("{i:05} {}\n", "z".repeat(64))).collect();
     let path = fx.file("big.txt", &body);
@@ -482,11 +482,11 @@ async fn pdfs_are_documents_and_pages_are_checked() {
 struct SwapWhileAsking(PathBuf);
 
 #[async_trait::async_trait]
-impl hands_core::permissions::Asker for SwapWhileAsking {
-    async fn ask(&self, _request: &hands_core::permissions::AskRequest) -> hands_core::permissions::AskAnswer {
+impl hands_core::Asker for SwapWhileAsking {
+    async fn ask(&self, _request: &hands_core::AskRequest) -> hands_core::AskAnswer {
         fs::remove_file(&self.0).unwrap();
         fs::create_dir(&self.0).unwrap();
-        hands_core::permissions::AskAnswer::Allow
+        hands_core::AskAnswer::Allow
     }
 }
 
@@ -499,11 +499,11 @@ struct RetargetWhileAsking {
 
 #[cfg(unix)]
 #[async_trait::async_trait]
-impl hands_core::permissions::Asker for RetargetWhileAsking {
-    async fn ask(&self, _request: &hands_core::permissions::AskRequest) -> hands_core::permissions::AskAnswer {
+impl hands_core::Asker for RetargetWhileAsking {
+    async fn ask(&self, _request: &hands_core::AskRequest) -> hands_core::AskAnswer {
         fs::remove_file(&self.link).unwrap();
         std::os::unix::fs::symlink(&self.to, &self.link).unwrap();
-        hands_core::permissions::AskAnswer::Allow
+        hands_core::AskAnswer::Allow
     }
 }
 
@@ -527,7 +527,7 @@ async fn a_symlink_retargeted_while_asking_refuses_the_read() {
     let result = engine.run_one(ToolCall::new("toolu_1", "Read", json!({ "file_path": link })), &Turn::new()).await;
     assert!(result.is_error, "{}", result.text());
     assert!(!result.text().contains("never judged"), "the read reached a target nobody judged: {}", result.text());
-    assert_eq!(result.text(), hands_core::messages::path_changed_while_asking("Read", &link, &approved, &secret),);
+    assert_eq!(result.text(), hands_core::path_changed_while_asking("Read", &link, &approved, &secret),);
 }
 
 #[tokio::test]

@@ -18,7 +18,7 @@ pub mod prompt;
 use std::ffi::OsStr;
 use std::time::Duration;
 
-use hands_core::effects::{EffectKinds, Effects};
+use hands_core::{EffectKinds, Effects};
 use hands_core::{Plan, ToolSpec};
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use hands_core::progress::ProgressEvent;
-use hands_core::tool::typed_arc;
+use hands_core::ProgressEvent;
+use hands_core::typed_arc;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
 use hands_tool_sleep::SleepTool;
 use serde_json::json;
@@ -56,7 +56,7 @@ async fn an_interrupt_wakes_a_long_sleep() {
     turn.interrupt();
     let result = running.await.unwrap();
     assert!(result.is_error);
-    assert_eq!(result.text(), hands_core::messages::INTERRUPTED_MESSAGE);
+    assert_eq!(result.text(), hands_core::INTERRUPTED_MESSAGE);
 }
 
 #[tokio::test]

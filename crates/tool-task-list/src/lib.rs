@@ -27,7 +27,7 @@ pub mod prompt;
 pub mod render;
 pub mod store;
 
-use hands_core::permissions::PermissionResult;
+use hands_core::PermissionResult;
 use hands_core::{
     EffectKinds, Effects, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
 };
@@ -206,13 +206,13 @@ impl Gate {
 }
 
 /// The four tools with their gates open, for embedders that choose the task list themselves.
-pub fn tools_always_enabled() -> Vec<std::sync::Arc<dyn hands_core::tool::Tool>> {
+pub fn tools_always_enabled() -> Vec<std::sync::Arc<dyn hands_core::Tool>> {
     let open = Gate::Open;
     vec![
-        hands_core::tool::typed_arc(TaskCreateTool { gate: open }),
-        hands_core::tool::typed_arc(TaskGetTool { gate: open }),
-        hands_core::tool::typed_arc(TaskUpdateTool { gate: open }),
-        hands_core::tool::typed_arc(TaskListTool { gate: open }),
+        hands_core::typed_arc(TaskCreateTool { gate: open }),
+        hands_core::typed_arc(TaskGetTool { gate: open }),
+        hands_core::typed_arc(TaskUpdateTool { gate: open }),
+        hands_core::typed_arc(TaskListTool { gate: open }),
     ]
 }
 

@@ -31,9 +31,9 @@ impl Harness {
         })
         .unwrap();
         let tools = vec![
-            hands_core::tool::typed_arc(BashTool),
-            hands_core::tool::typed_arc(TaskOutputTool),
-            hands_core::tool::typed_arc(TaskStopTool),
+            hands_core::typed_arc(BashTool),
+            hands_core::typed_arc(TaskOutputTool),
+            hands_core::typed_arc(TaskStopTool),
         ];
         let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
         let engine = Engine::builder(pool, Arc::clone(&session)).build();
@@ -284,14 +284,14 @@ async fn dropping_the_session_stops_its_tasks() {
 
 #[test]
 fn schemas_match_claude_code() {
-    let output = hands_core::tool::typed_arc(TaskOutputTool);
+    let output = hands_core::typed_arc(TaskOutputTool);
     let schema = output.input_schema();
     let props: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
     // `filter` is BashOutput's (Claude Code 2.0); today's TaskOutput has the first three.
     assert_eq!(props, ["task_id", "block", "timeout", "filter"]);
     assert_eq!(schema["required"], json!(["task_id"]));
     assert_eq!(schema["properties"]["timeout"]["maximum"], json!(600000));
-    let stop = hands_core::tool::typed_arc(TaskStopTool);
+    let stop = hands_core::typed_arc(TaskStopTool);
     let props: Vec<&String> = stop.input_schema()["properties"].as_object().unwrap().keys().collect();
     assert_eq!(props, ["task_id", "shell_id"]);
     assert_eq!(output.spec().aliases, ["BashOutput", "BashOutputTool", "AgentOutputTool"]);

@@ -17,8 +17,8 @@ pub mod constants;
 pub mod prompt;
 pub mod render;
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::permissions::PermissionResult;
+use hands_core::PermissionResult;
+use hands_core::{EffectKinds, Effects};
 use hands_core::{Plan, ToolSpec};
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;

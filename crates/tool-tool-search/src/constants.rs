@@ -2,7 +2,7 @@
 //! The search itself is in `search.rs`; the model-facing prompt in `prompt.rs`.
 
 /// Wire name (the protocol name core knows too).
-pub const NAME: &str = hands_core::deferral::TOOL_SEARCH_TOOL_NAME;
+pub const NAME: &str = hands_core::TOOL_SEARCH_TOOL_NAME;
 
 /// Results returned when the model does not say.
 pub const DEFAULT_MAX_RESULTS: usize = 5;

@@ -9,7 +9,7 @@
 //! the session says the client does not (`tool_reference_support: false`: MCP clients,
 //! OpenAI-style front ends) it is a `<functions>` text block carrying the full definitions.
 //!
-//! What is deferrable and whether tool search is on is decided in `hands_core::deferral`; how
+//! What is deferrable and whether tool search is on is decided in [`hands_core::DeferralSettings`]; how
 //! tools are rendered per API is `hands_spec`.
 
 pub mod constants;
@@ -18,9 +18,9 @@ pub mod search;
 
 use std::sync::Arc;
 
-use hands_core::deferral::{self, ToolSearchMode};
-use hands_core::effects::{EffectKinds, Effects};
 use hands_core::{ContentBlock, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{EffectKinds, Effects};
+use hands_core::{PENDING_MCP_SERVERS_KEY, ToolSearchMode, is_deferrable, record_discovered, tool_reference_support};
 use hands_core::{Plan, ToolSpec};
 use hands_spec::ToolNames;
 use schemars::JsonSchema;
@@ -66,16 +66,16 @@ fn select_one<'a>(pool_tools: &'a [Arc<dyn Tool>], names: &ToolNames, wanted: &s
     let matches = |t: &&Arc<dyn Tool>| t.name() == wanted || t.spec().aliases.contains(&wanted);
     pool_tools
         .iter()
-        .filter(|t| deferral::is_deferrable(t.as_ref()))
+        .filter(|t| is_deferrable(t.as_ref()))
         .find(matches)
         .or_else(|| pool_tools.iter().find(matches))
         .or_else(|| names.resolve(wanted).and_then(|original| pool_tools.iter().find(|t| t.name() == original)))
 }
 
-/// MCP servers the client reports as still connecting ([`deferral::PENDING_MCP_SERVERS_KEY`]).
+/// MCP servers the client reports as still connecting ([`PENDING_MCP_SERVERS_KEY`]).
 fn pending_mcp_servers(session: &Session) -> Vec<String> {
     session
-        .data(deferral::PENDING_MCP_SERVERS_KEY)
+        .data(PENDING_MCP_SERVERS_KEY)
         .and_then(|v| v.as_array().map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect()))
         .unwrap_or_default()
 }
@@ -174,7 +174,7 @@ impl TypedTool for ToolSearch {
         let session = ctx.session();
         let pool_tools: Vec<Arc<dyn Tool>> = ctx.pool().tools().cloned().collect();
         let names = ToolNames::for_pool(ctx.pool());
-        let deferred: Vec<&Arc<dyn Tool>> = pool_tools.iter().filter(|t| deferral::is_deferrable(t.as_ref())).collect();
+        let deferred: Vec<&Arc<dyn Tool>> = pool_tools.iter().filter(|t| is_deferrable(t.as_ref())).collect();
 
         let found = find_tools(input, &pool_tools, &deferred, &names, session);
         let matches: Vec<&str> = found.iter().map(|t| t.name()).collect();
@@ -182,8 +182,8 @@ impl TypedTool for ToolSearch {
         if found.is_empty() {
             return Ok(no_matches(session, data));
         }
-        deferral::record_discovered(session, matches.iter().copied());
-        let output = if deferral::tool_reference_support(session) {
+        record_discovered(session, matches.iter().copied());
+        let output = if tool_reference_support(session) {
             ToolOutput::blocks(
                 found.iter().map(|t| ContentBlock::ToolReference { tool_name: names.wire(t.name()) }).collect(),
             )

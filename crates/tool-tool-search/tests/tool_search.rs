@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use hands_core::deferral::{TOOL_REFERENCE_SUPPORT_KEY, TOOL_SEARCH_KEY, discovered_tools};
-use hands_core::permissions::PermissionMode;
-use hands_core::tool::typed_arc;
+use hands_core::PermissionMode;
+use hands_core::typed_arc;
 use hands_core::{
     ContentBlock, Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext,
     ToolError, ToolInput, ToolOutput, ToolResult, Turn, TypedTool,
 };
 use hands_core::{Plan, Planned, ToolSpec};
+use hands_core::{TOOL_REFERENCE_SUPPORT_KEY, TOOL_SEARCH_KEY, discovered_tools};
 use hands_tool_tool_search::ToolSearch;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -171,7 +171,7 @@ async fn nothing_found_says_so_and_records_nothing() {
     }
     assert!(discovered_tools(&fx.session).is_empty());
 
-    fx.session.set_data(hands_core::deferral::PENDING_MCP_SERVERS_KEY, Some(json!(["linear", "sentry"])));
+    fx.session.set_data(hands_core::PENDING_MCP_SERVERS_KEY, Some(json!(["linear", "sentry"])));
     let r = fx.search(json!({"query": "select:mcp__linear__list_issues"})).await;
     let text = r.text();
     assert!(text.starts_with("No matching deferred tools found. "), "{text}");
@@ -233,7 +233,7 @@ async fn the_schema_hint_goes_away_once_the_tool_is_loaded() {
         "{}",
         r.text()
     );
-    assert!(r.text().contains(&hands_core::messages::schema_not_sent_hint("NotebookLike")), "{}", r.text());
+    assert!(r.text().contains(&hands_core::schema_not_sent_hint("NotebookLike")), "{}", r.text());
 
     fx.search(json!({"query": "select:NotebookLike"})).await;
     let r = fx.engine.run_one(call(bad), &Turn::new()).await;
@@ -266,6 +266,6 @@ async fn tool_search_is_read_only_and_concurrency_safe() {
     let input = ToolInput::new(json!({"query": "x"}));
     let effects = tool.effects(&input, &fixture().session);
     assert!(effects.is_read_only() && effects.is_concurrency_safe());
-    assert!(!hands_core::deferral::is_deferrable(tool.as_ref()));
+    assert!(!hands_core::is_deferrable(tool.as_ref()));
     assert!(!tool.prompt(&fixture().session).contains("hands-tool-marker"));
 }

@@ -26,8 +26,8 @@ pub mod fetch;
 pub mod prompt;
 pub mod url;
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::permissions::PermissionResult;
+use hands_core::PermissionResult;
+use hands_core::{EffectKinds, Effects};
 use hands_core::{Plan, ToolSpec};
 use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
@@ -61,8 +61,8 @@ fn status_text(status: u16) -> &'static str {
 
 /// How many bytes a result may have before the pipeline persists it, for this session.
 fn inline_bytes(session: &Session) -> usize {
-    let max = hands_core::budget::threshold(ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)).unwrap_or(MAX_RESULT_SIZE_CHARS);
-    hands_core::budget::delivery_limit(session).map_or(max, |delivered| max.min(delivered))
+    let max = hands_core::persist_threshold(ResultLimit::Chars(MAX_RESULT_SIZE_CHARS)).unwrap_or(MAX_RESULT_SIZE_CHARS);
+    hands_core::delivery_limit(session).map_or(max, |delivered| max.min(delivered))
 }
 
 fn page_output(page: &CachedPage, input: &WebFetchInput, session: &Session) -> ToolOutput {

@@ -47,7 +47,7 @@ pub fn offset_past_end(offset: usize, total: usize) -> String {
 pub fn result_header(prompt: &str, url: &str, status: u16, content_type: &str, bytes: usize) -> String {
     format!(
         "Prompt: {prompt}\nURL: {url}\nStatus: {status}, {content_type}, {}\n\n---\n\n",
-        hands_core::text::format_size(bytes)
+        hands_core::format_size(bytes)
     )
 }
 

@@ -8,7 +8,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
 use hands_core::{
     Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolInput, ToolResult, Turn,
 };

@@ -20,8 +20,8 @@ pub mod prompt;
 
 use std::path::{Path, PathBuf};
 
-use hands_core::effects::{EffectKinds, Effects};
 use hands_core::{ContextChange, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{EffectKinds, Effects};
 use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

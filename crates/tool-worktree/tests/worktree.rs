@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use hands_core::notices::Notice;
-use hands_core::tool::typed_arc;
+use hands_core::Notice;
+use hands_core::typed_arc;
 use hands_core::{PermissionMode, ToolResult};
 use hands_test_support::Fixture;
 use hands_tool_worktree::git::Git;
@@ -102,10 +102,10 @@ async fn creates_enters_and_leaves_keeping_the_worktree() {
 async fn files_in_the_worktree_are_inside_the_working_directories_and_not_protected() {
     let f = repo();
     ok(&f.call("EnterWorktree", json!({"name": "edit"})).await);
-    let check = hands_core::path_policy::check_path(&f.session, "src/new.rs");
+    let check = hands_core::check_path(&f.session, "src/new.rs");
     assert!(check.inside_working_dirs, "{check:?}");
     assert_eq!(check.protected, None);
-    let check = hands_core::path_policy::check_path(&f.session, ".git");
+    let check = hands_core::check_path(&f.session, ".git");
     assert_eq!(check.protected.as_deref(), Some(".git"));
 }
 
@@ -245,7 +245,7 @@ async fn enters_an_existing_worktree_by_path_and_never_removes_it() {
     assert!(text.contains("by-hand"), "{text}");
     assert_eq!(session.cwd(), other);
     assert!(session.working_dirs().contains(&other), "{:?}", session.working_dirs());
-    assert!(hands_core::path_policy::check_path(&session, "x.txt").inside_working_dirs);
+    assert!(hands_core::check_path(&session, "x.txt").inside_working_dirs);
 
     let text = err(&call("ExitWorktree", json!({"action": "remove", "discard_changes": true})).await);
     assert!(text.contains("not created by this session"), "{text}");

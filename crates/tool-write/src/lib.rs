@@ -9,15 +9,15 @@
 //! new content, so a following Edit or Write needs no new Read.
 //!
 //! Where a path points and whether it may be written is the shared path policy's answer
-//! (`hands_core::path_policy`).
+//! ([`hands_core::check_path`]).
 
 pub mod constants;
 pub mod prompt;
 
 use std::path::{Path, PathBuf};
 
-use hands_core::effects::{EffectKinds, Effects};
-use hands_core::path_policy::{self, FileKind, PathCheck};
+use hands_core::{EffectKinds, Effects, check_path};
+use hands_core::{FileKind, PathCheck};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
 use hands_edit as edit;
@@ -154,9 +154,7 @@ impl TypedTool for WriteTool {
 
     /// Writes the file it names; the earlier content is gone (MCP's `destructiveHint`).
     fn effects(&self, input: &WriteInput, session: &Session) -> Effects {
-        Effects::none()
-            .write_field("file_path", hands_core::path_policy::requested_path(session, &input.file_path))
-            .destructive()
+        Effects::none().write_field("file_path", hands_core::requested_path(session, &input.file_path)).destructive()
     }
 
     fn prompt(&self, _session: &Session) -> String {
@@ -203,7 +201,7 @@ hands_core::register_tool!(WriteTool);
 
 /// The path a Write of `file_path` would create or replace, as the file state keys it.
 pub fn target_path(session: &Session, file_path: &str) -> PathBuf {
-    path_policy::check_path(session, file_path).path
+    check_path(session, file_path).path
 }
 
 #[cfg(test)]
@@ -215,7 +213,7 @@ mod tests {
     fn a_change_during_the_write_is_refused_and_kept() {
         let work = tempfile::tempdir().unwrap();
         let session = Session::new(SessionConfig { cwd: Some(work.path().into()), ..Default::default() }).unwrap();
-        let check = path_policy::check_path(&session, "a.txt");
+        let check = check_path(&session, "a.txt");
         std::fs::write(&check.path, "old\n").unwrap();
         let meta = std::fs::metadata(&check.path).unwrap();
         session.file_state().record(&check.path, FileState::full(b"old\n", &meta));
@@ -228,7 +226,7 @@ mod tests {
         assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 1, "no temp file left behind");
 
         // A file created by someone else while a new file is being written is not replaced.
-        let fresh = path_policy::check_path(&session, "new.txt");
+        let fresh = check_path(&session, "new.txt");
         let create = || std::fs::write(&fresh.path, "theirs").unwrap();
         let out = write_file(&session, &fresh, "mine", &create).unwrap();
         assert!(out.is_error);

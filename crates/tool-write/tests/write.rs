@@ -8,7 +8,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
 use hands_core::{PermissionMode, ToolCall, ToolResult, Turn};
 use hands_test_support::Fixture;
 use hands_tool_read::ReadTool;

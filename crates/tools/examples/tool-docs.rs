@@ -68,7 +68,7 @@ fn main() {
             let effects = tool.effects(&input, &session);
             json!({
                 "name": tool.name(),
-                "package": hands_core::registry::registered_package(tool.name()),
+                "package": hands_core::registered_package(tool.name()),
                 "aliases": tool.spec().aliases,
                 "search_hint": tool.spec().search_hint,
                 "description": tool.spec().description,

@@ -64,7 +64,7 @@ extern crate hands_tool_write as _;
 
 /// Every registered tool in this build, sorted by name.
 pub fn registered_tools() -> &'static [Arc<dyn Tool>] {
-    hands_core::registry::registered_tools()
+    hands_core::registered_tools()
 }
 
 /// The pool of this build's tools assembled with `config`.
@@ -92,7 +92,7 @@ mod tests {
         .collect();
         let packages: Vec<&str> = registered_tools()
             .iter()
-            .map(|tool| hands_core::registry::registered_package(tool.name()).expect("a registered tool has a package"))
+            .map(|tool| hands_core::registered_package(tool.name()).expect("a registered tool has a package"))
             .collect();
         for package in &linked {
             assert!(

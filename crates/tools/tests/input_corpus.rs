@@ -83,7 +83,7 @@ async fn every_real_input_runs_or_gets_an_actionable_error() {
             None
         };
         if let Some(problem) = problem {
-            failures.push(format!("{tool} ({shape}): {problem}: {}", hands_core::text::truncate_chars(&text, 300)));
+            failures.push(format!("{tool} ({shape}): {problem}: {}", hands_core::truncate_chars(&text, 300)));
         }
     }
     let share = 100.0 * accepted as f64 / corpus.len() as f64;

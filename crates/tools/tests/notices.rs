@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use hands_core::notices::Notice;
-use hands_core::permissions::PermissionMode;
+use hands_core::Notice;
+use hands_core::PermissionMode;
 use hands_core::{Engine, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tasks::TaskRegistry;
 use serde_json::{Value, json};

@@ -11,7 +11,7 @@
 //!   user message would);
 //! - `{"type":"todos"}`: print the session's todo list as `{"type":"todos","todos":[...]}`.
 //!
-//! Between-turn notices ([`hands_core::notices`]) come as their own lines,
+//! Between-turn notices ([`hands_core::Notice`]) come as their own lines,
 //! `{"type":"notice","kind":"cwd_changed"|"task_finished"|"file_changed","text":"...",...}`: after
 //! the last result of each batch, and, while no batch runs, as soon as one is queued (a
 //! background task that ends while the stream is idle). An agent loop passes their `text` on to

@@ -41,13 +41,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let session = args.options.open_session(None)?;
     let permissions = args.options.permissions(session.project_dir(), false)?;
     let external = clients.as_ref().map(|c| c.tools()).unwrap_or_default();
-    let engine = args.options.engine(
-        &session,
-        &permissions,
-        external,
-        std::sync::Arc::new(hands_core::permissions::NoAsker),
-        None,
-    );
+    let engine = args.options.engine(&session, &permissions, external, std::sync::Arc::new(hands_core::NoAsker), None);
     let pool = engine.pool();
     // Stats measure an API payload: names alone are not one, so they default to Anthropic's.
     let format = if args.stats && args.format == Format::Names { Format::Anthropic } else { args.format };
@@ -64,7 +58,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
                 if !args.packages {
                     return name.to_string();
                 }
-                let package = match hands_core::registry::registered_package(name) {
+                let package = match hands_core::registered_package(name) {
                     Some(package) if !entry.is_external() => package,
                     _ => "mcp",
                 };

@@ -3,8 +3,8 @@
 //! ask.
 
 use anyhow::Context;
+use hands_core::Behavior;
 use hands_core::ToolCall;
-use hands_core::permissions::Behavior;
 
 use crate::Outcome;
 use crate::setup::RunOptions;

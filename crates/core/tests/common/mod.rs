@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use hands_core::permissions::PermissionMode;
-use hands_core::tool::typed_arc;
+use hands_core::PermissionMode;
+use hands_core::typed_arc;
 use hands_core::{
     ContextChange, Engine, InterruptBehavior, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext,
     ToolError, ToolOutput, TypedTool,

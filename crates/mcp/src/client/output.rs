@@ -62,7 +62,7 @@ fn to_block(content: McpContent) -> ContentBlock {
 
 fn json_of(value: &impl serde::Serialize) -> String {
     let json = serde_json::to_string(value).unwrap_or_default();
-    hands_core::text::truncate_chars(&json, 200).into_owned()
+    hands_core::truncate_chars(&json, 200).into_owned()
 }
 
 /// Estimated tokens of `blocks`.
@@ -90,7 +90,7 @@ pub fn cap_tokens(blocks: Vec<ContentBlock>, max_tokens: usize) -> Vec<ContentBl
                 if budget_chars == 0 {
                     continue;
                 }
-                let cut = hands_core::text::prefix_bytes(&text, budget_chars);
+                let cut = hands_core::prefix_bytes(&text, budget_chars);
                 budget_chars -= cut.len();
                 kept.push(ContentBlock::text(cut.to_string()));
             }

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use hands_core::effects::{EffectKinds, Effects};
 use hands_core::{ContentBlock, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool};
+use hands_core::{EffectKinds, Effects};
 use rmcp::model::ResourceContents;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -79,8 +79,8 @@ pub(crate) fn any_resources(servers: &[Arc<ServerConnection>]) -> bool {
 pub(crate) fn tools(servers: &[Arc<ServerConnection>]) -> Vec<Arc<dyn hands_core::Tool>> {
     let servers = Servers(servers.to_vec());
     vec![
-        hands_core::tool::typed_arc(ListMcpResourcesTool { servers: servers.clone() }),
-        hands_core::tool::typed_arc(ReadMcpResourceTool { servers }),
+        hands_core::typed_arc(ListMcpResourcesTool { servers: servers.clone() }),
+        hands_core::typed_arc(ReadMcpResourceTool { servers }),
     ]
 }
 
@@ -278,7 +278,7 @@ impl TypedTool for ReadMcpResourceTool {
                 }
                 other => contents.push(json!({"text": format!(
                     "A part of a kind hands does not know was left out: {}",
-                    hands_core::text::truncate_chars(&serde_json::to_string(&other).unwrap_or_default(), 200)
+                    hands_core::truncate_chars(&serde_json::to_string(&other).unwrap_or_default(), 200)
                 )})),
             }
         }

@@ -25,7 +25,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use hands_core::permissions::{AskAnswer, AskRequest, Asker, PlanReview, PlanVerdict, Question, QuestionsAnswer};
+use hands_core::{AskAnswer, AskRequest, Asker, PlanReview, PlanVerdict, Question, QuestionsAnswer};
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, ProtocolVersion};
 use rmcp::service::ElicitationMode;
 use rmcp::{Peer, RoleServer};
@@ -111,7 +111,7 @@ impl ElicitationAsker {
 /// The text the user reads: the question, what the call would do, and why it asks.
 pub(crate) fn question_text(request: &AskRequest) -> String {
     let input = serde_json::to_string_pretty(&request.input).unwrap_or_default();
-    let input = hands_core::text::truncate_chars(&input, INPUT_PREVIEW_CHARS);
+    let input = hands_core::truncate_chars(&input, INPUT_PREVIEW_CHARS);
     format!(
         "{}\n\n{} would run with:\n{}\n\nApproval is needed because {}. Accept to allow this call once; decline to refuse it.",
         request.question, request.tool, input, request.reason

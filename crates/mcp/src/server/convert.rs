@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use hands_core::content::ImageSource;
+use hands_core::ImageSource;
 use hands_core::{ContentBlock, Session, Tool, ToolInput, ToolResult};
 use rmcp::model::{
     CallToolResult, ContentBlock as McpContent, EmbeddedResource, JsonObject, ResourceContents, ToolAnnotations,

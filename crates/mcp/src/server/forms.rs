@@ -21,7 +21,7 @@
 //! `default`, approve back into the mode the session planned from (when it is neither), or keep
 //! planning; and an optional `feedback` text, passed to the model when it keeps planning.
 
-use hands_core::permissions::{PermissionMode, PlanReview, PlanVerdict, Question, QuestionAnswer};
+use hands_core::{PermissionMode, PlanReview, PlanVerdict, Question, QuestionAnswer};
 use rmcp::model::{ElicitationSchema, ProtocolVersion};
 use serde_json::{Map, Value, json};
 
@@ -244,7 +244,7 @@ pub fn read_plan(review: &PlanReview, content: &Map<String, Value>) -> PlanVerdi
 
 #[cfg(test)]
 mod tests {
-    use hands_core::permissions::QuestionOption;
+    use hands_core::QuestionOption;
 
     use super::*;
 

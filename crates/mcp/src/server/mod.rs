@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
-use hands_core::permissions::Asker;
-use hands_core::progress::ProgressSink;
+use hands_core::Asker;
+use hands_core::ProgressSink;
 use hands_core::{Engine, Session, ToolCall, ToolInput, Turn};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
@@ -180,7 +180,7 @@ impl McpServer {
         };
         let engine = (self.inner.factory)(seed).map_err(ConnectionError)?;
         let max_result_chars = self.inner.options.max_result_chars.max(MIN_MAX_RESULT_CHARS);
-        hands_core::budget::set_delivery_limit(engine.session(), max_result_chars);
+        hands_core::set_delivery_limit(engine.session(), max_result_chars);
         let (roots_ready, _) = watch::channel(true);
         let (pool_generation, _) = watch::channel(0);
         let state = Arc::new(ConnectionState {

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use hands_core::progress::{ProgressEvent, ProgressSink};
+use hands_core::{ProgressEvent, ProgressSink};
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
 use tokio::sync::mpsc;

@@ -176,11 +176,11 @@ impl Dirs {
 /// The fixture tools; `cancelled` hears from `Wait` when its call was cancelled.
 pub fn fixture_tools(cancelled: mpsc::UnboundedSender<()>) -> Vec<Arc<dyn Tool>> {
     vec![
-        hands_core::tool::typed_arc(Echo),
-        hands_core::tool::typed_arc(Touch),
-        hands_core::tool::typed_arc(Wait { cancelled }),
-        hands_core::tool::typed_arc(Where),
-        hands_core::tool::typed_arc(Picture),
+        hands_core::typed_arc(Echo),
+        hands_core::typed_arc(Touch),
+        hands_core::typed_arc(Wait { cancelled }),
+        hands_core::typed_arc(Where),
+        hands_core::typed_arc(Picture),
     ]
 }
 

@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hands_core::permissions::{CommandSubject, Decision, PermissionMode, PermissionPolicy, PermissionResult};
-use hands_core::tool::typed_arc;
+use hands_core::typed_arc;
+use hands_core::{CommandSubject, Decision, PermissionMode, PermissionPolicy, PermissionResult};
 use hands_core::{EffectKinds, Effects};
 use hands_core::{
     Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext, ToolError, ToolOutput,

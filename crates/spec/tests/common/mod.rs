@@ -9,9 +9,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hands_core::deferral::TOOL_SEARCH_KEY;
-use hands_core::permissions::PermissionMode;
-use hands_core::tool::typed_arc;
+use hands_core::PermissionMode;
+use hands_core::TOOL_SEARCH_KEY;
+use hands_core::typed_arc;
 use hands_core::{Deferral, Plan, Planned, ToolSpec};
 use hands_core::{
     Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext, ToolError, ToolOutput, TypedTool,

@@ -131,7 +131,7 @@ impl Lab {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
         let mut builder = Engine::builder(pool, Arc::clone(&session));
         if guard.engine {
             let mut options = LoadOptions::new(&self.project);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hands_core::progress::ProgressSink;
+use hands_core::ProgressSink;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tool_bash::BashTool;
 use serde_json::Value;
@@ -34,7 +34,7 @@ impl Harness {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(BashTool)], PoolConfig::default()));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
         let mut builder = Engine::builder(pool, Arc::clone(&session));
         if let Some(p) = progress {
             builder = builder.progress(p);

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hands_core::hooks::Hooks;
-use hands_core::tool::typed_arc;
+use hands_core::Hooks;
+use hands_core::typed_arc;
 use hands_core::{PermissionMode, ToolResult};
 pub use hands_test_support::{Fixture, tool_error};
 use hands_tool_edit::EditTool;

@@ -33,7 +33,7 @@ impl Fixture {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::tool::typed_arc(tool)], PoolConfig::default()));
+        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(tool)], PoolConfig::default()));
         let engine = Engine::builder(pool, session.clone()).build();
         Fixture { dir, state, root, session, engine }
     }
