@@ -5,7 +5,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use crate::tool::InterruptBehavior;
+use crate::spec::InterruptBehavior;
 
 /// The cancellation state of one turn. Cheap to clone; clones share state.
 #[derive(Debug, Clone, Default)]

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use crate::content::{ContentBlock, ToolResult};
 use crate::session::Session;
+use crate::spec::ResultLimit;
 use crate::text::prefix_bytes;
-use crate::tool::ResultLimit;
 
 /// Global cap on any one tool's inline result (`DEFAULT_MAX_RESULT_SIZE_CHARS`).
 pub(crate) const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;

@@ -1,19 +1,24 @@
 //! [`ToolContext`]: what one running call may see and use — its session (working directory, file
-//! state, permission mode), the pool it was called from, its cancellation signal, its progress
-//! sink, the session's asker (for questions a tool puts to a person while it runs) and the
-//! engine running it (for tools that make calls of their own). Built by the pipeline for each
-//! call; tools never build one except in tests.
+//! state, permission mode), its cancellation signal, its progress sink, the session's asker (for
+//! questions a tool puts to a person while it runs), its path checks, and the engine running it
+//! (the pool it was called from; tools that make calls of their own derive from it). Built by the
+//! pipeline for each call, and only there.
+//!
+//! The engine is held without naming its type: a tool's contract (`tool`, which hands every stage
+//! a `&ToolContext`) sits beneath the engine that runs tools, so this module may not name the
+//! pipeline or the pool. The pipeline, which puts its `Engine` in, gives it its type back
+//! (`ToolContext::engine` and `ToolContext::pool` are defined there).
 
+use std::any::Any;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::asker::Asker;
 use crate::path_policy::{self, PathCheck};
-use crate::permissions::{Asker, NoAsker};
 use crate::progress::{ProgressEvent, ProgressSink};
-use crate::registry::Pool;
 use crate::session::Session;
 
 /// The context of one call.
@@ -22,14 +27,12 @@ pub struct ToolContext {
     tool_use_id: String,
     tool_name: String,
     session: Arc<Session>,
-    pool: Arc<Pool>,
     cancel: CancellationToken,
     progress: Arc<dyn ProgressSink>,
     started: Instant,
     asker: Arc<dyn Asker>,
-    /// The engine running the call, when the pipeline built the context (a tool that runs
-    /// further calls, such as a sub-agent, derives its own engine from it).
-    engine: Option<crate::pipeline::Engine>,
+    /// The engine running the call (always the pipeline's `Engine`; see the module docs).
+    engine: Arc<dyn Any + Send + Sync>,
     /// Path checks made during this call, by path as written and working directory.
     path_checks: Arc<Mutex<Vec<(String, PathBuf, PathCheck)>>>,
 }
@@ -41,46 +44,32 @@ impl std::fmt::Debug for ToolContext {
 }
 
 impl ToolContext {
-    /// A context for one call.
-    pub fn new(
+    /// A context for one call that `engine` runs (the pipeline passes its own `Engine`).
+    pub(crate) fn new(
+        engine: Arc<dyn Any + Send + Sync>,
         session: Arc<Session>,
-        pool: Arc<Pool>,
         tool_use_id: impl Into<String>,
         tool_name: impl Into<String>,
         cancel: CancellationToken,
         progress: Arc<dyn ProgressSink>,
+        asker: Arc<dyn Asker>,
     ) -> Self {
         Self {
             tool_use_id: tool_use_id.into(),
             tool_name: tool_name.into(),
             session,
-            pool,
             cancel,
             progress,
             started: Instant::now(),
-            asker: Arc::new(NoAsker),
-            engine: None,
+            asker,
+            engine,
             path_checks: Arc::default(),
         }
     }
 
-    /// Record the engine that runs this call (the pipeline does).
-    pub(crate) fn with_engine(mut self, engine: crate::pipeline::Engine) -> Self {
-        self.engine = Some(engine);
-        self
-    }
-
-    /// The engine running this call: its policy, asker, hooks and options are what calls made
-    /// on the call's behalf must go through. `None` for a context built outside the pipeline.
-    pub fn engine(&self) -> Option<&crate::pipeline::Engine> {
+    /// The engine running this call, untyped (the pipeline types it).
+    pub(crate) fn engine_any(&self) -> &(dyn Any + Send + Sync) {
         self.engine.as_ref()
-    }
-
-    /// Put questions that arise while the call runs to `asker` (the pipeline passes the one
-    /// permission asks use; without it, nobody answers).
-    pub(crate) fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
-        self.asker = asker;
-        self
     }
 
     /// Who answers questions that arise while the call runs (the session's asker).
@@ -164,11 +153,6 @@ impl ToolContext {
         self.session.cwd()
     }
 
-    /// The pool this call was made from (ToolSearch searches it).
-    pub fn pool(&self) -> &Arc<Pool> {
-        &self.pool
-    }
-
     /// The cancellation token to watch (already chosen for the tool's interrupt behaviour).
     pub fn cancel_token(&self) -> &CancellationToken {
         &self.cancel
@@ -216,10 +200,27 @@ impl ToolContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::asker::NoAsker;
     use crate::path_policy::FileKind;
+    use crate::pipeline::Engine;
     use crate::progress::NoProgress;
-    use crate::registry::PoolConfig;
+    use crate::registry::{Pool, PoolConfig};
     use crate::session::SessionConfig;
+
+    /// A context for a call named `id` of an engine over an empty pool in `session`.
+    fn context(session: &Arc<Session>, id: &str) -> ToolContext {
+        let pool = Arc::new(Pool::assemble(Vec::new(), PoolConfig::default()));
+        let engine = Engine::builder(pool, Arc::clone(session)).build();
+        ToolContext::new(
+            Arc::new(engine),
+            Arc::clone(session),
+            id,
+            "Read",
+            CancellationToken::new(),
+            Arc::new(NoProgress),
+            Arc::new(NoAsker),
+        )
+    }
 
     #[test]
     fn a_path_is_checked_once_per_call() {
@@ -230,17 +231,7 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(Vec::new(), PoolConfig::default()));
-        let ctx = |id: &str| {
-            ToolContext::new(
-                Arc::clone(&session),
-                Arc::clone(&pool),
-                id,
-                "Read",
-                CancellationToken::new(),
-                Arc::new(NoProgress),
-            )
-        };
+        let ctx = |id: &str| context(&session, id);
         let call = ctx("toolu_1");
         assert_eq!(call.check_path("a.txt").kind, FileKind::Missing);
         std::fs::write(work.path().join("a.txt"), "x").unwrap();
@@ -273,8 +264,7 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        let pool = Arc::new(Pool::assemble(Vec::new(), PoolConfig::default()));
-        let call = ToolContext::new(session, pool, "toolu_1", "Read", CancellationToken::new(), Arc::new(NoProgress));
+        let call = context(&session, "toolu_1");
         std::fs::write(root.join("a.txt"), "a").unwrap();
         std::fs::write(root.join("b.txt"), "bb").unwrap();
         std::os::unix::fs::symlink(root.join("a.txt"), root.join("link")).unwrap();

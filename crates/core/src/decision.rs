@@ -2,9 +2,10 @@
 //! ([`PermissionMode`]), what a tool's own check answers ([`PermissionResult`]), the final
 //! [`Decision`] with where it came from ([`DecisionSource`]), a shell command as rules see it
 //! ([`CommandSubject`]), and what is put to a person and answered ([`AskRequest`], [`Question`],
-//! [`PlanReview`]). A leaf: it names no other module of the crate, so the session, effects and
-//! path policy can use these types without reaching the policy, pool or tools. The interfaces
-//! that decide and ask are in `permissions`, which re-exports everything here.
+//! [`PlanReview`]), and the four words of the rule language that name a kind of effect
+//! ([`RuleWord`]). A leaf: it names no other module of the crate, so the session, effects, path
+//! policy and pool can use these types without reaching the policy or tools. The interfaces that
+//! decide and ask are in `permissions` and `asker`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -378,4 +379,40 @@ pub enum PlanVerdict {
         /// Why, for the model.
         why: String,
     },
+}
+
+/// What a rule's content is matched against, from the word before its parenthesis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RuleWord {
+    /// `Read(path)`: every path any call reads (its own reads and its commands' reads).
+    Reads,
+    /// `Edit(path)`: every path any call writes.
+    Writes,
+    /// `Bash(command)`: every shell command any call runs.
+    Commands,
+    /// `WebFetch(domain:host)`: every network host any call reaches.
+    Hosts,
+    /// Any other word names one tool: its content meets that tool's effects only.
+    Tool,
+}
+
+/// The words of Claude Code's rule language that name a kind of effect rather than one tool. They
+/// are settings syntax, kept here once; which tool has which effect is never listed in core.
+const EFFECT_WORDS: [(&str, RuleWord); 4] = [
+    ("Read", RuleWord::Reads),
+    ("Edit", RuleWord::Writes),
+    ("Bash", RuleWord::Commands),
+    ("WebFetch", RuleWord::Hosts),
+];
+
+impl RuleWord {
+    /// The meaning of the word `tool` of a rule.
+    pub fn of(tool: &str) -> RuleWord {
+        EFFECT_WORDS.iter().find(|(w, _)| *w == tool).map_or(RuleWord::Tool, |(_, k)| *k)
+    }
+
+    /// How rules of this kind are spelled (`Read`); `None` for [`RuleWord::Tool`].
+    pub fn spelling(self) -> Option<&'static str> {
+        EFFECT_WORDS.iter().find(|(_, k)| *k == self).map(|(w, _)| *w)
+    }
 }

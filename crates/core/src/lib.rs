@@ -75,6 +75,7 @@
 #![warn(unreachable_pub)]
 
 mod abort;
+mod asker;
 mod budget;
 mod content;
 mod context;
@@ -94,13 +95,15 @@ mod progress;
 mod registry;
 mod schema;
 mod session;
+mod spec;
 mod text;
 mod tool;
 
 // The contract.
 pub use error::ToolError;
 pub use input::ToolInput;
-pub use tool::{Deferral, InterruptBehavior, Plan, Planned, ResultLimit, Tool, ToolSpec, Typed, TypedTool, typed_arc};
+pub use spec::{Deferral, InterruptBehavior, ResultLimit, ToolSpec};
+pub use tool::{Plan, Planned, Tool, Typed, TypedTool, typed_arc};
 
 // Effects.
 pub use effects::{EffectKinds, Effects};
@@ -111,7 +114,9 @@ pub use deferral::{
     TOOL_SEARCH_KEY, TOOL_SEARCH_TOOL_NAME, ToolSearchMode, ToolSearchModeError, deferrable_definition_chars,
     discovered_tools, is_deferrable, record_discovered, tool_reference_support, tool_search_active,
 };
-pub use registry::{Pool, PoolConfig, PoolEntry, bare_deny_matches, registered_package, registered_tools};
+pub use registry::{
+    Pool, PoolConfig, PoolEntry, bare_deny_matches, bare_rule_removes, registered_package, registered_tools,
+};
 
 // Running calls.
 pub use abort::Turn;
@@ -124,17 +129,15 @@ pub use orchestrate::StreamingExecutor;
 pub use pipeline::{CallOutcome, Engine, EngineBuilder, EngineOptions};
 
 // The decision stages.
+pub use asker::{Asker, NoAsker};
 pub use decision::{
     AskAnswer, AskRequest, Behavior, CommandSubject, Decision, DecisionSource, PermissionMode, PermissionResult,
-    PlanReview, PlanVerdict, Question, QuestionAnswer, QuestionOption, QuestionsAnswer, UnknownMode,
+    PlanReview, PlanVerdict, Question, QuestionAnswer, QuestionOption, QuestionsAnswer, RuleWord, UnknownMode,
 };
 pub use hooks::{
     HookCall, HookPermission, Hooks, PostToolUseOutcome, PreToolUseOutcome, StopEvent, StopInput, StopOutcome,
 };
-pub use permissions::{
-    Asker, DefaultPolicy, NoAsker, PermissionPolicy, PermissionRequest, RuleWord, bare_rule_removes,
-    decide_without_rules,
-};
+pub use permissions::{DefaultPolicy, PermissionPolicy, PermissionRequest, decide_without_rules};
 
 // Paths.
 pub use path_policy::{

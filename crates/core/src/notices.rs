@@ -2,29 +2,30 @@
 //! results, which the caller hands on before the model's next turn (as Claude Code adds system
 //! messages). Three kinds:
 //!
-//! - the working directory changed ([`Session::set_cwd`] pushes it, so a Bash `cd` does);
+//! - the working directory changed ([`Session::set_cwd`](crate::Session::set_cwd) pushes it, so
+//!   a Bash `cd` does);
 //! - a background task ended on its own (`hands-tasks`' registry pushes it; a task stopped with
 //!   TaskStop, or whose end the model already saw through TaskOutput, gives none);
 //! - a file the model read changed or vanished on disk (found when the notices are taken, by
 //!   comparing the most recently recorded files with the disk; a change made through Write,
 //!   Edit or NotebookEdit updates the record, so it gives none).
 //!
-//! The queue is a session extension. A caller drains it between turns with
-//! [`Session::take_notices`], or waits for the next pushed notice with
-//! [`Session::notice_pushed`] (an idle front end, such as `hands run`, wakes on it). Each
-//! [`Notice`] has its text (our words), a `<system-reminder>` form for the next user message, and
-//! a JSON form for line protocols. Who calls what, and when, is the caller's business.
+//! The queue is a session extension, reached through the session (`session` names this module,
+//! not the other way round). A caller drains it between turns with
+//! [`Session::take_notices`](crate::Session::take_notices), or waits for the next pushed notice
+//! with [`Session::notice_pushed`](crate::Session::notice_pushed) (an idle front end, such as
+//! `hands run`, wakes on it). Each [`Notice`] has its text (our words), a `<system-reminder>`
+//! form for the next user message, and a JSON form for line protocols. Who calls what, and when,
+//! is the caller's business.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use hands_fs::file_state::{Freshness, mtime_ms};
-
-use crate::session::Session;
+use hands_fs::file_state::{FileStateCache, Freshness, mtime_ms};
 
 /// How many of the most recently recorded files are compared with the disk when notices are
 /// taken: the files the model is working with, at a stat each.
@@ -133,12 +134,7 @@ pub struct NoticeQueue {
 }
 
 impl NoticeQueue {
-    /// The queue of `session`, created on first use.
-    pub fn of(session: &Session) -> Arc<NoticeQueue> {
-        session.extension(NoticeQueue::default)
-    }
-
-    /// Add a notice and wake a waiter of [`Session::notice_pushed`].
+    /// Add a notice and wake a waiter of [`Session::notice_pushed`](crate::Session::notice_pushed).
     pub fn push(&self, notice: Notice) {
         self.pending.lock().unwrap_or_else(|e| e.into_inner()).push(notice);
         self.pushed.notify_one();
@@ -149,16 +145,22 @@ impl NoticeQueue {
         self.pending.lock().unwrap_or_else(|e| e.into_inner()).retain(|n| !unwanted(n));
     }
 
-    fn drain(&self) -> Vec<Notice> {
+    /// The pending notices, emptying the queue.
+    pub(crate) fn drain(&self) -> Vec<Notice> {
         std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Notices for the recently recorded files whose content differs from the record, each
-    /// disk state told once.
-    fn changed_files(&self, session: &Session) -> Vec<Notice> {
+    /// Finishes when a notice is pushed (at once if one was pushed since the last wait).
+    pub(crate) async fn pushed(&self) {
+        self.pushed.notified().await;
+    }
+
+    /// Notices for the files most recently recorded in `files` whose content differs from the
+    /// record, each disk state told once.
+    pub(crate) fn changed_files(&self, files: &FileStateCache) -> Vec<Notice> {
         let mut out = Vec::new();
         let mut reported = self.reported_files.lock().unwrap_or_else(|e| e.into_inner());
-        for (path, state) in session.file_state().recent(WATCHED_FILES) {
+        for (path, state) in files.recent(WATCHED_FILES) {
             let (disk, changed) = match std::fs::metadata(&path) {
                 Ok(meta) => {
                     let disk = Some((mtime_ms(&meta), meta.len()));
@@ -183,40 +185,13 @@ impl NoticeQueue {
     }
 }
 
-impl Session {
-    /// Queue `notice` for the model's next turn.
-    pub(crate) fn push_notice(&self, notice: Notice) {
-        NoticeQueue::of(self).push(notice);
-    }
-
-    /// Every notice for the model's next turn, oldest first, emptying the queue: the pushed
-    /// ones, then the files read in this session that changed on disk since.
-    pub fn take_notices(&self) -> Vec<Notice> {
-        let queue = NoticeQueue::of(self);
-        let mut notices = queue.drain();
-        notices.extend(queue.changed_files(self));
-        notices
-    }
-
-    /// Finishes when a notice is pushed (at once if one was pushed since the last wait). Then
-    /// [`Session::take_notices`] collects it.
-    pub async fn notice_pushed(&self) {
-        let queue = NoticeQueue::of(self);
-        queue.pushed.notified().await;
-    }
-
-    /// Drop a pending end-of-task notice: the model has seen the task end (TaskOutput).
-    pub fn withdraw_task_notice(&self, task_id: &str) {
-        NoticeQueue::of(self).withdraw(|n| matches!(n, Notice::TaskFinished { task_id: id, .. } if id == task_id));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::SessionConfig;
+    use crate::session::{Session, SessionConfig};
     use hands_fs::file_state::FileState;
     use std::path::Path;
+    use std::sync::Arc;
 
     fn session(dir: &Path) -> Arc<Session> {
         Session::new(SessionConfig {

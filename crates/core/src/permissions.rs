@@ -1,32 +1,21 @@
-//! The permission contract: the modes ([`PermissionMode`]), what a tool's own check answers
-//! ([`PermissionResult`]), the final [`Decision`] with where it came from ([`DecisionSource`]),
-//! the policy that decides ([`PermissionPolicy`]), who answers an `ask` and the questions tools
-//! put to a person ([`Asker`], [`Question`], [`PlanReview`]), and the four
-//! words of the rule language that name a kind of effect ([`RuleWord`]), which the pool needs to
-//! drop tools a bare deny rule removes ([`bare_rule_removes`]).
-//!
-//! [`DefaultPolicy`] is the built-in stage: deny from the tool wins, `bypassPermissions` allows
-//! everything else, read-only calls are allowed, the rest asks (in `dontAsk`, denies).
+//! The permission stage's interface: the policy that decides ([`PermissionPolicy`]) on a
+//! [`PermissionRequest`], and [`DefaultPolicy`], the built-in stage: deny from the tool wins,
+//! `bypassPermissions` allows everything else, read-only calls are allowed, the rest asks (in
+//! `dontAsk`, denies). The values a decision is made of are `decision`'s; who answers an `ask` is
+//! `asker`'s [`Asker`](crate::Asker).
 //!
 //! Claude Code's rules, settings files and hooks are not here: the `hands-permissions` crate
-//! implements [`PermissionPolicy`] and [`Hooks`](crate::hooks::Hooks) with them, and a front end
+//! implements [`PermissionPolicy`] and [`Hooks`](crate::Hooks) with them, and a front end
 //! (the CLI, the MCP server, a test) wires it into the [`Engine`](crate::Engine). Running the
 //! `ask` and applying the answer happens in `pipeline`.
 
 use async_trait::async_trait;
 
 use crate::context::ToolContext;
-use crate::effects::{EffectKinds, Effects};
+use crate::decision::{Behavior, Decision, DecisionSource, PermissionMode, PermissionResult};
+use crate::effects::Effects;
 use crate::input::ToolInput;
 use crate::tool::Tool;
-
-/// Why the default question methods fail: this asker has no way to put them to anyone.
-const NO_QUESTIONS: &str = "this session has no way to put questions to a person";
-
-use crate::decision::{
-    AskAnswer, AskRequest, Behavior, Decision, DecisionSource, PermissionMode, PermissionResult, PlanReview,
-    PlanVerdict, Question, QuestionsAnswer,
-};
 
 /// What a policy is asked to decide on.
 pub struct PermissionRequest<'a> {
@@ -140,84 +129,6 @@ pub fn decide_without_rules(
         );
     }
     decision
-}
-
-/// Answers `ask` decisions and the questions tools put to a person: a terminal prompt, an MCP
-/// elicitation, a control line, or nobody. The question methods default to "nobody can
-/// answer", so an asker that only approves calls never leaves a tool waiting.
-#[async_trait]
-pub trait Asker: Send + Sync {
-    /// Ask and wait for the answer.
-    async fn ask(&self, request: &AskRequest) -> AskAnswer;
-
-    /// Put multiple-choice questions to a person (`tool` asks them) and wait for the answers.
-    async fn ask_questions(&self, _tool: &str, _questions: &[Question]) -> QuestionsAnswer {
-        QuestionsAnswer::Unavailable { why: NO_QUESTIONS.into() }
-    }
-
-    /// Present a plan for approval and wait for the verdict.
-    async fn review_plan(&self, _request: &PlanReview) -> PlanVerdict {
-        PlanVerdict::Unavailable { why: NO_QUESTIONS.into() }
-    }
-}
-
-/// The answerer used when nobody can answer: every ask becomes a deny that says what to configure.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoAsker;
-
-#[async_trait]
-impl Asker for NoAsker {
-    async fn ask(&self, _request: &AskRequest) -> AskAnswer {
-        AskAnswer::Unavailable { why: "no one is available to approve it".into() }
-    }
-}
-
-/// What a rule's content is matched against, from the word before its parenthesis.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RuleWord {
-    /// `Read(path)`: every path any call reads (its own reads and its commands' reads).
-    Reads,
-    /// `Edit(path)`: every path any call writes.
-    Writes,
-    /// `Bash(command)`: every shell command any call runs.
-    Commands,
-    /// `WebFetch(domain:host)`: every network host any call reaches.
-    Hosts,
-    /// Any other word names one tool: its content meets that tool's effects only.
-    Tool,
-}
-
-/// The words of Claude Code's rule language that name a kind of effect rather than one tool. They
-/// are settings syntax, kept here once; which tool has which effect is never listed in core.
-const EFFECT_WORDS: [(&str, RuleWord); 4] = [
-    ("Read", RuleWord::Reads),
-    ("Edit", RuleWord::Writes),
-    ("Bash", RuleWord::Commands),
-    ("WebFetch", RuleWord::Hosts),
-];
-
-impl RuleWord {
-    /// The meaning of the word `tool` of a rule.
-    pub fn of(tool: &str) -> RuleWord {
-        EFFECT_WORDS.iter().find(|(w, _)| *w == tool).map_or(RuleWord::Tool, |(_, k)| *k)
-    }
-
-    /// How rules of this kind are spelled (`Read`); `None` for [`RuleWord::Tool`].
-    pub fn spelling(self) -> Option<&'static str> {
-        EFFECT_WORDS.iter().find(|(_, k)| *k == self).map(|(w, _)| *w)
-    }
-}
-
-/// Whether a bare deny rule naming `rule_tool` removes `tool` from the pool: it names the tool (or
-/// its server), or it is `Read`/`Edit` and the tool's calls may read/write paths.
-pub fn bare_rule_removes(rule_tool: &str, tool: &dyn Tool) -> bool {
-    let kinds: EffectKinds = tool.spec().effect_kinds;
-    match RuleWord::of(rule_tool) {
-        RuleWord::Reads if kinds.reads_paths => return true,
-        RuleWord::Writes if kinds.writes_paths => return true,
-        _ => {}
-    }
-    tool.spec().aliases.contains(&rule_tool) || crate::registry::bare_deny_matches(rule_tool, tool.name())
 }
 
 #[cfg(test)]

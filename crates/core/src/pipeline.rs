@@ -21,6 +21,7 @@ use futures::FutureExt;
 use serde_json::Value;
 
 use crate::abort::Turn;
+use crate::asker::{Asker, NoAsker};
 use crate::budget;
 use crate::content::{ContentBlock, ContextChange, ToolCall, ToolResult};
 use crate::context::ToolContext;
@@ -30,11 +31,12 @@ use crate::error::ToolError;
 use crate::hooks::{HookCall, Hooks, NoHooks, PostToolUseOutcome};
 use crate::input::ToolInput;
 use crate::messages;
-use crate::permissions::{Asker, DefaultPolicy, NoAsker, PermissionPolicy, PermissionRequest};
+use crate::permissions::{DefaultPolicy, PermissionPolicy, PermissionRequest};
 use crate::progress::{NoProgress, ProgressSink};
 use crate::registry::Pool;
 use crate::session::Session;
-use crate::tool::{Planned, ResultLimit, Tool};
+use crate::spec::ResultLimit;
+use crate::tool::{Planned, Tool};
 
 /// Tunables of an [`Engine`].
 #[derive(Debug, Clone)]
@@ -177,6 +179,22 @@ pub struct CallOutcome {
     pub stop: Option<String>,
 }
 
+/// What a call reaches of the engine running it. The context holds the engine untyped (its
+/// module sits beneath this one); `Engine::context` is the only place one is built, always with
+/// the engine itself, so the type given back here is always there.
+impl ToolContext {
+    /// The engine running this call: its policy, asker, hooks and options are what calls made on
+    /// the call's behalf must go through (a sub-agent derives its engine from it).
+    pub fn engine(&self) -> &Engine {
+        self.engine_any().downcast_ref::<Engine>().expect("the pipeline builds every ToolContext with its own Engine")
+    }
+
+    /// The pool this call was made from (ToolSearch searches it).
+    pub fn pool(&self) -> &Arc<Pool> {
+        self.engine().pool()
+    }
+}
+
 impl CallOutcome {
     fn error(id: &str, text: String) -> Self {
         Self {
@@ -301,15 +319,14 @@ impl Engine {
 
     fn context(&self, call: &ToolCall, tool: &dyn Tool, turn: &Turn) -> ToolContext {
         ToolContext::new(
+            Arc::new(self.clone()),
             Arc::clone(&self.inner.session),
-            Arc::clone(&self.inner.pool),
             call.id.clone(),
             tool.name(),
             turn.signal_for(tool.spec().interrupt),
             Arc::clone(&self.inner.progress),
+            Arc::clone(&self.inner.asker),
         )
-        .with_asker(Arc::clone(&self.inner.asker))
-        .with_engine(self.clone())
     }
 
     /// Run one call through the whole pipeline. The context change is returned, not applied.

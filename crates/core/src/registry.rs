@@ -14,7 +14,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use crate::permissions::bare_rule_removes;
+use crate::decision::RuleWord;
+use crate::effects::EffectKinds;
 use crate::schema::CompiledSchema;
 use crate::tool::Tool;
 
@@ -118,6 +119,18 @@ impl std::fmt::Debug for PoolConfig {
             .field("external", &self.external.iter().map(|t| t.name().to_string()).collect::<Vec<_>>())
             .finish()
     }
+}
+
+/// Whether a bare deny rule naming `rule_tool` removes `tool` from the pool: it names the tool (or
+/// its server), or it is `Read`/`Edit` and the tool's calls may read/write paths.
+pub fn bare_rule_removes(rule_tool: &str, tool: &dyn Tool) -> bool {
+    let kinds: EffectKinds = tool.spec().effect_kinds;
+    match RuleWord::of(rule_tool) {
+        RuleWord::Reads if kinds.reads_paths => return true,
+        RuleWord::Writes if kinds.writes_paths => return true,
+        _ => {}
+    }
+    tool.spec().aliases.contains(&rule_tool) || bare_deny_matches(rule_tool, tool.name())
 }
 
 /// Whether a bare deny rule `rule` removes `tool` (exact name, `mcp__server` for all of a

@@ -25,6 +25,7 @@ use hands_fs::file_state::{FileState, FileStateCache};
 use hands_fs::normalize_path;
 
 use crate::decision::PermissionMode;
+use crate::notices::{Notice, NoticeQueue};
 
 /// Errors opening or saving a session.
 #[derive(Debug, thiserror::Error)]
@@ -288,11 +289,11 @@ impl Session {
     }
 
     /// Change the working directory (Bash's `cd` persists through this). A real change queues a
-    /// [`Notice::CwdChanged`](crate::notices::Notice) for the model's next turn.
+    /// [`Notice::CwdChanged`] for the model's next turn.
     pub fn set_cwd(&self, dir: PathBuf) {
         let from = std::mem::replace(&mut *self.cwd.write().unwrap_or_else(|e| e.into_inner()), dir.clone());
         if from != dir {
-            self.push_notice(crate::notices::Notice::CwdChanged { from, to: dir });
+            self.push_notice(Notice::CwdChanged { from, to: dir });
         }
     }
 
@@ -412,6 +413,39 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+/// The session's between-turn notices (the queue is in `notices`).
+impl Session {
+    /// The session's notice queue, created on first use.
+    pub fn notice_queue(&self) -> Arc<NoticeQueue> {
+        self.extension(NoticeQueue::default)
+    }
+
+    /// Queue `notice` for the model's next turn.
+    pub(crate) fn push_notice(&self, notice: Notice) {
+        self.notice_queue().push(notice);
+    }
+
+    /// Every notice for the model's next turn, oldest first, emptying the queue: the pushed
+    /// ones, then the files read in this session that changed on disk since.
+    pub fn take_notices(&self) -> Vec<Notice> {
+        let queue = self.notice_queue();
+        let mut notices = queue.drain();
+        notices.extend(queue.changed_files(self.file_state()));
+        notices
+    }
+
+    /// Finishes when a notice is pushed (at once if one was pushed since the last wait). Then
+    /// [`Session::take_notices`] collects it.
+    pub async fn notice_pushed(&self) {
+        self.notice_queue().pushed().await;
+    }
+
+    /// Drop a pending end-of-task notice: the model has seen the task end (TaskOutput).
+    pub fn withdraw_task_notice(&self, task_id: &str) {
+        self.notice_queue().withdraw(|n| matches!(n, Notice::TaskFinished { task_id: id, .. } if id == task_id));
     }
 }
 

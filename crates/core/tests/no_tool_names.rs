@@ -44,10 +44,10 @@ const CRATES: &[&str] = &["core", "fs", "permissions", "tasks"];
 /// (file relative to `crates/`, literal): allowed, with the reason in the module documentation.
 const ALLOWED: &[(&str, &str)] = &[
     // The rule language: `Read(...)` means every path read, whatever the tool.
-    ("core/src/permissions.rs", "Read"),
-    ("core/src/permissions.rs", "Edit"),
-    ("core/src/permissions.rs", "Bash"),
-    ("core/src/permissions.rs", "WebFetch"),
+    ("core/src/decision.rs", "Read"),
+    ("core/src/decision.rs", "Edit"),
+    ("core/src/decision.rs", "Bash"),
+    ("core/src/decision.rs", "WebFetch"),
     // The name the deferral protocol announces and the schema hint refer to.
     ("core/src/deferral.rs", "ToolSearch"),
     // The `command` key of a hook in the settings files, and a background task's debug output.

@@ -407,7 +407,7 @@ impl TaskRegistry {
         let dir = session.state_dir().join(session.id()).join("tasks");
         let registry = session.extension(|| TaskRegistry::new(dir, max_running));
         if !registry.close_hook_installed.swap(true, Ordering::SeqCst) {
-            *registry.notices.lock().unwrap_or_else(|e| e.into_inner()) = Some(NoticeQueue::of(session));
+            *registry.notices.lock().unwrap_or_else(|e| e.into_inner()) = Some(session.notice_queue());
             let weak = Arc::downgrade(&registry);
             session.on_close(move || {
                 if let Some(registry) = weak.upgrade() {

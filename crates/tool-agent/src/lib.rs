@@ -172,11 +172,7 @@ impl TypedTool for AgentTool {
         let Some(model) = SessionModel::of(session) else {
             return Ok(ToolOutput::error(prompt::NO_MODEL));
         };
-        let Some(parent) = ctx.engine() else {
-            return Ok(ToolOutput::error(
-                "The Agent tool can only run inside hands' tool pipeline (no engine is available to this call).",
-            ));
-        };
+        let parent = ctx.engine();
         let max_depth = AgentSettings::of(session).max_depth();
         let pool = run::child_pool(parent.pool(), &agent, self.depth + 1, max_depth);
         let engine = run::child_engine(parent, pool, &agent);

@@ -25,12 +25,12 @@
 //! against [`Classification::subcommands`]) or run the command.
 
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tree_sitter::{Node, Parser};
 
 use crate::effects;
-use crate::readonly_rules::{self, Arg};
+use crate::readonly_rules::{self, Arg, Scope};
 
 /// Longest command the classifier parses; anything longer is not read-only.
 pub const MAX_CLASSIFIED_BYTES: usize = 64 * 1024;
@@ -84,15 +84,6 @@ impl Classification {
     pub fn subcommand_texts(&self) -> Vec<String> {
         self.subcommands.iter().map(|s| s.text.clone()).collect()
     }
-}
-
-/// Where a command runs, so `cd` can be checked against the working directories.
-#[derive(Debug, Clone, Copy)]
-pub struct Scope<'a> {
-    /// The shell's directory.
-    pub cwd: &'a Path,
-    /// The session's working directories (project directory first).
-    pub working_dirs: &'a [PathBuf],
 }
 
 thread_local! {

@@ -40,7 +40,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-pub use classify::{Classification, Scope, Subcommand, classify, classify_in, split_subcommands};
+pub use classify::{Classification, Subcommand, classify, classify_in, split_subcommands};
+pub use readonly_rules::Scope;
 
 use constants::{ABORTED_MESSAGE, Limits, MAX_ERROR_CHARS, TOOL_NAME};
 use run::{Ending, OnTimeout, RunOutcome, RunRequest};

@@ -9,9 +9,8 @@
 //! Long options are matched as getopt matches them: any prefix of a dangerous option counts as
 //! that option (`sort --outp=f` is `sort --output=f`).
 
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
-use crate::classify::Scope;
 use crate::effects;
 
 /// One word of a simple command, as far as the source text tells.
@@ -35,6 +34,15 @@ impl Arg {
     pub fn dynamic() -> Self {
         Self { value: None, expansion: true, glob: false }
     }
+}
+
+/// Where a command runs, so `cd` can be checked against the working directories.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'a> {
+    /// The shell's directory.
+    pub cwd: &'a Path,
+    /// The session's working directories (project directory first).
+    pub working_dirs: &'a [PathBuf],
 }
 
 /// Commands that only read whatever their arguments (the "bare/any-args" list). Their
