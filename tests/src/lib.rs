@@ -126,3 +126,23 @@ pub fn group_alive(pgid: u32) -> bool {
         fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z"
     })
 }
+
+/// AskUserQuestion's input with two questions, one single-choice ("Which database?": Postgres,
+/// SQLite) and one multi-choice ("Which extras?": Auth, Billing, Search), for the tests that
+/// answer them through a front end.
+pub fn two_questions() -> serde_json::Value {
+    serde_json::json!({"questions": [
+        {"question": "Which database?", "header": "Database", "multiSelect": false, "options": [
+            {"label": "Postgres", "description": "relational"},
+            {"label": "SQLite", "description": "a file"}]},
+        {"question": "Which extras?", "header": "Extras", "multiSelect": true, "options": [
+            {"label": "Auth", "description": "logins"},
+            {"label": "Billing", "description": "payments"},
+            {"label": "Search", "description": "full text"}]}
+    ]})
+}
+
+/// The first question of [`two_questions`] alone.
+pub fn one_question() -> serde_json::Value {
+    serde_json::json!({"questions": [two_questions()["questions"][0].clone()]})
+}

@@ -1,7 +1,7 @@
 //! The `hands` binary end to end: `tools`, `call` and `run`, exit statuses, and stdout carrying
 //! only results.
 
-use hands_e2e::{Project, stderr, stdout};
+use hands_e2e::{Project, one_question, stderr, stdout};
 use serde_json::Value;
 
 #[test]
@@ -407,4 +407,111 @@ fn run_emits_between_turn_notices_as_their_own_lines() {
     assert!(ended[0]["text"].as_str().unwrap().contains("finished successfully"), "{ended:?}");
 
     assert!(run.finish().is_empty(), "nothing more was told");
+}
+
+fn message(id: &str, name: &str, input: Value) -> Value {
+    serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]})
+}
+
+#[test]
+fn run_puts_questions_as_lines_and_reads_the_answers_while_a_batch_waits() {
+    use serde_json::json;
+    let p = Project::new();
+    let mut run = Stream::start(&p, &["run", "--prompt", "lines"]);
+
+    // AskUserQuestion: the question line, then (after the next message already arrived, so the
+    // stream is waiting for this batch) the answer.
+    run.send(&message("q1", "AskUserQuestion", one_question()));
+    let asked = run.next(1).remove(0);
+    assert_eq!(
+        (asked["type"].as_str(), asked["tool"].as_str()),
+        (Some("question"), Some("AskUserQuestion")),
+        "{asked}"
+    );
+    assert_eq!(asked["questions"][0]["options"][1]["label"], "SQLite", "{asked}");
+    let target = p.dir.path().join("db.txt");
+    run.send(&message("w1", "Write", json!({"file_path": target, "content": "sqlite\n"})));
+    run.send(&json!({"type": "answer", "id": asked["id"], "answers": [{"selected": ["SQLite"]}]}));
+    let result = run.next(1).remove(0);
+    assert_eq!(result["tool_use_id"], "q1", "{result}");
+    assert_eq!(
+        result["content"][0]["text"],
+        "User has answered your questions: \"Which database?\"=\"SQLite\". You can now continue with the user's answers in mind."
+    );
+
+    // The Write asks for permission the same way.
+    let ask = run.next(1).remove(0);
+    assert_eq!((ask["type"].as_str(), ask["tool"].as_str()), (Some("ask"), Some("Write")), "{ask}");
+    assert!(ask["question"].as_str().is_some_and(|q| !q.is_empty()) && ask["input"]["content"] == "sqlite\n", "{ask}");
+    run.send(&json!({"type": "answer", "id": ask["id"], "decision": "allow"}));
+    let written = run.next(1).remove(0);
+    assert_eq!(
+        (written["tool_use_id"].as_str(), written["is_error"].as_bool()),
+        (Some("w1"), Some(false)),
+        "{written}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "sqlite\n");
+
+    // Plan mode, and the plan review approved into acceptEdits.
+    run.send(&message("e1", "EnterPlanMode", json!({})));
+    assert_eq!(run.next(1)[0]["is_error"], false);
+    run.send(&message("x1", "ExitPlanMode", json!({"plan": "1. Add the table"})));
+    let review = run.next(1).remove(0);
+    assert_eq!(review["type"], "plan_review", "{review}");
+    assert_eq!(
+        (review["plan"].as_str(), review["modes"].clone()),
+        (Some("1. Add the table"), json!(["default", "acceptEdits"]))
+    );
+    run.send(&json!({"type": "answer", "id": review["id"], "decision": "approve", "mode": "acceptEdits"}));
+    let approved = run.next(1).remove(0);
+    let text = approved["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(approved["is_error"] == false && text.contains("now in acceptEdits mode"), "{approved}");
+
+    // A late or unknown answer is an error line, nothing more.
+    run.send(&json!({"type": "answer", "id": "99", "decision": "allow"}));
+    let error = run.next(1).remove(0);
+    assert!(error["type"] == "error" && error["error"].as_str().unwrap().contains("\"99\""), "{error}");
+    assert!(run.finish().is_empty());
+}
+
+#[test]
+fn run_never_waits_for_an_answer_that_cannot_come() {
+    use serde_json::json;
+    let p = Project::new();
+    let mut run = Stream::start(&p, &["run", "--prompt", "lines"]);
+    let text = |result: &Value| result["content"][0]["text"].as_str().unwrap_or_default().to_string();
+
+    // An answer of the wrong shape fails its question with the reason.
+    run.send(&message("q1", "AskUserQuestion", one_question()));
+    let asked = run.next(1).remove(0);
+    run.send(&json!({"type": "answer", "id": asked["id"], "answers": "SQLite"}));
+    let result = run.next(1).remove(0);
+    assert!(result["is_error"] == true && text(&result).contains("could not be read"), "{result}");
+
+    // A line that is not JSON, while a question waits: an error line, and the question fails.
+    run.send(&message("q2", "AskUserQuestion", one_question()));
+    run.next(1);
+    {
+        use std::io::Write;
+        writeln!(run.stdin.as_mut().unwrap(), "SQLite please").unwrap();
+    }
+    let mut lines = run.next(2);
+    lines.sort_by_key(|l| l["type"].as_str().unwrap_or_default().to_string());
+    assert_eq!(lines[0]["type"], "error", "{lines:?}");
+    assert!(lines[1]["is_error"] == true && text(&lines[1]).contains("not JSON"), "{lines:?}");
+
+    // The end of input: the waiting question fails, and the stream ends.
+    run.send(&message("q3", "AskUserQuestion", one_question()));
+    run.next(1);
+    let rest = run.finish();
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert!(rest[0]["is_error"] == true && text(&rest[0]).contains("ended before the answer came"), "{rest:?}");
+}
+
+#[test]
+fn prompt_lines_is_for_run_only() {
+    let p = Project::new();
+    let out = p.run(&["call", "Read", r#"{"file_path":"x"}"#, "--prompt", "lines"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--prompt lines works with `hands run` only"));
 }

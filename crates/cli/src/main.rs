@@ -20,6 +20,8 @@
 //! session and engine are built from the options lives in `setup.rs`.
 
 mod commands;
+mod lines;
+mod menu;
 mod setup;
 mod terminal;
 

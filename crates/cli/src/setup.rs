@@ -24,6 +24,9 @@ pub enum Prompt {
     Tty,
     /// Never ask: what would ask is denied, with a message naming the rule or mode to set.
     Never,
+    /// `hands run` only: write each question as a JSON line on stdout and read its answer as an
+    /// `answer` line on stdin (docs/cli.md).
+    Lines,
 }
 
 /// Options shared by every subcommand that runs tools.
@@ -109,15 +112,27 @@ impl RunOptions {
         Ok(engine)
     }
 
-    /// The asker for this command line: the terminal, or nobody.
-    pub fn asker(&self) -> Arc<dyn Asker> {
+    /// The terminal asker, when this command line asks on the terminal. `--prompt lines` is
+    /// refused: only `hands run` reads answers from its input, and it builds that asker itself.
+    pub fn terminal_asker(&self) -> anyhow::Result<Option<Arc<TerminalAsker>>> {
         let terminal = match self.prompt {
             Prompt::Never => false,
             Prompt::Tty => true,
             Prompt::Auto => std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+            Prompt::Lines => {
+                anyhow::bail!("--prompt lines works with `hands run` only, which reads the answers from its input")
+            }
         };
         let tty = TerminalAsker::new();
-        if terminal && tty.is_available() { Arc::new(tty) } else { Arc::new(NoAsker) }
+        Ok((terminal && tty.is_available()).then(|| Arc::new(tty)))
+    }
+
+    /// The asker for this command line: the terminal, or nobody.
+    pub fn asker(&self) -> anyhow::Result<Arc<dyn Asker>> {
+        Ok(match self.terminal_asker()? {
+            Some(tty) => tty,
+            None => Arc::new(NoAsker),
+        })
     }
 
     /// An engine for `session`: this build's tools (minus those a bare deny removes) plus
@@ -158,21 +173,22 @@ impl RunOptions {
         builder.build()
     }
 
-    /// Session, settings and engine for a one-shot subcommand (`call`, `run`, `why`).
-    pub fn build(&self) -> anyhow::Result<Runtime> {
-        self.build_with(EngineOptions::default())
+    /// Session, settings and engine for a stream of calls whose questions `asker` answers
+    /// (`hands run`).
+    pub fn build_answered_by(&self, asker: Arc<dyn Asker>) -> anyhow::Result<Runtime> {
+        self.build_with(EngineOptions::default(), asker)
     }
 
     /// [`Self::build`] for one call typed by a person (`call`, `why`): whoever wrote the input
     /// had every schema at hand, so no error says a schema was withheld.
     pub fn build_direct(&self) -> anyhow::Result<Runtime> {
-        self.build_with(EngineOptions { all_schemas_known: true, ..EngineOptions::default() })
+        self.build_with(EngineOptions { all_schemas_known: true, ..EngineOptions::default() }, self.asker()?)
     }
 
-    fn build_with(&self, options: EngineOptions) -> anyhow::Result<Runtime> {
+    fn build_with(&self, options: EngineOptions, asker: Arc<dyn Asker>) -> anyhow::Result<Runtime> {
         let session = self.open_session(self.session.clone())?;
         let permissions = self.permissions(session.project_dir(), false)?;
-        let engine = self.engine_with(&session, &permissions, Vec::new(), self.asker(), None, options);
+        let engine = self.engine_with(&session, &permissions, Vec::new(), asker, None, options);
         Ok(Runtime { session, engine, permissions })
     }
 }

@@ -361,6 +361,18 @@ pub struct PlanReview {
     pub previous: PermissionMode,
 }
 
+impl PlanReview {
+    /// The modes an approval may choose, in the order a front end offers them: `default`,
+    /// `acceptEdits`, then the mode the session planned from when it is neither (never `plan`).
+    pub fn modes(&self) -> Vec<PermissionMode> {
+        let mut modes = vec![PermissionMode::Default, PermissionMode::AcceptEdits];
+        if self.previous != PermissionMode::Plan && !modes.contains(&self.previous) {
+            modes.push(self.previous);
+        }
+        modes
+    }
+}
+
 /// A person's verdict on a [`PlanReview`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlanVerdict {

@@ -161,7 +161,7 @@ async fn an_approved_plan_leaves_plan_mode_in_the_mode_chosen() {
     assert!(params["message"].as_str().unwrap().contains("1. Add the table\n2. Test it"), "{params}");
     let decision = &params["requestedSchema"]["properties"]["decision"];
     let values: Vec<&Value> = decision["oneOf"].as_array().unwrap().iter().map(|v| &v["const"]).collect();
-    assert_eq!(values, ["acceptEdits", "default", "keep-planning"]);
+    assert_eq!(values, ["default", "acceptEdits", "keep-planning"]);
     assert_eq!(decision["default"], "default", "the mode before planning is offered first");
     reply(&mut w, id, json!({"action": "accept", "content": {"decision": "acceptEdits"}})).await;
     let (text, is_error) = result(&mut w, 2).await;

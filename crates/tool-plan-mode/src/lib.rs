@@ -174,8 +174,7 @@ impl TypedTool for ExitPlanModeTool {
         };
         match verdict {
             PlanVerdict::Approved { mode } => {
-                let allowed = [PermissionMode::Default, PermissionMode::AcceptEdits, previous];
-                if mode == PermissionMode::Plan || !allowed.contains(&mode) {
+                if !review.modes().contains(&mode) {
                     return Ok(ToolOutput::error(prompt::mode_refused(mode, previous)));
                 }
                 session.set_permission_mode(mode);

@@ -17,12 +17,19 @@
 //! background task that ends while the stream is idle). An agent loop passes their `text` on to
 //! the model before its next turn.
 //!
+//! With `--prompt lines`, what a tool asks (a permission question, AskUserQuestion's questions,
+//! ExitPlanMode's plan review) comes as a `{"type":"ask"|"question"|"plan_review","id":...}` line
+//! and is answered by a `{"type":"answer","id":...}` line, read even while a batch runs (see
+//! `lines` for the format; docs/cli.md documents it).
+//!
 //! A malformed line gets `{"type":"error","line":N,"error":"..."}` and the stream goes on. End of
-//! input waits for running calls, then exits.
+//! input fails the questions still waiting for an answer, waits for running calls, then exits.
 
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 use anyhow::Context;
+use hands_core::{Asker, NoAsker};
 use hands_core::{Session, ToolCall, ToolResult, Turn};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -30,7 +37,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::Outcome;
-use crate::setup::{RunOptions, Runtime};
+use crate::lines::{LineAsker, Taken};
+use crate::setup::{Prompt, RunOptions, Runtime};
 
 /// `hands run` options.
 #[derive(Debug, clap::Args)]
@@ -74,10 +82,99 @@ async fn wait(current: &mut Option<Current>) {
     }
 }
 
+/// One line of input, numbered from 1, as JSON (or why it is not).
+struct Line {
+    number: usize,
+    value: Result<Value, String>,
+}
+
+/// stdin's lines, read on a task of their own.
+fn stdin_lines() -> mpsc::UnboundedReceiver<std::io::Result<String>> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(tokio::io::stdin()).lines();
+        loop {
+            let line = lines.next_line().await.transpose();
+            let end = !matches!(line, Some(Ok(_)));
+            if let Some(line) = line {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+            if end {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Sort the input `raw` (stdin's lines), so answers reach the questions waiting for them even
+/// while the main loop waits for a batch: answers go to `asker`, every other line to the
+/// channel returned. The end of input closes the asker first, so nothing waits for an answer
+/// that cannot come.
+fn sort_input(
+    mut raw: mpsc::UnboundedReceiver<std::io::Result<String>>,
+    asker: Option<Arc<LineAsker>>,
+    out: mpsc::WeakUnboundedSender<String>,
+) -> mpsc::UnboundedReceiver<std::io::Result<Line>> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut number = 0usize;
+        let ended = loop {
+            let line = match raw.recv().await {
+                Some(Ok(line)) => line,
+                None => break "the input of hands run ended before the answer came".to_string(),
+                Some(Err(e)) => {
+                    let why = format!("the input of hands run could not be read ({e})");
+                    let _ = tx.send(Err(e));
+                    break why;
+                }
+            };
+            number += 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value = serde_json::from_str::<Value>(&line).map_err(|e| format!("not valid JSON: {e}"));
+            if let Some(asker) = &asker {
+                match asker.take(value.as_ref().map_err(String::as_str)) {
+                    Taken::NotMine => {}
+                    Taken::Delivered => continue,
+                    Taken::Refused(error) => {
+                        if let Some(out) = out.upgrade() {
+                            let _ = out.send(json!({"type": "error", "line": number, "error": error}).to_string());
+                        }
+                        continue;
+                    }
+                }
+            }
+            if tx.send(Ok(Line { number, value })).is_err() {
+                break "hands run stopped reading".to_string();
+            }
+        };
+        if let Some(asker) = &asker {
+            asker.close(&ended);
+        }
+    });
+    rx
+}
+
 /// Run the stream.
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let Runtime { session, engine, permissions: _permissions } = args.options.build()?;
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
+    let line_asker = (args.options.prompt == Prompt::Lines).then(|| Arc::new(LineAsker::new(out_tx.downgrade())));
+    let terminal = if line_asker.is_some() { None } else { args.options.terminal_asker()? };
+    let asker: Arc<dyn Asker> = match (&line_asker, &terminal) {
+        (Some(lines), _) => Arc::clone(lines) as Arc<dyn Asker>,
+        (None, Some(tty)) => Arc::clone(tty) as Arc<dyn Asker>,
+        (None, None) => Arc::new(NoAsker),
+    };
+    // Typed on the terminal that also shows the menus: read only while no menu is up.
+    let raw = match &terminal {
+        Some(tty) if std::io::stdin().is_terminal() => tty.stdin_lines(),
+        _ => stdin_lines(),
+    };
+    let Runtime { session, engine, permissions: _permissions } = args.options.build_answered_by(asker)?;
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         while let Some(mut line) = out_rx.recv().await {
@@ -90,11 +187,10 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     });
 
     let mut current: Option<Current> = None;
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    let mut number = 0usize;
+    let mut input = sort_input(raw, line_asker, out_tx.downgrade());
     loop {
         let line = tokio::select! {
-            line = lines.next_line() => line.context("cannot read stdin")?,
+            line = input.recv() => line.transpose().context("cannot read stdin")?,
             _ = tokio::signal::ctrl_c() => {
                 if let Some(c) = &current { c.turn.abort(); }
                 None
@@ -107,16 +203,12 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
                 continue;
             }
         };
-        let Some(line) = line else { break };
-        number += 1;
-        if line.trim().is_empty() {
-            continue;
-        }
+        let Some(Line { number, value }) = line else { break };
         let error = |msg: String| json!({"type": "error", "line": number, "error": msg}).to_string();
-        let value: Value = match serde_json::from_str(&line) {
+        let value = match value {
             Ok(v) => v,
             Err(e) => {
-                let _ = out_tx.send(error(format!("not valid JSON: {e}")));
+                let _ = out_tx.send(error(e));
                 continue;
             }
         };
@@ -205,9 +297,14 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
                 let todos = session.data("todos").unwrap_or_else(|| json!([]));
                 let _ = out_tx.send(json!({"type": "todos", "todos": todos}).to_string());
             }
+            (_, Some("answer")) => {
+                let _ = out_tx.send(error(
+                    "no question is waiting for an answer: questions come as lines only with --prompt lines".into(),
+                ));
+            }
             _ => {
                 let _ = out_tx.send(error(
-                    "expected an assistant message, a tool_use block, or a control line (end_turn, abort, interrupt, todos)".into(),
+                    "expected an assistant message, a tool_use block, or a control line (end_turn, abort, interrupt, todos, answer)".into(),
                 ));
             }
         }

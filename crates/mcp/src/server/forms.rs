@@ -17,9 +17,9 @@
 //! For a single choice the own words count only when [`OTHER_CHOICE`] is picked (the field's
 //! description says so); for several choices they are added after the ticked labels.
 //!
-//! **Plan review.** A required field `decision`: approve into `acceptEdits`, approve into
-//! `default`, approve back into the mode the session planned from (when it is neither), or keep
-//! planning; and an optional `feedback` text, passed to the model when it keeps planning.
+//! **Plan review.** A required field `decision`: approve into `default`, approve into
+//! `acceptEdits`, approve back into the mode the session planned from (when it is neither), or
+//! keep planning; and an optional `feedback` text, passed to the model when it keeps planning.
 
 use hands_core::{PermissionMode, PlanReview, PlanVerdict, Question, QuestionAnswer};
 use rmcp::model::{ElicitationSchema, ProtocolVersion};
@@ -179,18 +179,14 @@ pub fn read_questions(questions: &[Question], content: &Map<String, Value>) -> V
         .collect()
 }
 
-/// The modes an approval may choose for `review`, each with how it reads: `acceptEdits`,
-/// `default`, then the mode the session planned from when it is neither.
+/// The modes an approval may choose for `review` ([`PlanReview::modes`]), each with how it reads.
 fn approval_modes(review: &PlanReview) -> Vec<(PermissionMode, String)> {
-    let mut modes = vec![
-        (PermissionMode::AcceptEdits, "Approve, and accept file edits without asking (acceptEdits)".to_string()),
-        (PermissionMode::Default, "Approve, and ask before each change (default)".to_string()),
-    ];
-    let previous = review.previous;
-    if previous != PermissionMode::Plan && !modes.iter().any(|(m, _)| *m == previous) {
-        modes.push((previous, format!("Approve, and go back to {previous} mode")));
-    }
-    modes
+    let title = |mode: PermissionMode| match mode {
+        PermissionMode::Default => "Approve, and ask before each change (default)".to_string(),
+        PermissionMode::AcceptEdits => "Approve, and accept file edits without asking (acceptEdits)".to_string(),
+        other => format!("Approve, and go back to {other} mode"),
+    };
+    review.modes().into_iter().map(|mode| (mode, title(mode))).collect()
 }
 
 /// The message above the plan review form: the plan itself, and what the choices do.
@@ -334,11 +330,11 @@ mod tests {
         let form = wire(&plan_form(&review(PermissionMode::DontAsk), &ProtocolVersion::V_2025_11_25).unwrap());
         let values: Vec<&Value> =
             form["properties"]["decision"]["oneOf"].as_array().unwrap().iter().map(|v| &v["const"]).collect();
-        assert_eq!(values, ["acceptEdits", "default", "dontAsk", KEEP_PLANNING]);
+        assert_eq!(values, ["default", "acceptEdits", "dontAsk", KEEP_PLANNING]);
         assert_eq!(form["properties"]["decision"]["default"], "dontAsk");
         assert_eq!(form["required"], json!(["decision"]));
         let old = wire(&plan_form(&review(PermissionMode::Default), &ProtocolVersion::V_2025_06_18).unwrap());
-        assert_eq!(old["properties"]["decision"]["enum"], json!(["acceptEdits", "default", KEEP_PLANNING]));
+        assert_eq!(old["properties"]["decision"]["enum"], json!(["default", "acceptEdits", KEEP_PLANNING]));
     }
 
     #[test]
