@@ -108,6 +108,6 @@ fn the_scan_finds_a_planted_name() {
     std::fs::create_dir_all(&src).unwrap();
     std::fs::write(src.join("a.rs"), "const X: &[&str] = &[\"Grep\"];\n#[cfg(test)]\nmod tests { \"Write\" }\n")
         .unwrap();
-    std::fs::write(src.join("permissions.rs"), "(\"Read\", 1)\n// \"file_path\"\n").unwrap();
+    std::fs::write(src.join("decision.rs"), "(\"Read\", 1)\n// \"file_path\"\n").unwrap();
     assert_eq!(offending_literals(dir.path(), &src), vec!["core/src/a.rs: \"Grep\"".to_string()]);
 }
