@@ -7,7 +7,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Fixture, Log, t};
+use common::{Fixture, Log, fixture, t};
 use hands_core::PermissionMode;
 use hands_core::{
     Effects, Engine, EngineOptions, Pool, ResultLimit, Session, ToolCall, ToolContext, ToolError, ToolOutput, Turn,
@@ -90,7 +90,7 @@ struct Setup {
 }
 
 fn setup(barrier: usize, max_concurrency: usize) -> Setup {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let log: Log = Arc::new(Mutex::new(Vec::new()));
     let tool = Touch {
         log: log.clone(),

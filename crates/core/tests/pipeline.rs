@@ -20,8 +20,8 @@ fn call(name: &str, input: serde_json::Value) -> ToolCall {
 
 #[tokio::test]
 async fn unknown_tool() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Echo)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Echo)]);
     let r = engine.run_one(call("Nope", json!({})), &Turn::new()).await;
     assert!(r.is_error);
     assert_eq!(r.text(), "<tool_use_error>Error: No such tool available: Nope</tool_use_error>");
@@ -36,8 +36,8 @@ async fn unknown_tool() {
 
 #[tokio::test]
 async fn lookup_by_alias() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Echo)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Echo)]);
     let r = engine.run_one(call("Parrot", json!({"text": "hi"})), &Turn::new()).await;
     assert!(!r.is_error);
     assert_eq!(r.text(), "hi");
@@ -45,8 +45,8 @@ async fn lookup_by_alias() {
 
 #[tokio::test]
 async fn aborted_turn_does_not_start_calls() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Echo)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Echo)]);
     let turn = Turn::new();
     turn.abort();
     let r = engine.run_one(call("Echo", json!({"text": "hi"})), &turn).await;
@@ -56,8 +56,8 @@ async fn aborted_turn_does_not_start_calls() {
 
 #[tokio::test]
 async fn schema_errors_in_claude_code_shape() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Echo)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Echo)]);
     let r = engine.run_one(call("Echo", json!({"txt": "hi"})), &Turn::new()).await;
     assert!(r.is_error);
     assert_eq!(
@@ -73,8 +73,8 @@ async fn schema_errors_in_claude_code_shape() {
 
 #[tokio::test]
 async fn numbers_as_strings_are_accepted() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Big(ResultLimit::Chars(100_000)))]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Big(ResultLimit::Chars(100_000)))]);
     let r = engine.run_one(call("Big", json!({"chars": "12"})), &Turn::new()).await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(r.text().len(), 12);
@@ -82,8 +82,8 @@ async fn numbers_as_strings_are_accepted() {
 
 #[tokio::test]
 async fn tool_validation_message_is_wrapped() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Echo)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Echo)]);
     let r = engine.run_one(call("Echo", json!({"text": "invalid"})), &Turn::new()).await;
     assert!(r.is_error);
     assert_eq!(r.text(), "<tool_use_error>text must not be `invalid`</tool_use_error>");
@@ -91,8 +91,8 @@ async fn tool_validation_message_is_wrapped() {
 
 #[tokio::test]
 async fn tool_errors_and_panics_become_results() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Failing), t(Panicky)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Failing), t(Panicky)]);
     let r = engine.run_one(call("Failing", json!({})), &Turn::new()).await;
     assert!(r.is_error);
     assert_eq!(r.text(), "<tool_use_error>Error calling tool (Failing): disk on fire</tool_use_error>");
@@ -103,8 +103,8 @@ async fn tool_errors_and_panics_become_results() {
 
 #[tokio::test]
 async fn empty_output_gets_the_marker() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Silent)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Silent)]);
     let r = engine.run_one(call("Silent", json!({})), &Turn::new()).await;
     assert!(!r.is_error);
     assert_eq!(r.text(), "(Silent completed with no output)");
@@ -135,8 +135,8 @@ fn defaults_fail_closed() {
 
 #[tokio::test]
 async fn default_mode_asks_for_writes_and_nobody_answers() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Forgetful), t(Echo)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Forgetful), t(Echo)]);
     let r = engine.run_one(call("Forgetful", json!({})), &Turn::new()).await;
     assert!(r.is_error);
     let text = r.text();
@@ -150,8 +150,8 @@ async fn default_mode_asks_for_writes_and_nobody_answers() {
 
 #[tokio::test]
 async fn bypass_mode_runs_everything() {
-    let fx = Fixture::new(PermissionMode::BypassPermissions);
-    let engine = fx.engine(vec![t(Forgetful)]);
+    let fx = fixture(PermissionMode::BypassPermissions);
+    let engine = fx.engine_with(vec![t(Forgetful)]);
     let r = engine.run_one(call("Forgetful", json!({})), &Turn::new()).await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(r.text(), "ran");
@@ -169,7 +169,7 @@ impl Asker for ScriptedAsker {
 
 #[tokio::test]
 async fn asks_go_to_the_asker() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let pool = Arc::new(hands_core::Pool::assemble(vec![t(Forgetful)], Default::default()));
 
     let yes = Arc::new(ScriptedAsker(AskAnswer::Allow, Default::default()));
@@ -194,8 +194,8 @@ async fn asks_go_to_the_asker() {
 
 #[tokio::test]
 async fn explain_decides_without_running() {
-    let fx = Fixture::new(PermissionMode::DontAsk);
-    let engine = fx.engine(vec![t(Forgetful), t(Echo)]);
+    let fx = fixture(PermissionMode::DontAsk);
+    let engine = fx.engine_with(vec![t(Forgetful), t(Echo)]);
     let d = engine.explain(call("Forgetful", json!({}))).await.unwrap();
     assert_eq!(d.behavior, Behavior::Deny);
     assert_eq!(d.source, DecisionSource::Mode { mode: PermissionMode::DontAsk });
@@ -206,8 +206,8 @@ async fn explain_decides_without_running() {
 
 #[tokio::test]
 async fn large_results_are_persisted_with_a_preview() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Big(ResultLimit::Chars(100_000))), t(Big(ResultLimit::Unlimited))]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Big(ResultLimit::Chars(100_000))), t(Big(ResultLimit::Unlimited))]);
     let r = engine.run_one(ToolCall::new("toolu_big", "Big", json!({"chars": 300_000})), &Turn::new()).await;
     assert!(!r.is_error);
     let text = r.text();
@@ -249,12 +249,12 @@ impl hands_core::TypedTool for ToolSearchStandIn {
 #[tokio::test]
 async fn undiscovered_deferred_tool_gets_the_schema_hint_only_while_tool_search_is_active() {
     // Without ToolSearch in the pool nothing is deferred: every schema was sent.
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Deferred)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Deferred)]);
     let r = engine.run_one(call("Deferred", json!({"count": [1]})), &Turn::new()).await;
     assert!(!r.text().contains("ToolSearch"), "{}", r.text());
     // Tool search switched off for the session: same.
-    let engine = fx.engine(vec![t(Deferred), t(ToolSearchStandIn)]);
+    let engine = fx.engine_with(vec![t(Deferred), t(ToolSearchStandIn)]);
     fx.session.set_data(hands_core::TOOL_SEARCH_KEY, Some(json!("false")));
     let r = engine.run_one(call("Deferred", json!({"count": [1]})), &Turn::new()).await;
     assert!(!r.text().contains("ToolSearch"), "{}", r.text());
@@ -280,9 +280,10 @@ async fn undiscovered_deferred_tool_gets_the_schema_hint_only_while_tool_search_
 
 #[tokio::test]
 async fn running_calls_see_the_abort_and_return_partial_output() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let started = Arc::new(tokio::sync::Notify::new());
-    let engine = fx.engine(vec![t(WaitsForCancel { behavior: InterruptBehavior::Block, started: started.clone() })]);
+    let engine =
+        fx.engine_with(vec![t(WaitsForCancel { behavior: InterruptBehavior::Block, started: started.clone() })]);
     let turn = Turn::new();
     let handle = {
         let engine = engine.clone();
@@ -298,10 +299,10 @@ async fn running_calls_see_the_abort_and_return_partial_output() {
 
 #[tokio::test]
 async fn interrupt_cancels_only_cancel_tools() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let started_cancel = Arc::new(tokio::sync::Notify::new());
     let started_block = Arc::new(tokio::sync::Notify::new());
-    let engine = fx.engine(vec![
+    let engine = fx.engine_with(vec![
         t(WaitsForCancel { behavior: InterruptBehavior::Cancel, started: started_cancel.clone() }),
         t(WaitsForCancel { behavior: InterruptBehavior::Block, started: started_block.clone() }),
     ]);

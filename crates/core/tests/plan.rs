@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use common::Fixture;
+use common::{Fixture, fixture};
 use hands_core::PermissionMode;
 use hands_core::typed_arc;
 use hands_core::{
@@ -106,7 +106,7 @@ fn call(word: &str) -> ToolCall {
 /// the permission stage judges the prepared value; a hook's rewrite is planned again.
 #[tokio::test]
 async fn each_stage_runs_once_and_hands_its_result_on() {
-    let fx = Fixture::new(PermissionMode::BypassPermissions);
+    let fx = fixture(PermissionMode::BypassPermissions);
     let tool = Arc::new(Measure::default());
     let e = engine(&fx, Arc::clone(&tool), None);
 
@@ -140,7 +140,7 @@ async fn each_stage_runs_once_and_hands_its_result_on() {
 
 #[tokio::test]
 async fn an_error_that_ends_the_turn_says_so() {
-    let fx = Fixture::new(PermissionMode::BypassPermissions);
+    let fx = fixture(PermissionMode::BypassPermissions);
     let e = engine(&fx, Arc::new(Measure::default()), None);
     let outcome = e.call(call("stop"), &Turn::new()).await;
     assert!(outcome.result.is_error);

@@ -25,10 +25,10 @@ fn text_call(id: &str, name: &str, text: &str) -> ToolCall {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn safe_calls_overlap() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     // Ten calls that each wait for all ten: only a parallel run can finish.
     let barrier = Arc::new(tokio::sync::Barrier::new(10));
-    let engine = fx.engine(vec![t(BarrierTool(barrier))]);
+    let engine = fx.engine_with(vec![t(BarrierTool(barrier))]);
     let calls = (0..10).map(|i| text_call(&format!("c{i}"), "Barrier", &i.to_string())).collect();
     let results = guarded(engine.run_batch(calls, &Turn::new())).await;
     let texts: Vec<String> = results.iter().map(|r| r.text()).collect();
@@ -37,7 +37,7 @@ async fn safe_calls_overlap() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrency_is_bounded() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let log: Log = Arc::new(Mutex::new(Vec::new()));
     let pool_tools = vec![t(Logged { log: log.clone(), safe: true, name: "Safe" })];
     let pool = Arc::new(hands_core::Pool::assemble(pool_tools, Default::default()));
@@ -56,9 +56,9 @@ async fn concurrency_is_bounded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unsafe_calls_overlap_nothing() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let log: Log = Arc::new(Mutex::new(Vec::new()));
-    let engine = fx.engine(vec![
+    let engine = fx.engine_with(vec![
         t(Logged { log: log.clone(), safe: true, name: "Safe" }),
         t(Logged { log: log.clone(), safe: false, name: "Unsafe" }),
     ]);
@@ -82,8 +82,8 @@ async fn unsafe_calls_overlap_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn context_changes_land_in_block_order() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Chdir), t(SafeChdir)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Chdir), t(SafeChdir)]);
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
     let (a_path, b_path) = (a.path().display().to_string(), b.path().display().to_string());
@@ -121,9 +121,9 @@ async fn context_changes_land_in_block_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failure_never_cancels_siblings() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let barrier = Arc::new(tokio::sync::Barrier::new(2));
-    let engine = fx.engine(vec![t(BarrierTool(barrier)), t(Panicky), t(Failing)]);
+    let engine = fx.engine_with(vec![t(BarrierTool(barrier)), t(Panicky), t(Failing)]);
     let calls = vec![
         text_call("1", "Barrier", "x"),
         ToolCall::new("2", "Panicky", json!({})),
@@ -144,8 +144,8 @@ async fn a_failure_never_cancels_siblings() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn message_budget_persists_the_largest_results() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Big(ResultLimit::Chars(100_000))), t(Big(ResultLimit::Unlimited))]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Big(ResultLimit::Chars(100_000))), t(Big(ResultLimit::Unlimited))]);
     // Five 45 000-char results (each under the 50 000 per-tool cap) = 225 000 > 200 000.
     let calls: Vec<ToolCall> =
         (0..5).map(|i| ToolCall::new(format!("b{i}"), "Big", json!({"chars": 45_000 + i}))).collect();
@@ -164,8 +164,8 @@ async fn message_budget_persists_the_largest_results() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn aborted_batch_answers_every_call() {
-    let fx = Fixture::new(PermissionMode::Default);
-    let engine = fx.engine(vec![t(Echo)]);
+    let fx = fixture(PermissionMode::Default);
+    let engine = fx.engine_with(vec![t(Echo)]);
     let turn = Turn::new();
     turn.abort();
     let results = engine.run_batch(vec![text_call("1", "Echo", "a"), text_call("2", "Echo", "b")], &turn).await;
@@ -174,10 +174,11 @@ async fn aborted_batch_answers_every_call() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streaming_starts_safe_calls_together_and_keeps_order() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let barrier = Arc::new(tokio::sync::Barrier::new(3));
     let log: Log = Arc::new(Mutex::new(Vec::new()));
-    let engine = fx.engine(vec![t(BarrierTool(barrier)), t(Logged { log: log.clone(), safe: false, name: "Unsafe" })]);
+    let engine =
+        fx.engine_with(vec![t(BarrierTool(barrier)), t(Logged { log: log.clone(), safe: false, name: "Unsafe" })]);
     let mut exec = engine.streaming(&Turn::new());
     // Three safe calls pushed one by one: they must all be running at once to pass the barrier.
     exec.push(text_call("1", "Barrier", "a"));
@@ -197,9 +198,9 @@ async fn streaming_starts_safe_calls_together_and_keeps_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streaming_unsafe_call_blocks_those_behind_it() {
-    let fx = Fixture::new(PermissionMode::Default);
+    let fx = fixture(PermissionMode::Default);
     let log: Log = Arc::new(Mutex::new(Vec::new()));
-    let engine = fx.engine(vec![
+    let engine = fx.engine_with(vec![
         t(Logged { log: log.clone(), safe: true, name: "Safe" }),
         t(Logged { log: log.clone(), safe: false, name: "Unsafe" }),
     ]);

@@ -7,7 +7,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::{Fixture, builtin_pool, github_fixture_tools};
+use common::{Fixture, builtin_pool, fixture, github_fixture_tools};
 use hands_core::Pool;
 use hands_core::{DeferralSettings, ToolSearchMode};
 use hands_spec::{Format, RenderOptions, render};
@@ -18,7 +18,7 @@ fn main() {
 }
 
 fn setup() -> (Fixture, Pool) {
-    (Fixture::new("true"), builtin_pool(github_fixture_tools()))
+    (fixture("true"), builtin_pool(github_fixture_tools()))
 }
 
 fn options(format: Format, strict: bool, mode: ToolSearchMode) -> RenderOptions {

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::Fixture;
+use common::fixture;
 use hands_core::{CANCEL_MESSAGE, REJECT_MESSAGE, Session, Tool, schema_not_sent_hint};
 use hands_edit::line_format::LINE_FORMAT_KEY;
 use serde_json::{Value, json};
@@ -189,7 +189,7 @@ fn every_tool_of_every_crate_is_checked() {
 
 #[test]
 fn no_build_marker_or_comment_reaches_the_model() {
-    let fx = Fixture::new("false");
+    let fx = fixture("false");
     for format in ["compact", "legacy"] {
         fx.session.set_data(LINE_FORMAT_KEY, Some(json!(format)));
         for (place, text) in model_texts(&fx.session) {
@@ -201,7 +201,7 @@ fn no_build_marker_or_comment_reaches_the_model() {
 
 #[test]
 fn no_removed_phrase_comes_back() {
-    let fx = Fixture::new("false");
+    let fx = fixture("false");
     for format in ["compact", "legacy"] {
         fx.session.set_data(LINE_FORMAT_KEY, Some(json!(format)));
         for (place, text) in model_texts(&fx.session) {

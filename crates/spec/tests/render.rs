@@ -19,7 +19,7 @@ fn names_of(tools: &Value) -> Vec<String> {
 
 #[test]
 fn anthropic_sends_core_tools_and_tool_search_and_announces_the_rest() {
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     let pool = fixed_pool();
     let tools = render(&pool, &fx.session, &RenderOptions::new(Format::Anthropic));
     // Built-ins sorted, then MCP tools; the deferred built-in and the deferred MCP tool are absent.
@@ -44,7 +44,7 @@ fn anthropic_sends_core_tools_and_tool_search_and_announces_the_rest() {
 
 #[test]
 fn discovered_deferred_tools_are_sent_with_defer_loading() {
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     let pool = fixed_pool();
     fx.session.set_data(DISCOVERED_TOOLS_KEY, Some(json!(["NotebookLike"])));
     let tools = render(&pool, &fx.session, &RenderOptions::new(Format::Anthropic));
@@ -64,7 +64,7 @@ fn discovered_deferred_tools_are_sent_with_defer_loading() {
 
 #[test]
 fn with_tool_search_off_every_schema_is_sent_and_tool_search_is_not() {
-    let fx = Fixture::new("false");
+    let fx = fixture("false");
     let pool = fixed_pool();
     let short = hands_spec::names::portable(LONG_MCP_NAME);
     for format in [Format::Anthropic, Format::OpenAi] {
@@ -84,14 +84,14 @@ fn with_tool_search_off_every_schema_is_sent_and_tool_search_is_not() {
     assert_eq!(announcement(&pool, &fx.session, &RenderOptions::new(Format::Anthropic)), None);
 
     // Without ToolSearch in the pool deferral is off whatever the mode says.
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     let pool = Pool::assemble(vec![hands_core::typed_arc(NotebookLike)], PoolConfig::default());
     assert_eq!(names_of(&render(&pool, &fx.session, &RenderOptions::new(Format::Anthropic))), ["NotebookLike"]);
 }
 
 #[test]
 fn auto_mode_defers_only_above_its_share_of_the_context_window() {
-    let fx = Fixture::new("auto:10");
+    let fx = fixture("auto:10");
     let pool = builtin_pool(github_fixture_tools());
     let deferred_chars = hands_core::deferrable_definition_chars(&pool, &fx.session);
     let opts = RenderOptions::new(Format::Anthropic);
@@ -112,7 +112,7 @@ fn auto_mode_defers_only_above_its_share_of_the_context_window() {
 
 #[test]
 fn output_is_byte_identical_across_runs_and_pools() {
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     fx.session.set_data(DISCOVERED_TOOLS_KEY, Some(json!(["mcp__github__create_issue", "mcp__github__get_me"])));
     for format in Format::ALL {
         for strict in [false, true] {
@@ -126,7 +126,7 @@ fn output_is_byte_identical_across_runs_and_pools() {
 
 #[test]
 fn long_mcp_names_are_shortened_everywhere_and_mapped_back() {
-    let fx = Fixture::new("false");
+    let fx = fixture("false");
     let pool = fixed_pool();
     let short = hands_spec::names::portable(LONG_MCP_NAME);
     assert!(is_portable_name(&short) && short.len() == 64, "{short}");
@@ -148,7 +148,7 @@ fn long_mcp_names_are_shortened_everywhere_and_mapped_back() {
 
 #[tokio::test]
 async fn strict_openai_schemas_and_answers_round_trip_through_the_pipeline() {
-    let fx = Fixture::new("false");
+    let fx = fixture("false");
     let pool = Arc::new(fixed_pool());
     let opts = RenderOptions { format: Format::OpenAi, strict: true, ..RenderOptions::default() };
     let tools = render(&pool, &fx.session, &opts);
@@ -179,7 +179,7 @@ async fn strict_openai_schemas_and_answers_round_trip_through_the_pipeline() {
 
 #[test]
 fn gemini_declarations_use_the_openapi_subset() {
-    let fx = Fixture::new("false");
+    let fx = fixture("false");
     let pool = fixed_pool();
     let tools = render(&pool, &fx.session, &RenderOptions::new(Format::Gemini));
     let decls = tools[0]["functionDeclarations"].as_array().unwrap();
@@ -200,7 +200,7 @@ fn gemini_declarations_use_the_openapi_subset() {
 
 #[test]
 fn the_client_format_decides_how_tool_search_answers() {
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     for (format, expands) in [(Format::Anthropic, true), (Format::OpenAi, false), (Format::Gemini, false)] {
         hands_spec::set_client_format(&fx.session, format);
         assert_eq!(hands_core::tool_reference_support(&fx.session), expands, "{format}");

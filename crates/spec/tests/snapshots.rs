@@ -14,7 +14,7 @@ use serde_json::json;
 /// Every format (plus strict OpenAI) of `pool` with every schema sent, and the first request with
 /// tool search on (tools array and announcement).
 fn snapshot_pool(prefix: &str, pool: &Pool) {
-    let all = Fixture::new("false");
+    let all = fixture("false");
     for (suffix, opts) in [
         ("names", RenderOptions::new(Format::Names)),
         ("anthropic", RenderOptions::new(Format::Anthropic)),
@@ -23,13 +23,13 @@ fn snapshot_pool(prefix: &str, pool: &Pool) {
         ("gemini", RenderOptions::new(Format::Gemini)),
     ] {
         let text = serde_json::to_string_pretty(&render(pool, &all.session, &opts)).unwrap();
-        insta::assert_snapshot!(format!("{prefix}_{suffix}"), all.scrub(&text));
+        insta::assert_snapshot!(format!("{prefix}_{suffix}"), scrub(&all, &text));
     }
-    let deferred = Fixture::new("true");
+    let deferred = fixture("true");
     let opts = RenderOptions::new(Format::Anthropic);
     let tools = serde_json::to_string_pretty(&render(pool, &deferred.session, &opts)).unwrap();
     let note = announcement(pool, &deferred.session, &opts).unwrap_or_default();
-    insta::assert_snapshot!(format!("{prefix}_anthropic_deferred"), deferred.scrub(&format!("{tools}\n\n{note}")));
+    insta::assert_snapshot!(format!("{prefix}_anthropic_deferred"), scrub(&deferred, &format!("{tools}\n\n{note}")));
 }
 
 #[test]
@@ -44,11 +44,11 @@ fn fixed_test_tools_in_every_format() {
 
 #[test]
 fn fixed_test_tools_after_discovery() {
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     fx.session.set_data(DISCOVERED_TOOLS_KEY, Some(json!(["NotebookLike", LONG_MCP_NAME])));
     let pool = fixed_pool();
     let opts = RenderOptions::new(Format::Anthropic);
     let tools = serde_json::to_string_pretty(&render(&pool, &fx.session, &opts)).unwrap();
     assert_eq!(announcement(&pool, &fx.session, &opts), None);
-    insta::assert_snapshot!("fixed_anthropic_discovered", fx.scrub(&tools));
+    insta::assert_snapshot!("fixed_anthropic_discovered", scrub(&fx, &tools));
 }

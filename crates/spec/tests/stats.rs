@@ -19,7 +19,7 @@ fn formats() -> [RenderOptions; 4] {
 
 #[test]
 fn with_a_50_tool_mcp_server_the_first_request_is_at_most_30_percent() {
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     let pool = builtin_pool(github_fixture_tools());
     for opts in formats() {
         let s = stats(&pool, &fx.session, &opts);
@@ -34,7 +34,7 @@ fn with_a_50_tool_mcp_server_the_first_request_is_at_most_30_percent() {
 
 #[test]
 fn deferred_builtins_cost_at_most_5_percent_of_their_schemas() {
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     let pool = builtin_pool(Vec::new());
     for opts in formats() {
         let s = stats(&pool, &fx.session, &opts);
@@ -49,7 +49,7 @@ fn deferred_builtins_cost_at_most_5_percent_of_their_schemas() {
 
 #[test]
 fn full_payload_is_what_render_sends_with_tool_search_off() {
-    let fx = Fixture::new("true");
+    let fx = fixture("true");
     let pool = fixed_pool();
     for opts in formats() {
         let s = stats(&pool, &fx.session, &opts);

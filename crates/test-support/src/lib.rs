@@ -2,14 +2,22 @@
 //!
 //! The test [`Fixture`] the tool crates' tests share: a temporary working directory (its real
 //! path, so paths the tools print compare equal), a separate state directory, a session in a
-//! chosen permission mode, and an engine over the tools under test, with helpers to create files,
-//! mark them as read (as the Read tool records them) and run one call through the real pipeline.
+//! chosen permission mode (and session data: tool search on, tools discovered), and an engine over
+//! the tools under test (with external tools, a policy, hooks or an asker when asked for), with
+//! helpers to create files (with a known age), mark them as read (as the Read tool records them)
+//! and run one call through the real pipeline.
 //!
 //! Only tests use this crate (as a dev-dependency). Tool-specific helpers stay in each crate's
 //! tests; nothing here knows a concrete tool.
+//!
+//! hands-core's own integration tests use it too: a dev-dependency cycle that is sound for them,
+//! because an integration test links the one hands-core library this crate links. A unit test
+//! inside hands-core (`#[cfg(test)]` in its `src/`) is compiled as a second copy of the crate, so
+//! it cannot use this crate (the compiler says so: two `Session` types); it does not need to.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use hands_core::Hooks;
 use hands_core::{Asker, PermissionPolicy};
@@ -46,6 +54,8 @@ pub struct FixtureBuilder {
     hooks: Option<Arc<dyn Hooks>>,
     asker: Option<Arc<dyn Asker>>,
     policy: Option<Arc<dyn PermissionPolicy>>,
+    pool_config: PoolConfig,
+    data: Vec<(String, Value)>,
 }
 
 impl FixtureBuilder {
@@ -80,6 +90,20 @@ impl FixtureBuilder {
         self
     }
 
+    /// The pool's configuration (external tools, deny rules, simple mode); the tools under test
+    /// are its built-ins.
+    pub fn pool_config(mut self, config: PoolConfig) -> Self {
+        self.pool_config = config;
+        self
+    }
+
+    /// Set the session's data `key` to `value` before anything runs (tool search on or off,
+    /// tools already discovered, a tool's setting).
+    pub fn data(mut self, key: &str, value: Value) -> Self {
+        self.data.push((key.to_string(), value));
+        self
+    }
+
     /// Create the directories, the session and the engine.
     pub fn build(self) -> Fixture {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -97,7 +121,10 @@ impl FixtureBuilder {
             ..Default::default()
         })
         .expect("a session in the temporary directory");
-        let pool = Arc::new(Pool::assemble(self.tools, PoolConfig::default()));
+        for (key, value) in self.data {
+            session.set_data(&key, Some(value));
+        }
+        let pool = Arc::new(Pool::assemble(self.tools, self.pool_config));
         let mut builder = Engine::builder(pool, Arc::clone(&session));
         if let Some(hooks) = self.hooks {
             builder = builder.hooks(hooks);
@@ -127,7 +154,15 @@ impl Fixture {
             hooks: None,
             asker: None,
             policy: None,
+            pool_config: PoolConfig::default(),
+            data: Vec::new(),
         }
+    }
+
+    /// Another engine over this fixture's session, with `tools` and the built-in policy, asker
+    /// and hooks (for tests that compare pools on one session).
+    pub fn engine_with(&self, tools: Vec<Arc<dyn Tool>>) -> Engine {
+        Engine::builder(Arc::new(Pool::assemble(tools, PoolConfig::default())), Arc::clone(&self.session)).build()
     }
 
     /// `name` inside the working directory.
@@ -143,6 +178,14 @@ impl Fixture {
             std::fs::create_dir_all(parent).expect("the file's directory");
         }
         std::fs::write(&path, bytes).expect("writing a test file");
+        path
+    }
+
+    /// Create `name` with `bytes`, last modified `age_secs` seconds before [`AGE_REFERENCE`], so
+    /// the order newest-first is known whatever the clock says.
+    pub fn create_aged(&self, name: &str, bytes: impl AsRef<[u8]>, age_secs: u64) -> PathBuf {
+        let path = self.create(name, bytes);
+        set_age(&path, age_secs);
         path
     }
 
@@ -164,6 +207,23 @@ impl Fixture {
     pub async fn call(&self, tool: &str, input: Value) -> ToolResult {
         self.engine.run_one(ToolCall::new("toolu_1", tool, input), &Turn::new()).await
     }
+
+    /// [`call`](Self::call) that must succeed: its text, or the test fails naming the call.
+    pub async fn call_ok(&self, tool: &str, input: Value) -> String {
+        let result = self.call(tool, input.clone()).await;
+        assert!(!result.is_error, "{tool} {input} failed: {}", result.text());
+        result.text()
+    }
+}
+
+/// The time [`set_age`] counts back from: 2025-01-01T00:00:00Z.
+pub const AGE_REFERENCE: Duration = Duration::from_secs(1_735_689_600);
+
+/// Set the modification time of `path` to `age_secs` seconds before [`AGE_REFERENCE`].
+pub fn set_age(path: &Path, age_secs: u64) {
+    let reference = SystemTime::UNIX_EPOCH + AGE_REFERENCE;
+    let file = std::fs::File::options().write(true).open(path).expect("opening a test file");
+    file.set_modified(reference - Duration::from_secs(age_secs)).expect("setting a test file's age");
 }
 
 /// `<tool_use_error>message</tool_use_error>`: how a refused call reads.
@@ -185,5 +245,14 @@ mod tests {
         let unread = fixture.create("c.txt", "x");
         assert!(fixture.session.file_state().get(&unread).is_none());
         assert!(!fixture.state.path().starts_with(fixture.dir.path()), "state is kept apart");
+    }
+
+    #[test]
+    fn data_is_set_before_anything_runs_and_ages_count_back_from_the_reference() {
+        let fixture = Fixture::builder(Vec::new()).data("k", Value::from(3)).build();
+        assert_eq!(fixture.session.data("k"), Some(Value::from(3)));
+        let old = fixture.create_aged("old.txt", "x", 60);
+        let modified = std::fs::metadata(&old).unwrap().modified().unwrap();
+        assert_eq!(modified, SystemTime::UNIX_EPOCH + AGE_REFERENCE - Duration::from_secs(60));
     }
 }

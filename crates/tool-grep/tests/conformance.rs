@@ -11,7 +11,8 @@ mod common;
 
 use std::process::{Command, Stdio};
 
-use common::Fixture;
+use common::with_tool;
+use hands_test_support::Fixture;
 use hands_tool_grep::GrepTool;
 use serde_json::{Value, json};
 
@@ -25,42 +26,42 @@ fn rg_available() -> bool {
 /// CRLF, binary data, long lines, Unicode, files without a final newline.
 fn build_tree(f: &Fixture) {
     std::fs::create_dir_all(f.root.join(".git")).unwrap();
-    f.file(".git/HEAD", "ref: refs/heads/main\nTODO in git\n", 0);
-    f.file(".gitignore", "build/\n*.log\n!keep.log\n", 0);
-    f.file(".ignore", "vendor/generated.rs\n", 0);
-    f.file(".rgignore", "secret_notes.md\n", 0);
-    f.file("README.md", "# Demo\n\nTODO: write docs\nSee `fn main` in src.\n", 0);
-    f.file("secret_notes.md", "TODO hidden by rgignore\n", 0);
-    f.file(
+    f.create_aged(".git/HEAD", "ref: refs/heads/main\nTODO in git\n", 0);
+    f.create_aged(".gitignore", "build/\n*.log\n!keep.log\n", 0);
+    f.create_aged(".ignore", "vendor/generated.rs\n", 0);
+    f.create_aged(".rgignore", "secret_notes.md\n", 0);
+    f.create_aged("README.md", "# Demo\n\nTODO: write docs\nSee `fn main` in src.\n", 0);
+    f.create_aged("secret_notes.md", "TODO hidden by rgignore\n", 0);
+    f.create_aged(
         "src/main.rs",
         "use std::io;\n\nfn main() {\n    // TODO: handle errors\n    let x = 1;\n    println!(\"{}\", x);\n}\n",
         0,
     );
-    f.file("src/lib.rs", "pub struct Config {\n    pub name: String,\n    pub verbose: bool,\n}\n\nimpl Config {\n    pub fn new() -> Self { todo!() }\n}\n", 0);
-    f.file("src/util/mod.rs", "pub fn helper() -> u8 {\n    42\n}\n// FIXME: unused\n", 0);
-    f.file("vendor/generated.rs", "fn main() { /* TODO generated */ }\n", 0);
-    f.file("vendor/kept.rs", "// TODO vendored\nfn vendored() {}\n", 0);
-    f.file("build/output.txt", "TODO in build output\n", 0);
-    f.file("debug.log", "TODO in a log\n", 0);
-    f.file("keep.log", "TODO kept log\n", 0);
-    f.file("web/app.js", "function main() {\n  console.log('TODO');\n}\nmodule.exports = main;\n", 0);
-    f.file("web/app.ts", "export function main(): void {\n  // todo lowercase\n}\n", 0);
-    f.file("web/view.tsx", "export const View = () => <div>TODO</div>;\n", 0);
-    f.file("scripts/run.py", "def main():\n    print('TODO')\n\nif __name__ == '__main__':\n    main()\n", 0);
-    f.file("data/config.json", "{\n  \"name\": \"demo\",\n  \"todo\": [1, 2, 3]\n}\n", 0);
-    f.file(".config/settings.toml", "# TODO hidden config\nname = \"x\"\n", 0);
-    f.file(".env", "SECRET=1\nTODO=2\n", 0);
-    f.file("crlf.txt", "first line\r\nTODO crlf\r\nlast\r\n", 0);
-    f.file("no_newline.txt", "TODO at end without newline", 0);
-    f.file("empty.txt", "", 0);
-    f.file("blob.bin", b"TODO\n\x00\x01\x02\x03binary tail TODO\n", 0);
-    f.file("late_binary.dat", format!("{}TODO\n\x00tail\n", "x\n".repeat(20_000)), 0);
-    f.file("long.min.js", format!("var a='{}TODO{}';\nshort TODO\n", "x".repeat(600), "y".repeat(100)), 0);
-    f.file("unicode/naïve.txt", "Ünïcödé TODO ñ\nstraße STRASSE\n日本語 テキスト\n", 0);
-    f.file("c/main.c", "#include <stdio.h>\nint main(void) {\n    return 0; /* TODO */\n}\n", 0);
-    f.file("c/main.h", "#ifndef MAIN_H\n#define MAIN_H\nint helper(void);\n#endif\n", 0);
-    f.file("-dash.txt", "--flag value\n-x\n", 0);
-    f.file(
+    f.create_aged("src/lib.rs", "pub struct Config {\n    pub name: String,\n    pub verbose: bool,\n}\n\nimpl Config {\n    pub fn new() -> Self { todo!() }\n}\n", 0);
+    f.create_aged("src/util/mod.rs", "pub fn helper() -> u8 {\n    42\n}\n// FIXME: unused\n", 0);
+    f.create_aged("vendor/generated.rs", "fn main() { /* TODO generated */ }\n", 0);
+    f.create_aged("vendor/kept.rs", "// TODO vendored\nfn vendored() {}\n", 0);
+    f.create_aged("build/output.txt", "TODO in build output\n", 0);
+    f.create_aged("debug.log", "TODO in a log\n", 0);
+    f.create_aged("keep.log", "TODO kept log\n", 0);
+    f.create_aged("web/app.js", "function main() {\n  console.log('TODO');\n}\nmodule.exports = main;\n", 0);
+    f.create_aged("web/app.ts", "export function main(): void {\n  // todo lowercase\n}\n", 0);
+    f.create_aged("web/view.tsx", "export const View = () => <div>TODO</div>;\n", 0);
+    f.create_aged("scripts/run.py", "def main():\n    print('TODO')\n\nif __name__ == '__main__':\n    main()\n", 0);
+    f.create_aged("data/config.json", "{\n  \"name\": \"demo\",\n  \"todo\": [1, 2, 3]\n}\n", 0);
+    f.create_aged(".config/settings.toml", "# TODO hidden config\nname = \"x\"\n", 0);
+    f.create_aged(".env", "SECRET=1\nTODO=2\n", 0);
+    f.create_aged("crlf.txt", "first line\r\nTODO crlf\r\nlast\r\n", 0);
+    f.create_aged("no_newline.txt", "TODO at end without newline", 0);
+    f.create_aged("empty.txt", "", 0);
+    f.create_aged("blob.bin", b"TODO\n\x00\x01\x02\x03binary tail TODO\n", 0);
+    f.create_aged("late_binary.dat", format!("{}TODO\n\x00tail\n", "x\n".repeat(20_000)), 0);
+    f.create_aged("long.min.js", format!("var a='{}TODO{}';\nshort TODO\n", "x".repeat(600), "y".repeat(100)), 0);
+    f.create_aged("unicode/naïve.txt", "Ünïcödé TODO ñ\nstraße STRASSE\n日本語 テキスト\n", 0);
+    f.create_aged("c/main.c", "#include <stdio.h>\nint main(void) {\n    return 0; /* TODO */\n}\n", 0);
+    f.create_aged("c/main.h", "#ifndef MAIN_H\n#define MAIN_H\nint helper(void);\n#endif\n", 0);
+    f.create_aged("-dash.txt", "--flag value\n-x\n", 0);
+    f.create_aged(
         "context.txt",
         (1..=30)
             .map(|i| if i % 7 == 0 { format!("line {i} MATCH\n") } else { format!("line {i}\n") })
@@ -69,24 +70,24 @@ fn build_tree(f: &Fixture) {
     );
     // Around the size below which a walked file is read whole (64 KiB) and searched as a slice;
     // larger files are searched as a stream after their first 64 KiB.
-    f.file("sizes/exact_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024), 0);
-    f.file("sizes/over_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024 + 1), 0);
-    f.file("sizes/under_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024 - 1), 0);
-    f.file("sizes/big.txt", sized("TODO first\n", "TODO last\n", 300_000), 0);
+    f.create_aged("sizes/exact_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024), 0);
+    f.create_aged("sizes/over_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024 + 1), 0);
+    f.create_aged("sizes/under_64k.txt", sized("TODO first\n", "TODO last\n", 64 * 1024 - 1), 0);
+    f.create_aged("sizes/big.txt", sized("TODO first\n", "TODO last\n", 300_000), 0);
     let mut straddle = sized("start\n", "", 64 * 1024 - 5);
     straddle.push_str("TODO straddles the first read\n");
     straddle.push_str(&"y\n".repeat(1000));
-    f.file("sizes/straddle.txt", straddle, 0);
+    f.create_aged("sizes/straddle.txt", straddle, 0);
     // Binary data past the first 64 KiB: ripgrep reports the matches before it.
-    f.file("sizes/big_late_binary.dat", format!("TODO early\n{}\x00TODO after nul\n", "z\n".repeat(50_000)), 0);
-    f.file("sizes/small_binary_late.dat", format!("TODO early\n{}\x00TODO after nul\n", "z\n".repeat(1_000)), 0);
+    f.create_aged("sizes/big_late_binary.dat", format!("TODO early\n{}\x00TODO after nul\n", "z\n".repeat(50_000)), 0);
+    f.create_aged("sizes/small_binary_late.dat", format!("TODO early\n{}\x00TODO after nul\n", "z\n".repeat(1_000)), 0);
     // Byte-order marks: ripgrep transcodes UTF-16 and drops a UTF-8 BOM.
-    f.file("bom/utf8.txt", b"\xEF\xBB\xBFTODO with a UTF-8 BOM\nsecond\n", 0);
+    f.create_aged("bom/utf8.txt", b"\xEF\xBB\xBFTODO with a UTF-8 BOM\nsecond\n", 0);
     let utf16: Vec<u8> = [0xFF, 0xFE]
         .into_iter()
         .chain("TODO in UTF-16\nnext line\n".encode_utf16().flat_map(u16::to_le_bytes))
         .collect();
-    f.file("bom/utf16le.txt", utf16, 0);
+    f.create_aged("bom/utf16le.txt", utf16, 0);
 }
 
 /// `head`, filler lines, then `tail`, exactly `size` bytes long.
@@ -271,7 +272,7 @@ async fn grep_agrees_with_ripgrep() {
         eprintln!("rg is not on PATH; skipping the ripgrep conformance test");
         return;
     }
-    let f = Fixture::new(GrepTool::new().with_threads(2));
+    let f = with_tool(GrepTool::new().with_threads(2));
     build_tree(&f);
     let queries = queries();
     assert!(queries.len() >= 30);

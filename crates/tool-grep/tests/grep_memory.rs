@@ -11,7 +11,7 @@ mod common;
 
 use std::io::Write as _;
 
-use common::Fixture;
+use common::with_tool;
 use hands_tool_grep::GrepTool;
 use serde_json::json;
 
@@ -25,8 +25,8 @@ fn peak_rss_kib() -> u64 {
 #[tokio::test]
 async fn a_huge_single_line_file_does_not_take_its_size_in_memory() {
     let megabytes: u64 = std::env::var("HANDS_GREP_BIG_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(96);
-    let f = Fixture::new(GrepTool::default());
-    f.file("small.txt", "needle in a small file\n", 10);
+    let f = with_tool(GrepTool::default());
+    f.create_aged("small.txt", "needle in a small file\n", 10);
     let path = f.root.join("huge.min.js");
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
     let chunk = vec![b'a'; 1024 * 1024];
@@ -37,7 +37,7 @@ async fn a_huge_single_line_file_does_not_take_its_size_in_memory() {
     file.into_inner().unwrap().sync_all().unwrap();
 
     let before = peak_rss_kib();
-    let text = f.grep(json!({"pattern": "needle", "output_mode": "files_with_matches"})).await;
+    let text = f.call_ok("Grep", json!({"pattern": "needle", "output_mode": "files_with_matches"})).await;
     let grown_mib = peak_rss_kib().saturating_sub(before) / 1024;
     eprintln!("Grep over a {megabytes} MiB single-line file: peak resident size grew by {grown_mib} MiB");
     assert!(text.contains("small.txt"), "{text}");

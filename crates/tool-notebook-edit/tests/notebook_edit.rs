@@ -3,12 +3,10 @@
 //! untouched cells).
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
+use hands_core::Tool;
 use hands_edit::{FILE_MODIFIED_SINCE_READ, FILE_NOT_READ};
-use hands_fs::file_state::FileState;
+use hands_test_support::{Fixture, tool_error};
 use hands_tool_notebook_edit::NotebookEditTool;
 use serde_json::{Value, json};
 
@@ -57,59 +55,19 @@ const NB: &str = r##"{
 }
 "##;
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    _state: tempfile::TempDir,
-    root: PathBuf,
-    session: Arc<Session>,
-    engine: Engine,
-}
-
-impl Fixture {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let state = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(dir.path()).unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(root.clone()),
-            state_dir: Some(state.path().into()),
-            permission_mode: Some(PermissionMode::BypassPermissions),
-            ..Default::default()
-        })
-        .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(NotebookEditTool)], PoolConfig::default()));
-        let engine = Engine::builder(pool, Arc::clone(&session)).build();
-        Self { _dir: dir, _state: state, root, session, engine }
-    }
-
-    fn notebook(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.root.join(name);
-        fs::write(&path, text).unwrap();
-        self.mark_read(&path);
-        path
-    }
-
-    fn mark_read(&self, path: &Path) {
-        let bytes = fs::read(path).unwrap();
-        self.session.file_state().record(path, FileState::full(&bytes, &fs::metadata(path).unwrap()));
-    }
-
-    async fn call(&self, input: Value) -> ToolResult {
-        // NotebookEdit is deferred: mark it discovered as ToolSearch would.
-        self.session.set_data(hands_core::DISCOVERED_TOOLS_KEY, Some(json!(["NotebookEdit"])));
-        self.engine.run_one(ToolCall::new("toolu_1", "NotebookEdit", input), &Turn::new()).await
-    }
-}
-
-fn err(message: &str) -> String {
-    format!("<tool_use_error>{message}</tool_use_error>")
+/// The workspace's test fixture over NotebookEdit, which is deferred: marked discovered, as
+/// ToolSearch would.
+fn fixture() -> Fixture {
+    Fixture::builder(vec![hands_core::typed_arc(NotebookEditTool)])
+        .data(hands_core::DISCOVERED_TOOLS_KEY, json!(["NotebookEdit"]))
+        .build()
 }
 
 #[tokio::test]
 async fn replace_by_id_touches_only_that_cell() {
-    let fx = Fixture::new();
-    let path = fx.notebook("a.ipynb", NB);
-    let r = fx.call(json!({"notebook_path": path, "cell_id": "load", "new_source": "y = 2"})).await;
+    let fx = fixture();
+    let path = fx.create_read("a.ipynb", NB);
+    let r = fx.call("NotebookEdit", json!({"notebook_path": path, "cell_id": "load", "new_source": "y = 2"})).await;
     assert_eq!(r.text(), "Updated cell load with y = 2");
     let text = fs::read_to_string(&path).unwrap();
     let start = NB.find("  {\n   \"cell_type\": \"code\"").unwrap();
@@ -120,9 +78,9 @@ async fn replace_by_id_touches_only_that_cell() {
 
 #[tokio::test]
 async fn insert_after_a_cell_and_at_the_start_then_delete_by_index() {
-    let fx = Fixture::new();
-    let path = fx.notebook("a.ipynb", NB);
-    let r = fx.call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "print(x)", "cell_type": "code", "edit_mode": "insert"})).await;
+    let fx = fixture();
+    let path = fx.create_read("a.ipynb", NB);
+    let r = fx.call("NotebookEdit", json!({"notebook_path": path, "cell_id": "intro", "new_source": "print(x)", "cell_type": "code", "edit_mode": "insert"})).await;
     let text = r.text();
     assert!(text.starts_with("Inserted cell ") && text.ends_with(" with print(x)"), "{text}");
     let new_id = text.trim_start_matches("Inserted cell ").trim_end_matches(" with print(x)").to_string();
@@ -133,6 +91,7 @@ async fn insert_after_a_cell_and_at_the_start_then_delete_by_index() {
     // Chained without a new Read: the state was refreshed.
     let r = fx
         .call(
+            "NotebookEdit",
             json!({"notebook_path": path, "new_source": "Intro text", "cell_type": "markdown", "edit_mode": "insert"}),
         )
         .await;
@@ -141,18 +100,28 @@ async fn insert_after_a_cell_and_at_the_start_then_delete_by_index() {
     assert_eq!(v["cells"][0]["source"], json!(["Intro text"]));
     assert_eq!(v["cells"].as_array().unwrap().len(), 4);
 
-    let r = fx.call(json!({"notebook_path": path, "cell_id": "cell-0", "new_source": "", "edit_mode": "delete"})).await;
+    let r = fx
+        .call(
+            "NotebookEdit",
+            json!({"notebook_path": path, "cell_id": "cell-0", "new_source": "", "edit_mode": "delete"}),
+        )
+        .await;
     assert_eq!(r.text(), "Deleted cell cell-0");
-    let r = fx.call(json!({"notebook_path": path, "cell_id": new_id, "new_source": "", "edit_mode": "delete"})).await;
+    let r = fx
+        .call(
+            "NotebookEdit",
+            json!({"notebook_path": path, "cell_id": new_id, "new_source": "", "edit_mode": "delete"}),
+        )
+        .await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(fs::read_to_string(&path).unwrap(), NB, "insert + delete gives the original bytes back");
 }
 
 #[tokio::test]
 async fn validation_messages_in_claude_codes_order() {
-    let fx = Fixture::new();
-    let path = fx.notebook("a.ipynb", NB);
-    let txt = fx.notebook("a.txt", "x");
+    let fx = fixture();
+    let path = fx.create_read("a.ipynb", NB);
+    let txt = fx.create_read("a.txt", "x");
     let cases = [
         (
             json!({"notebook_path": txt, "cell_id": "intro", "new_source": "x"}),
@@ -176,7 +145,7 @@ async fn validation_messages_in_claude_codes_order() {
         ),
     ];
     for (input, message) in cases {
-        assert_eq!(fx.call(input).await.text(), err(message));
+        assert_eq!(fx.call("NotebookEdit", input).await.text(), tool_error(message));
     }
     assert_eq!(fs::read_to_string(&path).unwrap(), NB);
 
@@ -184,36 +153,36 @@ async fn validation_messages_in_claude_codes_order() {
     fx.session.set_data(hands_edit::REQUIRE_READ_KEY, Some(json!(true)));
     let unread = fx.root.join("unread.ipynb");
     fs::write(&unread, NB).unwrap();
-    let r = fx.call(json!({"notebook_path": unread, "cell_id": "intro", "new_source": "x"})).await;
-    assert_eq!(r.text(), err(FILE_NOT_READ));
+    let r = fx.call("NotebookEdit", json!({"notebook_path": unread, "cell_id": "intro", "new_source": "x"})).await;
+    assert_eq!(r.text(), tool_error(FILE_NOT_READ));
     fs::write(&path, NB.replace("Analysis", "Report")).unwrap();
-    let r = fx.call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "x"})).await;
-    assert_eq!(r.text(), err(FILE_MODIFIED_SINCE_READ));
+    let r = fx.call("NotebookEdit", json!({"notebook_path": path, "cell_id": "intro", "new_source": "x"})).await;
+    assert_eq!(r.text(), tool_error(FILE_MODIFIED_SINCE_READ));
     assert_eq!(fs::read_to_string(&unread).unwrap(), NB);
 
     // By default, as Edit: the cell is changed in the notebook as it is now, and the model told.
     fx.session.set_data(hands_edit::REQUIRE_READ_KEY, None);
-    let r = fx.call(json!({"notebook_path": unread, "cell_id": "intro", "new_source": "x"})).await;
+    let r = fx.call("NotebookEdit", json!({"notebook_path": unread, "cell_id": "intro", "new_source": "x"})).await;
     assert!(!r.is_error, "{}", r.text());
     assert!(r.text().ends_with(&format!("\n\n{}", hands_edit::NOTE_NOT_READ)), "{}", r.text());
-    let r = fx.call(json!({"notebook_path": path, "cell_id": "intro", "new_source": "y"})).await;
+    let r = fx.call("NotebookEdit", json!({"notebook_path": path, "cell_id": "intro", "new_source": "y"})).await;
     assert!(!r.is_error, "{}", r.text());
     assert!(r.text().ends_with(&format!("\n\n{}", hands_edit::NOTE_CHANGED_SINCE_READ)), "{}", r.text());
     assert!(fs::read_to_string(&path).unwrap().contains("\"y\""), "the cell was changed");
 
-    let broken = fx.notebook("broken.ipynb", "{\"cells\": [");
-    let r = fx.call(json!({"notebook_path": broken, "cell_id": "cell-0", "new_source": "x"})).await;
-    assert_eq!(r.text(), err("This notebook cannot be edited: its file is not valid JSON."));
+    let broken = fx.create_read("broken.ipynb", "{\"cells\": [");
+    let r = fx.call("NotebookEdit", json!({"notebook_path": broken, "cell_id": "cell-0", "new_source": "x"})).await;
+    assert_eq!(r.text(), tool_error("This notebook cannot be edited: its file is not valid JSON."));
 
-    let gone = fx.notebook("gone.ipynb", NB);
+    let gone = fx.create_read("gone.ipynb", NB);
     fs::remove_file(&gone).unwrap();
-    let r = fx.call(json!({"notebook_path": gone, "cell_id": "intro", "new_source": "x"})).await;
-    assert_eq!(r.text(), err("There is no notebook at this path."));
+    let r = fx.call("NotebookEdit", json!({"notebook_path": gone, "cell_id": "intro", "new_source": "x"})).await;
+    assert_eq!(r.text(), tool_error("There is no notebook at this path."));
 }
 
 #[tokio::test]
 async fn crlf_and_two_space_notebooks_stay_as_they_were() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let two_spaces: String = NB
         .lines()
         .map(|l| {
@@ -221,9 +190,10 @@ async fn crlf_and_two_space_notebooks_stay_as_they_were() {
             format!("{}{}\r\n", "  ".repeat(n), l.trim_start())
         })
         .collect();
-    let path = fx.notebook("win.ipynb", &two_spaces);
+    let path = fx.create_read("win.ipynb", &two_spaces);
     let r = fx
         .call(
+            "NotebookEdit",
             json!({"notebook_path": path, "cell_id": "intro", "new_source": "# Title\nmore", "cell_type": "markdown"}),
         )
         .await;
@@ -238,7 +208,7 @@ async fn crlf_and_two_space_notebooks_stay_as_they_were() {
 
 #[tokio::test]
 async fn deferred_with_its_schema() {
-    let fx = Fixture::new();
+    let fx = fixture();
     let tool = hands_core::Typed::new(NotebookEditTool);
     assert_eq!(tool.spec().deferral, hands_core::Deferral::Deferred);
     assert!(!tool.prompt(&fx.session).contains("hands-tool-marker"));

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use hands_core::PermissionMode;
 use hands_core::typed_arc;
 use hands_core::{
-    ContentBlock, Engine, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolCall, ToolContext,
-    ToolError, ToolInput, ToolOutput, ToolResult, Turn, TypedTool,
+    ContentBlock, PoolConfig, ResultLimit, Tool, ToolCall, ToolContext, ToolError, ToolInput, ToolOutput, ToolResult,
+    Turn, TypedTool,
 };
 use hands_core::{Plan, Planned, ToolSpec};
 use hands_core::{TOOL_REFERENCE_SUPPORT_KEY, TOOL_SEARCH_KEY, discovered_tools};
+use hands_test_support::Fixture;
 use hands_tool_tool_search::ToolSearch;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -99,41 +99,19 @@ fn mcp(name: &str, description: &str) -> Arc<dyn Tool> {
 
 const LONG: &str = "mcp__enterprise-knowledge-base__search_documents_by_semantic_similarity_and_metadata";
 
-struct Fixture {
-    engine: Engine,
-    session: Arc<Session>,
-    _dirs: (tempfile::TempDir, tempfile::TempDir),
-}
-
+/// The workspace's test fixture over ToolSearch, two deferrable built-ins and four MCP tools,
+/// tool search on.
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let session = Session::new(SessionConfig {
-        cwd: Some(dir.path().into()),
-        state_dir: Some(state.path().into()),
-        permission_mode: Some(PermissionMode::BypassPermissions),
-        ..Default::default()
-    })
-    .unwrap();
-    session.set_data(TOOL_SEARCH_KEY, Some(json!("true")));
     let external = vec![
         mcp("mcp__slack__send_message", "Send a message to a Slack channel."),
         mcp("mcp__slack__read_channel", "Read the latest messages of a channel."),
         mcp("mcp__github__create_issue", "Open an issue in a repository."),
         mcp(LONG, "Search the knowledge base."),
     ];
-    let pool = Arc::new(Pool::assemble(
-        vec![typed_arc(ToolSearch), typed_arc(NotebookLike), typed_arc(CoreLike)],
-        PoolConfig { external, ..Default::default() },
-    ));
-    let engine = Engine::builder(pool, Arc::clone(&session)).build();
-    Fixture { engine, session, _dirs: (dir, state) }
-}
-
-impl Fixture {
-    async fn search(&self, input: Value) -> ToolResult {
-        self.engine.run_one(ToolCall::new("toolu_search", "ToolSearch", input), &Turn::new()).await
-    }
+    Fixture::builder(vec![typed_arc(ToolSearch), typed_arc(NotebookLike), typed_arc(CoreLike)])
+        .pool_config(PoolConfig { external, ..Default::default() })
+        .data(TOOL_SEARCH_KEY, json!("true"))
+        .build()
 }
 
 fn references(result: &ToolResult) -> Vec<&str> {
@@ -150,14 +128,14 @@ fn references(result: &ToolResult) -> Vec<&str> {
 #[tokio::test]
 async fn select_returns_references_in_order_ignores_missing_names_and_records_discovery() {
     let fx = fixture();
-    let r = fx.search(json!({"query": "select:NotebookLike, mcp__slack__send_message,Missing"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "select:NotebookLike, mcp__slack__send_message,Missing"})).await;
     assert!(!r.is_error, "{}", r.text());
     assert_eq!(references(&r), ["NotebookLike", "mcp__slack__send_message"]);
     let discovered: Vec<String> = discovered_tools(&fx.session).into_iter().collect();
     assert_eq!(discovered, ["NotebookLike", "mcp__slack__send_message"]);
 
     // Aliases and loaded tools are fine; the prefix is case-insensitive; duplicates collapse.
-    let r = fx.search(json!({"query": "SELECT:NotebookOld,CoreLike,NotebookLike"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "SELECT:NotebookOld,CoreLike,NotebookLike"})).await;
     assert_eq!(references(&r), ["NotebookLike", "CoreLike"]);
 }
 
@@ -165,14 +143,14 @@ async fn select_returns_references_in_order_ignores_missing_names_and_records_di
 async fn nothing_found_says_so_and_records_nothing() {
     let fx = fixture();
     for query in ["select:Missing,AlsoMissing", "zebra crossing", ""] {
-        let r = fx.search(json!({"query": query})).await;
+        let r = fx.call("ToolSearch", json!({"query": query})).await;
         assert!(!r.is_error);
         assert_eq!(r.text(), "No matching deferred tools found", "{query}");
     }
     assert!(discovered_tools(&fx.session).is_empty());
 
     fx.session.set_data(hands_core::PENDING_MCP_SERVERS_KEY, Some(json!(["linear", "sentry"])));
-    let r = fx.search(json!({"query": "select:mcp__linear__list_issues"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "select:mcp__linear__list_issues"})).await;
     let text = r.text();
     assert!(text.starts_with("No matching deferred tools found. "), "{text}");
     assert!(text.contains(": linear, sentry."), "{text}");
@@ -181,21 +159,21 @@ async fn nothing_found_says_so_and_records_nothing() {
 #[tokio::test]
 async fn keyword_queries_rank_deferred_tools() {
     let fx = fixture();
-    let r = fx.search(json!({"query": "notebook jupyter"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "notebook jupyter"})).await;
     assert_eq!(references(&r), ["NotebookLike"]);
-    let r = fx.search(json!({"query": "slack"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "slack"})).await;
     assert_eq!(references(&r), ["mcp__slack__send_message", "mcp__slack__read_channel"]);
-    let r = fx.search(json!({"query": "+slack read"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "+slack read"})).await;
     assert_eq!(references(&r), ["mcp__slack__read_channel", "mcp__slack__send_message"]);
     // A server prefix lists that server's tools in pool (name) order.
-    let r = fx.search(json!({"query": "mcp__slack", "max_results": 1})).await;
+    let r = fx.call("ToolSearch", json!({"query": "mcp__slack", "max_results": 1})).await;
     assert_eq!(references(&r), ["mcp__slack__read_channel"]);
-    let r = fx.search(json!({"query": "message", "max_results": "1"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "message", "max_results": "1"})).await;
     assert_eq!(references(&r).len(), 1, "string numbers are coerced");
     // Core tools are not searched by keyword, only by exact name.
-    let r = fx.search(json!({"query": "reads path"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "reads path"})).await;
     assert_eq!(r.text(), "No matching deferred tools found");
-    let r = fx.search(json!({"query": "corelike"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "corelike"})).await;
     assert_eq!(references(&r), ["CoreLike"]);
 }
 
@@ -203,7 +181,7 @@ async fn keyword_queries_rank_deferred_tools() {
 async fn clients_without_tool_reference_get_the_definitions_as_text() {
     let fx = fixture();
     fx.session.set_data(TOOL_REFERENCE_SUPPORT_KEY, Some(json!(false)));
-    let r = fx.search(json!({"query": "select:NotebookLike,mcp__github__create_issue"})).await;
+    let r = fx.call("ToolSearch", json!({"query": "select:NotebookLike,mcp__github__create_issue"})).await;
     assert!(!r.is_error);
     let text = r.text();
     let lines: Vec<&str> = text.lines().collect();
@@ -235,7 +213,7 @@ async fn the_schema_hint_goes_away_once_the_tool_is_loaded() {
     );
     assert!(r.text().contains(&hands_core::schema_not_sent_hint("NotebookLike")), "{}", r.text());
 
-    fx.search(json!({"query": "select:NotebookLike"})).await;
+    fx.call("ToolSearch", json!({"query": "select:NotebookLike"})).await;
     let r = fx.engine.run_one(call(bad), &Turn::new()).await;
     assert!(r.is_error);
     assert!(!r.text().contains("ToolSearch"), "{}", r.text());
@@ -247,7 +225,7 @@ async fn the_schema_hint_goes_away_once_the_tool_is_loaded() {
 async fn portable_names_select_long_mcp_tools() {
     let fx = fixture();
     let short = hands_spec::names::portable(LONG);
-    let r = fx.search(json!({"query": format!("select:{short}")})).await;
+    let r = fx.call("ToolSearch", json!({"query": format!("select:{short}")})).await;
     assert_eq!(references(&r), [short.as_str()]);
     assert!(discovered_tools(&fx.session).contains(LONG));
 }
@@ -255,7 +233,7 @@ async fn portable_names_select_long_mcp_tools() {
 #[tokio::test]
 async fn max_results_below_one_is_refused() {
     let fx = fixture();
-    let r = fx.search(json!({"query": "slack", "max_results": 0})).await;
+    let r = fx.call("ToolSearch", json!({"query": "slack", "max_results": 0})).await;
     assert!(r.is_error);
     assert_eq!(r.text(), "<tool_use_error>max_results must be a number of at least 1, got 0</tool_use_error>");
 }

@@ -10,8 +10,7 @@ use std::sync::{Arc, Mutex};
 use hands_core::PermissionMode;
 use hands_core::typed_arc;
 use hands_core::{
-    ContextChange, Engine, InterruptBehavior, Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext,
-    ToolError, ToolOutput, TypedTool,
+    ContextChange, InterruptBehavior, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool,
 };
 use hands_core::{Plan, ToolSpec};
 use schemars::JsonSchema;
@@ -327,31 +326,12 @@ impl TypedTool for Deferred {
     }
 }
 
-/// A session in temp directories with the given mode; keep the dirs alive while using it.
-pub struct Fixture {
-    pub work: tempfile::TempDir,
-    pub state: tempfile::TempDir,
-    pub session: Arc<Session>,
-}
+pub use hands_test_support::Fixture;
 
-impl Fixture {
-    pub fn new(mode: PermissionMode) -> Self {
-        let work = tempfile::tempdir().unwrap();
-        let state = tempfile::tempdir().unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(work.path().to_path_buf()),
-            state_dir: Some(state.path().to_path_buf()),
-            permission_mode: Some(mode),
-            ..Default::default()
-        })
-        .unwrap();
-        Self { work, state, session }
-    }
-
-    pub fn engine(&self, tools: Vec<Arc<dyn Tool>>) -> Engine {
-        let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
-        Engine::builder(pool, Arc::clone(&self.session)).build()
-    }
+/// The workspace's test fixture, with no tools, in `mode`: each test builds the engine over the
+/// tools it needs with [`Fixture::engine_with`], on the fixture's session.
+pub fn fixture(mode: PermissionMode) -> Fixture {
+    Fixture::builder(Vec::new()).mode(mode).build()
 }
 
 /// Shorthand for `typed_arc`.

@@ -9,46 +9,27 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hands_core::PermissionMode;
 use hands_core::TOOL_SEARCH_KEY;
 use hands_core::typed_arc;
 use hands_core::{Deferral, Plan, Planned, ToolSpec};
-use hands_core::{
-    Pool, PoolConfig, ResultLimit, Session, SessionConfig, Tool, ToolContext, ToolError, ToolOutput, TypedTool,
-};
+use hands_core::{Pool, PoolConfig, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// A session in fresh temp dirs, with tool search set to `mode` (`true`, `false`, `auto:N`).
-pub struct Fixture {
-    pub session: Arc<Session>,
-    pub dir: tempfile::TempDir,
-    pub state: tempfile::TempDir,
+pub use hands_test_support::Fixture;
+
+/// The workspace's test fixture (an engine over no tools), with tool search set to `mode`
+/// (`true`, `false`, `auto:N`).
+pub fn fixture(mode: &str) -> Fixture {
+    Fixture::builder(Vec::new()).data(TOOL_SEARCH_KEY, json!(mode)).build()
 }
 
-impl Fixture {
-    pub fn new(mode: &str) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let state = tempfile::tempdir().unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(dir.path().into()),
-            state_dir: Some(state.path().into()),
-            permission_mode: Some(PermissionMode::BypassPermissions),
-            ..Default::default()
-        })
-        .unwrap();
-        session.set_data(TOOL_SEARCH_KEY, Some(json!(mode)));
-        Fixture { session, dir, state }
-    }
-
-    /// `text` with this fixture's paths replaced by stable placeholders (for snapshots).
-    pub fn scrub(&self, text: &str) -> String {
-        let cwd = self.session.cwd().display().to_string();
-        text.replace(&cwd, "[CWD]")
-            .replace(&self.dir.path().display().to_string(), "[CWD]")
-            .replace(&self.state.path().display().to_string(), "[STATE]")
-    }
+/// `text` with `fx`'s paths replaced by stable placeholders (for snapshots).
+pub fn scrub(fx: &Fixture, text: &str) -> String {
+    text.replace(&fx.root.display().to_string(), "[CWD]")
+        .replace(&fx.dir.path().display().to_string(), "[CWD]")
+        .replace(&fx.state.path().display().to_string(), "[STATE]")
 }
 
 /// A core-like tool: full schema always.
