@@ -212,6 +212,8 @@ fn sandbox_status_and_a_confined_call_through_the_binary() {
     assert!(out.status.success(), "{}", stderr(&out));
     let status = stdout(&out);
     assert!(status.contains("enabled: true") && status.contains("mechanism: bubblewrap"), "{status}");
+    // A fresh process says what it saw: the status starts the persistent sandbox once to check.
+    assert!(status.contains("in one bubblewrap sandbox per session, started"), "{status}");
     // The binary is its own proxy helper: HTTP_PROXY is only set when the helper started (the
     // persistent sandbox gives each command its own port).
     let out = p.run(&["call", "Bash", r#"{"command":"echo $HTTP_PROXY; echo x > /etc/hands-e2e-escape"}"#]);

@@ -13,9 +13,10 @@
 //! `/dev/null`), and once that ends kills and reaps every descendant still running (they were
 //! reparented to it), then exits with the program's status.
 //!
-//! `helper --resident [--block-unix-sockets] [--block-listen]` is the persistent bubblewrap
-//! sandbox's pid 1, and `helper --attach -- PROGRAM ARGS...` the client hands starts outside for
-//! each command it runs there (see `crate::resident`).
+//! `helper --resident [--block-unix-sockets] [--block-listen] -- BWRAP ARGS...` is the persistent
+//! bubblewrap sandbox's resident, which runs each command in a bwrap of its own inside it, and
+//! `helper --attach -- PROGRAM ARGS...` the client hands starts outside for each command it runs
+//! there (see `crate::resident`).
 //!
 //! A binary calls [`run`] when its arguments ask for the helper (see
 //! [`crate::HelperCommand`]); `hands` does it for `hands __sandbox-helper`, and this crate ships
@@ -70,7 +71,7 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
         }
     }
     if resident {
-        return crate::resident::serve(resident_rules);
+        return crate::resident::serve(resident_rules, argv);
     }
     if attach {
         if argv.is_empty() {

@@ -70,6 +70,14 @@ impl HelperCommand {
         let _ = DEFAULT_HELPER.set(helper);
     }
 
+    /// The program and its leading arguments, as one command line.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    fn argv(&self) -> Vec<OsString> {
+        let mut argv = vec![self.program.clone().into_os_string()];
+        argv.extend(self.args.iter().cloned());
+        argv
+    }
+
     /// `$HANDS_SANDBOX_HELPER`, else the declared default, else a `hands-sandbox-helper` binary
     /// beside this executable (or one directory up, for test binaries in `target/*/deps`).
     pub fn discover() -> Option<HelperCommand> {
@@ -214,13 +222,46 @@ impl Sandbox {
             format!("mechanism: {}\nwhy: {}\nnetwork: {network}", self.status.mechanism.label(), self.status.reason);
         if self.status.mechanism == Mechanism::Bubblewrap {
             match self.persistence() {
+                Ok(()) if self.persistent_started() => text.push_str(
+                    "\ncommands: in one bubblewrap sandbox per session, started at the first sandboxed command; each command runs in a bwrap of its own inside it (own pid, mount and IPC namespaces, /tmp, /dev/shm and /proc)",
+                ),
                 Ok(()) => text.push_str(
-                    "\ncommands: in one bubblewrap sandbox per session, started at the first sandboxed command; each command gets its own pid, mount and IPC namespaces, /tmp and /proc inside it",
+                    "\ncommands: in one bubblewrap sandbox per session if its start-up check passes (not checked yet in this process: it runs at the first sandboxed command); else each in a bubblewrap sandbox of its own",
                 ),
                 Err(why) => text.push_str(&format!("\ncommands: each in a bubblewrap sandbox of its own (not persistent: {why})")),
             }
         }
         text
+    }
+
+    /// Whether the persistent sandbox started (and passed its start-up check) in this process.
+    fn persistent_started(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            self.resident.started()
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            false
+        }
+    }
+
+    /// With bubblewrap and persistence on, start the persistent sandbox for `policy` now (if none
+    /// runs for it) so that [`describe`](Self::describe) can say whether it works here rather
+    /// than "not checked yet"; [`close`](Self::close) ends it again. A no-op otherwise. The
+    /// protected directories `policy` would create are left out, so checking changes nothing on
+    /// disk.
+    pub fn check_persistent(&self, policy: &SandboxPolicy) -> Result<(), SandboxError> {
+        #[cfg(target_os = "linux")]
+        if let (Ok(()), Some(helper)) = (self.persistence(), &self.helper) {
+            let bwrap = self.status.program.clone().unwrap_or_else(|| PathBuf::from("bwrap"));
+            let inside = helper.argv();
+            let mut policy = policy.clone();
+            policy.read_only.retain(|r| matches!(r, policy::ReadOnlyPath::Existing(_)));
+            return self.resident.check(&bwrap, &inside, &policy);
+        }
+        let _ = policy;
+        Ok(())
     }
 
     /// The command that runs `argv` confined by `policy`.
@@ -248,8 +289,7 @@ impl Sandbox {
             Mechanism::Bubblewrap => {
                 let bwrap = self.status.program.clone().unwrap_or_else(|| PathBuf::from("bwrap"));
                 if let (Ok(()), Some(helper)) = (self.persistence(), &self.helper) {
-                    let mut inside = vec![helper.program.clone().into_os_string()];
-                    inside.extend(helper.args.iter().cloned());
+                    let inside = helper.argv();
                     if let Some(opened) = self.resident.open(&bwrap, &inside, policy, true)? {
                         let listener = opened.listener.ok_or_else(|| {
                             SandboxError::Setup("the persistent sandbox gave no proxy listener".into())
@@ -273,11 +313,7 @@ impl Sandbox {
                         });
                     }
                 }
-                let helper: Option<Vec<OsString>> = self.helper.as_ref().map(|h| {
-                    let mut v = vec![h.program.clone().into_os_string()];
-                    v.extend(h.args.iter().cloned());
-                    v
-                });
+                let helper: Option<Vec<OsString>> = self.helper.as_ref().map(HelperCommand::argv);
                 let built = linux::bwrap_command(&bwrap, policy, argv, helper.as_deref())?;
                 Ok(Prepared {
                     program: built.program.into_os_string(),

@@ -121,7 +121,7 @@ pub fn seccomp_program(rules: SyscallRules) -> Result<BpfProgram, SandboxError> 
 }
 
 /// The program in the byte layout the kernel (and bwrap's `--seccomp`) reads.
-fn program_bytes(program: &BpfProgram) -> Vec<u8> {
+pub(crate) fn program_bytes(program: &BpfProgram) -> Vec<u8> {
     let mut out = Vec::with_capacity(program.len() * 8);
     for instruction in program {
         out.extend_from_slice(&instruction.code.to_ne_bytes());
@@ -134,7 +134,7 @@ fn program_bytes(program: &BpfProgram) -> Vec<u8> {
 
 /// A file descriptor the child must inherit: close-on-exec cleared. Others spawned at the same
 /// moment inherit it too, which is harmless for a read-only filter or one end of a socket pair.
-fn inheritable(fd: OwnedFd) -> Result<OwnedFd, SandboxError> {
+pub(crate) fn inheritable(fd: OwnedFd) -> Result<OwnedFd, SandboxError> {
     rustix::io::fcntl_setfd(&fd, FdFlags::empty())
         .map_err(|e| SandboxError::Setup(format!("passing a file descriptor to bwrap: {e}")))?;
     Ok(fd)
@@ -208,6 +208,60 @@ pub fn mount_args(policy: &SandboxPolicy) -> Vec<OsString> {
         bind_args(&mut args, "--ro-bind", path, path);
     }
     args
+}
+
+/// The places every command of the persistent sandbox gets fresh (`crate::resident`).
+const FRESH_PER_COMMAND: [&str; 2] = ["/tmp", "/dev/shm"];
+
+/// The arguments of the bwrap that runs one command inside the persistent sandbox, up to (not
+/// including) `--seccomp FD --chdir DIR -- argv`, which the resident helper adds per command.
+///
+/// Everything the sandbox shows is bound as it is (`--dev-bind / /` adds no flag; read-only
+/// mounts stay read-only, device nodes stay usable), then a fresh `/tmp` and `/dev/shm`, with
+/// the policy's paths inside them bound again from the sandbox's view (bwrap reads sources from
+/// the old root, so the session's temp folder under `/tmp` shows through), and a `/proc` of the
+/// command's own pid namespace. New pid and IPC namespaces with the command as pid 1 (when it
+/// ends the kernel ends what it left), its own session, no capabilities; bwrap adds a user
+/// namespace by itself when it runs without privilege.
+pub(crate) fn nested_args(policy: &SandboxPolicy) -> Vec<OsString> {
+    let mut args: Vec<OsString> = ["--dev-bind", "/", "/"].into_iter().map(os).collect();
+    for fresh in FRESH_PER_COMMAND {
+        args.extend([os("--tmpfs"), os(fresh)]);
+        for kept in outermost_under(policy, Path::new(fresh)) {
+            bind_args(&mut args, "--dev-bind", &kept, &kept);
+        }
+    }
+    args.extend(
+        [
+            "--proc",
+            "/proc",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--as-pid-1",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+        ]
+        .into_iter()
+        .map(os),
+    );
+    args
+}
+
+/// The paths `policy` mounts at or beneath `dir`, without those inside another of them (a
+/// recursive bind of the outer one brings them along).
+fn outermost_under(policy: &SandboxPolicy, dir: &Path) -> Vec<PathBuf> {
+    let mut named: Vec<&Path> = policy.writable.iter().map(PathBuf::as_path).collect();
+    named.extend(policy.read_only.iter().map(ReadOnlyPath::path));
+    named.extend(policy.deny_read.iter().map(PathBuf::as_path));
+    named.extend(policy.allow_read.iter().map(PathBuf::as_path));
+    let under: Vec<&Path> = named.into_iter().filter(|p| p.starts_with(dir)).collect();
+    let mut kept: Vec<PathBuf> =
+        under.iter().filter(|p| !under.iter().any(|o| o != *p && p.starts_with(o))).map(|p| p.to_path_buf()).collect();
+    kept.sort();
+    kept.dedup();
+    kept
 }
 
 /// Build the bwrap command running `argv` under `policy`. `helper` (program and leading
@@ -307,6 +361,35 @@ mod tests {
             seccomp_program(SyscallRules { block_unix_sockets: true, block_listen: true, tcp_only: true }).unwrap();
         assert!(!program.is_empty());
         assert_eq!(program_bytes(&program).len(), program.len() * 8);
+    }
+
+    #[test]
+    fn a_command_inside_keeps_what_the_policy_binds_under_its_fresh_tmp() {
+        let policy = SandboxPolicy {
+            writable: vec![PathBuf::from("/tmp/session"), PathBuf::from("/w")],
+            read_only: vec![
+                ReadOnlyPath::Existing(PathBuf::from("/tmp/session/.bashrc")),
+                ReadOnlyPath::Missing(PathBuf::from("/dev/shm/x/.claude")),
+            ],
+            deny_read: vec![PathBuf::from("/tmp/secret"), PathBuf::from("/w/.env")],
+            allow_read: vec![],
+            temp_dir: None,
+            network: Default::default(),
+        };
+        let args: Vec<String> = nested_args(&policy).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let line = args.join(" ");
+        assert!(
+            line.starts_with(
+                "--dev-bind / / --tmpfs /tmp --dev-bind /tmp/secret /tmp/secret --dev-bind /tmp/session /tmp/session \
+                 --tmpfs /dev/shm --dev-bind /dev/shm/x/.claude /dev/shm/x/.claude --proc /proc --unshare-pid"
+            ),
+            "{line}"
+        );
+        assert!(!line.contains("/w"), "{line}");
+        for flag in ["--unshare-ipc", "--as-pid-1", "--die-with-parent", "--new-session"] {
+            assert!(args.iter().any(|a| a == flag), "{flag}: {line}");
+        }
+        assert!(line.ends_with("--cap-drop ALL"), "{line}");
     }
 
     #[test]

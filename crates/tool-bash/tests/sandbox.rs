@@ -205,18 +205,35 @@ async fn an_edited_sandbox_block_applies_to_the_next_call() {
     assert!(target.exists(), "the new allowWrite applies to the next command");
 }
 
-/// Processes whose command line contains `needle`.
+/// Processes whose command line contains `needle`, leaving out those whose parent is one too
+/// (bwrap's init inside a sandbox shares its command line).
 fn processes_with(needle: &str) -> usize {
-    std::fs::read_dir("/proc")
+    let named: Vec<(u32, u32)> = std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline"))
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
                 .map(|c| String::from_utf8_lossy(&c).replace('\0', " ").contains(needle))
                 .unwrap_or(false)
         })
-        .count()
+        .map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let parent = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok());
+            (pid, parent.unwrap_or(0))
+        })
+        .collect();
+    named.iter().filter(|(_, parent)| !named.iter().any(|(pid, _)| pid == parent)).count()
+}
+
+/// Wait (a bounded time) until `count()` is `want`, as processes that were killed take a moment
+/// to be gone; the last count.
+async fn settles(want: usize, count: impl Fn() -> usize) -> usize {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while count() != want && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    count()
 }
 
 #[tokio::test]
@@ -232,16 +249,14 @@ async fn one_sandbox_serves_the_session_and_ends_with_it() {
     let r = h.call(json!({ "command": "cat /tmp/private 2>&1; echo two" })).await;
     assert!(r.text().contains("two") && !r.text().contains("one"), "each command has its own /tmp: {}", r.text());
     // A timeout stops the command and what it started, as without persistence.
-    let r = h.call(json!({ "command": "sleep 30", "timeout": 300 })).await;
+    // A duration no other process on the machine sleeps for.
+    let sleep = format!("sleep 30.{}", std::process::id());
+    let r = h.call(json!({ "command": sleep, "timeout": 300 })).await;
     assert!(r.is_error, "{r:?}");
-    assert_eq!(processes_with("sleep 30"), 0, "the timed-out command is gone");
+    assert_eq!(settles(0, || processes_with(&sleep)).await, 0, "the timed-out command is gone");
     if hands_sandbox::HelperCommand::discover().is_some() {
         assert_eq!(bwraps(), 1, "one sandbox for the session's commands");
     }
     h.session.close();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while bwraps() != 0 && std::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    assert_eq!(bwraps(), 0, "closing the session ends its sandbox");
+    assert_eq!(settles(0, bwraps).await, 0, "closing the session ends its sandbox");
 }

@@ -1,6 +1,7 @@
 //! `hands sandbox status [--cwd DIR]`: whether the settings turn the Bash sandbox on, which
-//! mechanism confines commands on this machine and why (or why none can), and what a command
-//! started in DIR may write. Exit status 1 when the sandbox is on but cannot run here.
+//! mechanism confines commands on this machine and why (or why none can), whether commands run
+//! in one persistent sandbox (when the sandbox is on, one is started and ended to see), and what
+//! a command started in DIR may write. Exit status 1 when the sandbox is on but cannot run here.
 
 use std::path::PathBuf;
 
@@ -31,9 +32,15 @@ pub struct Args {
 pub fn describe(dir: &std::path::Path) -> (bool, bool, String) {
     let settings = hands_sandbox::settings::load(&SettingsFiles::for_project(dir));
     let sandbox = Sandbox::new();
+    let policy = SandboxPolicy::new(&settings, &[dir.to_path_buf()], None);
+    // Start the persistent sandbox once (and end it) so that what is said about it was seen.
+    let checked = if settings.enabled { sandbox.check_persistent(&policy) } else { Ok(()) };
     let mut text = format!("enabled: {}\n{}\n", settings.enabled, sandbox.describe());
+    sandbox.close();
+    if let Err(e) = checked {
+        text.push_str(&format!("warning: the persistent sandbox did not start: {e}\n"));
+    }
     if settings.enabled && sandbox.status().is_available() {
-        let policy = SandboxPolicy::new(&settings, &[dir.to_path_buf()], None);
         let writable: Vec<String> = policy.writable.iter().map(|p| p.display().to_string()).collect();
         text.push_str(&format!("writable: {} and a temp folder per session\n", writable.join(", ")));
         if !policy.deny_read.is_empty() {
