@@ -91,7 +91,7 @@ pub fn run(runs: usize) -> anyhow::Result<()> {
     }
     let with_proxy = Sandbox::new().with_helper(Some(helper.clone())).with_persistent(false);
     let persistent = Sandbox::new().with_helper(Some(helper.clone()));
-    let landlock = hands_sandbox::status::landlock_status("the benchmark measures it")
+    let landlock = hands_sandbox::SandboxStatus::landlock("the benchmark measures it")
         .map_err(|why| anyhow::anyhow!("Landlock is not available here: {why}"))?;
     let landlock = Sandbox::new().with_status(landlock).with_helper(Some(helper));
     let work = tempfile::tempdir()?;

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! `hands __sandbox-helper ...` is not for people: it is the first process inside a Linux
-//! sandbox that has a network proxy (see `hands_sandbox::helper`).
+//! sandbox that has a network proxy (see `hands_sandbox::run_helper`).
 //!
 //! stdout carries only results; logs go to stderr under `RUST_LOG`. Exit status: 0, 1 when the
 //! result is an error, 2 for usage errors (`hands agent` has its own codes, see
@@ -102,15 +102,15 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os();
-    if args.nth(1).is_some_and(|a| a == hands_sandbox::helper::HELPER_ARG) {
-        eprintln!("{}", hands_sandbox::helper::run(args));
+    if args.nth(1).is_some_and(|a| a == hands_sandbox::HELPER_ARG) {
+        eprintln!("{}", hands_sandbox::run_helper(args));
         return ExitCode::from(126);
     }
     // Sandboxed Bash commands start this binary as their helper.
     if let Ok(exe) = std::env::current_exe() {
         hands_sandbox::HelperCommand::set_default(hands_sandbox::HelperCommand {
             program: exe,
-            args: vec![hands_sandbox::helper::HELPER_ARG.into()],
+            args: vec![hands_sandbox::HELPER_ARG.into()],
         });
     }
     let cli = Cli::parse();

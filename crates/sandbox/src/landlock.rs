@@ -28,14 +28,14 @@ use crate::policy::SandboxPolicy;
 
 /// The lowest Landlock ABI the fallback accepts: 4 (Linux 6.7) is the first that restricts TCP
 /// `connect` and `bind` by port; without it the network could not be confined.
-pub const MIN_ABI: ABI = ABI::V4;
+pub(crate) const MIN_ABI: ABI = ABI::V4;
 
 /// Device files every command may write (they store nothing).
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"];
 
 /// The rules for one command, as the helper receives them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub struct LandlockPlan {
+pub(crate) struct LandlockPlan {
     /// Hierarchies readable and executable.
     pub read: Vec<PathBuf>,
     /// Directories on the way to an unreadable path: their entries can be listed, no more.
@@ -52,13 +52,13 @@ pub struct LandlockPlan {
 
 /// What the kernel offers, for `hands sandbox status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Support {
+pub(crate) struct Support {
     /// Signals and abstract Unix sockets are scoped to the sandbox (ABI 6, Linux 6.12).
     pub scopes: bool,
 }
 
 /// Whether Landlock can enforce the fallback's rules here (ABI 4 or later).
-pub fn probe() -> Result<Support, String> {
+pub(crate) fn probe() -> Result<Support, String> {
     let required = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(AccessFs::from_all(MIN_ABI))
@@ -113,7 +113,7 @@ fn carve(
 }
 
 /// The rules that confine a command to `policy`, with hands' proxy on `proxy_port`.
-pub fn plan(policy: &SandboxPolicy, proxy_port: Option<u16>) -> LandlockPlan {
+pub(crate) fn plan(policy: &SandboxPolicy, proxy_port: Option<u16>) -> LandlockPlan {
     let mut read = Vec::new();
     let mut list_only = Vec::new();
     // Re-allowed paths inside denied ones are granted on their own, after the carving.
@@ -139,7 +139,7 @@ pub fn plan(policy: &SandboxPolicy, proxy_port: Option<u16>) -> LandlockPlan {
 
 /// Confine the calling process (and what it starts) to `plan`: Landlock, with `no_new_privs`
 /// (set by the crate). Errors say which rule could not be added.
-pub fn apply(plan: &LandlockPlan) -> Result<(), String> {
+pub(crate) fn apply(plan: &LandlockPlan) -> Result<(), String> {
     let fail = |what: &str, e: &dyn std::fmt::Display| format!("Landlock: {what}: {e}");
     let all_fs = AccessFs::from_all(ABI::V5);
     // Without `allowLocalBinding` binding is handled (and nothing granted): refused everywhere.

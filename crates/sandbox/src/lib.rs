@@ -5,39 +5,49 @@
 //! denied paths; protected names never writable; no network except through a filtering proxy
 //! that runs outside the sandbox; no processes left behind.
 //!
-//! Layout: [`settings`] (the `sandbox` block of the settings files), [`policy`] (what one command
-//! may touch, as real paths), [`status`] (which mechanism works here and why), `linux`
-//! (bubblewrap and seccomp), `landlock` (the Linux fallback: Landlock and seccomp), [`seatbelt`] (the macOS profile), [`proxy`] (the host-side HTTP
-//! proxy), [`helper`] (the first process inside a Linux sandbox that has a proxy), [`explain`]
-//! (what a failed command was blocked from), `resident` (the persistent bubblewrap sandbox of a
-//! session, which the commands run in). [`Sandbox`] ties them together: it turns an argv
-//! into the command that runs it confined ([`Prepared`]) and keeps the proxy running while the
-//! command does ([`RunGuard`]).
+//! The public API is what this file exports: [`Sandbox`] turns an argv into the command that
+//! runs it confined ([`Prepared`]) and keeps the proxy running while the command does
+//! ([`RunGuard`]); [`SandboxSettings`] is the `sandbox` block of the settings files (read with
+//! [`SandboxSettings::load`] from [`SettingsFiles`]); [`SandboxPolicy`] is what one command may
+//! touch, as real paths; [`SandboxStatus`] says which [`Mechanism`] works here and why;
+//! [`explain_failure`] names what a failed command was blocked from; [`run_helper`] is the
+//! helper a binary runs when called with [`HELPER_ARG`] ([`HelperCommand`] says how to start it).
+//!
+//! Inside (private modules): `settings`, `policy`, `status`, `linux` (bubblewrap and seccomp),
+//! `resident` (the persistent bubblewrap sandbox of a session, which the commands run in),
+//! `landlock` (the Linux fallback: Landlock and seccomp), `seatbelt` (the macOS profile),
+//! `proxy` (the host-side HTTP proxy), `helper` (the first process inside a Linux sandbox),
+//! `explain`.
 //!
 //! When to sandbox a command and how that changes permission prompts is the Bash tool's
 //! business; this crate only confines what it is given.
 
-pub mod explain;
-pub mod helper;
+#![deny(missing_docs)]
+
+mod explain;
+mod helper;
 #[cfg(target_os = "linux")]
-pub mod landlock;
+mod landlock;
 #[cfg(target_os = "linux")]
-pub mod linux;
-pub mod policy;
-pub mod proxy;
+mod linux;
+mod policy;
+mod proxy;
 #[cfg(target_os = "linux")]
 mod resident;
-pub mod seatbelt;
-pub mod settings;
-pub mod status;
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod seatbelt;
+mod settings;
+mod status;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-pub use policy::SandboxPolicy;
+pub use explain::explain_failure;
+pub use helper::{HELPER_ARG, run as run_helper};
+pub use policy::{NetworkPolicy, ReadOnlyPath, SandboxPolicy};
 pub use proxy::{AskDomain, Refused};
-pub use settings::{SandboxSettings, SettingsFiles};
+pub use settings::{FilesystemSettings, NetworkSettings, SandboxSettings, SettingsFiles};
 pub use status::{Mechanism, SandboxStatus};
 
 /// Why a command could not be sandboxed.
@@ -51,7 +61,7 @@ pub enum SandboxError {
     Setup(String),
 }
 
-/// How to start the helper ([`helper`]): a program and the arguments before the helper's own.
+/// How to start the helper ([`run_helper`]): a program and the arguments before the helper's own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HelperCommand {
     /// The executable.
@@ -63,7 +73,7 @@ pub struct HelperCommand {
 static DEFAULT_HELPER: OnceLock<HelperCommand> = OnceLock::new();
 
 impl HelperCommand {
-    /// Declare the helper this process uses (a binary that handles [`helper::HELPER_ARG`] calls
+    /// Declare the helper this process uses (a binary that handles [`HELPER_ARG`] calls
     /// itself: `HelperCommand { program: current_exe, args: ["__sandbox-helper"] }`). The first
     /// call wins.
     pub fn set_default(helper: HelperCommand) {
@@ -125,10 +135,10 @@ impl Default for Sandbox {
 }
 
 impl Sandbox {
-    /// The mechanism of this machine ([`status::status`]) and the discovered helper.
+    /// The mechanism of this machine ([`SandboxStatus::current`]) and the discovered helper.
     pub fn new() -> Self {
         Self {
-            status: status::status().clone(),
+            status: SandboxStatus::current().clone(),
             helper: HelperCommand::discover(),
             ask: None,
             answers: Default::default(),

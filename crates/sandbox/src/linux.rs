@@ -38,11 +38,11 @@ use crate::SandboxError;
 use crate::policy::{ReadOnlyPath, SandboxPolicy};
 
 /// The port of the proxy on the sandbox's own loopback.
-pub const PROXY_PORT: u16 = 3128;
+pub(crate) const PROXY_PORT: u16 = 3128;
 
 /// What the seccomp filter refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SyscallRules {
+pub(crate) struct SyscallRules {
     /// Refuse `socket(AF_UNIX, ...)`.
     pub block_unix_sockets: bool,
     /// Refuse `listen`.
@@ -55,7 +55,7 @@ pub struct SyscallRules {
 
 impl SyscallRules {
     /// The rules `policy` asks for.
-    pub fn for_policy(policy: &SandboxPolicy) -> Self {
+    pub(crate) fn for_policy(policy: &SandboxPolicy) -> Self {
         Self {
             block_unix_sockets: !policy.network.allow_all_unix_sockets,
             block_listen: !policy.network.allow_local_binding,
@@ -71,7 +71,7 @@ fn target_arch() -> Result<seccompiler::TargetArch, SandboxError> {
 }
 
 /// The filter for `rules`: the refused calls fail with `EPERM`, everything else is allowed.
-pub fn seccomp_program(rules: SyscallRules) -> Result<BpfProgram, SandboxError> {
+pub(crate) fn seccomp_program(rules: SyscallRules) -> Result<BpfProgram, SandboxError> {
     let setup = |e: &dyn std::fmt::Display| SandboxError::Setup(format!("building the seccomp filter: {e}"));
     let mut map = std::collections::BTreeMap::new();
     let family = |op: SeccompCmpOp, family: rustix::net::AddressFamily| {
@@ -158,7 +158,7 @@ fn seccomp_fd(rules: SyscallRules) -> Result<OwnedFd, SandboxError> {
 
 /// How bwrap is started for one command.
 #[derive(Debug)]
-pub struct BwrapCommand {
+pub(crate) struct BwrapCommand {
     /// `bwrap`'s path.
     pub program: PathBuf,
     /// Its arguments, ending with the command.
@@ -182,7 +182,7 @@ fn bind_args(args: &mut Vec<OsString>, flag: &str, source: &Path, dest: &Path) {
 }
 
 /// The mount arguments for `policy` (everything between `bwrap` and the namespace flags).
-pub fn mount_args(policy: &SandboxPolicy) -> Vec<OsString> {
+pub(crate) fn mount_args(policy: &SandboxPolicy) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::new();
     bind_args(&mut args, "--ro-bind", Path::new("/"), Path::new("/"));
     args.extend([os("--dev"), os("/dev"), os("--proc"), os("/proc"), os("--tmpfs"), os("/tmp")]);
@@ -266,7 +266,7 @@ fn outermost_under(policy: &SandboxPolicy, dir: &Path) -> Vec<PathBuf> {
 
 /// Build the bwrap command running `argv` under `policy`. `helper` (program and leading
 /// arguments) is needed for the network proxy; without it the command has no network at all.
-pub fn bwrap_command(
+pub(crate) fn bwrap_command(
     bwrap: &Path,
     policy: &SandboxPolicy,
     argv: &[OsString],
@@ -330,7 +330,7 @@ pub fn bwrap_command(
 
 /// Receive the proxy's listening socket from the helper (blocking; `None` when the helper ended
 /// without sending one).
-pub fn receive_listener(handoff: &OwnedFd) -> Option<std::net::TcpListener> {
+pub(crate) fn receive_listener(handoff: &OwnedFd) -> Option<std::net::TcpListener> {
     use std::mem::MaybeUninit;
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut ancillary = rustix::net::RecvAncillaryBuffer::new(&mut space);

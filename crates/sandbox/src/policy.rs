@@ -14,7 +14,7 @@ use crate::settings::SandboxSettings;
 /// Names inside each writable directory that a sandboxed command can never change: git hooks
 /// and config run code outside the sandbox later, settings change what is allowed, shell rc
 /// files run in every new shell.
-pub const PROTECTED_NAMES: &[&str] = &[
+pub(crate) const PROTECTED_NAMES: &[&str] = &[
     ".git/hooks",
     ".git/config",
     ".claude",

@@ -26,7 +26,7 @@ pub type AskDomain = Arc<dyn Fn(String, u16) -> Pin<Box<dyn Future<Output = bool
 const MAX_HEAD: usize = 64 * 1024;
 
 /// Whether `pattern` (`example.com`, `*.example.com`, optionally `:port`) covers `host:port`.
-pub fn domain_matches(pattern: &str, host: &str, port: u16) -> bool {
+pub(crate) fn domain_matches(pattern: &str, host: &str, port: u16) -> bool {
     let pattern = pattern.trim().to_ascii_lowercase();
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     let (name, wanted_port) = match pattern.rsplit_once(':') {
@@ -48,7 +48,7 @@ pub fn domain_matches(pattern: &str, host: &str, port: u16) -> bool {
 }
 
 /// The decisions of one session: the lists, the asker, and the answers it gave.
-pub struct DomainFilter {
+pub(crate) struct DomainFilter {
     allowed: Vec<String>,
     denied: Vec<String>,
     ask: Option<AskDomain>,
@@ -56,7 +56,7 @@ pub struct DomainFilter {
 }
 
 /// The asker's answers, kept for the whole session (`(host, port)` → allowed).
-pub type Answers = Arc<Mutex<HashMap<(String, u16), bool>>>;
+pub(crate) type Answers = Arc<Mutex<HashMap<(String, u16), bool>>>;
 
 impl std::fmt::Debug for DomainFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -70,7 +70,7 @@ impl std::fmt::Debug for DomainFilter {
 
 impl DomainFilter {
     /// A filter with these lists and asker, remembering answers in `answers`.
-    pub fn new(allowed: Vec<String>, denied: Vec<String>, ask: Option<AskDomain>, answers: Answers) -> Self {
+    pub(crate) fn new(allowed: Vec<String>, denied: Vec<String>, ask: Option<AskDomain>, answers: Answers) -> Self {
         Self { allowed, denied, ask, answers }
     }
 
@@ -175,7 +175,7 @@ async fn answer(stream: &mut TcpStream, status: &str, message: &str) {
 }
 
 /// The message a refused request gets (and the command's result repeats).
-pub fn refusal_message(host: &str, port: u16) -> String {
+pub(crate) fn refusal_message(host: &str, port: u16) -> String {
     format!(
         "hands sandbox: network access to {host}:{port} is not allowed (to allow it, add the domain to sandbox.network.allowedDomains or add a WebFetch(domain:{host}) allow rule)"
     )
@@ -234,7 +234,7 @@ async fn handle(mut client: TcpStream, filter: Arc<DomainFilter>, upstream: Opti
 pub type Refused = Arc<Mutex<Vec<String>>>;
 
 /// Serve `listener` until the calling task is dropped or aborted.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: std::net::TcpListener,
     filter: Arc<DomainFilter>,
     upstream: Option<u16>,

@@ -22,7 +22,7 @@ fn literal(path: &Path) -> String {
 }
 
 /// The profile for `policy`, with the proxy on `127.0.0.1:proxy_port` when there is one.
-pub fn profile(policy: &SandboxPolicy, proxy_port: Option<u16>) -> String {
+pub(crate) fn profile(policy: &SandboxPolicy, proxy_port: Option<u16>) -> String {
     let mut p = String::from("(version 1)\n(allow default)\n");
     p.push_str("(deny file-write*\n  (require-all (require-not (literal \"/dev/null\"))");
     for dir in &policy.writable {

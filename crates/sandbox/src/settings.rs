@@ -28,9 +28,7 @@ use serde_json::{Map, Value};
 /// One settings source: the parsed JSON of a file (or of `--settings`), where it came from and
 /// what its relative paths are relative to.
 #[derive(Debug, Clone)]
-pub struct ScopeValue {
-    /// The scope.
-    pub scope: SettingsScope,
+pub(crate) struct ScopeValue {
     /// The file path (for warnings).
     pub location: String,
     /// What a relative path in this file is relative to.
@@ -108,7 +106,7 @@ impl Default for SandboxSettings {
 }
 
 /// Resolve a settings path: `//x` and `/x` absolute, `~` and `~/x` in `home`, else under `root`.
-pub fn resolve_setting_path(text: &str, root: &Path, home: Option<&Path>) -> PathBuf {
+pub(crate) fn resolve_setting_path(text: &str, root: &Path, home: Option<&Path>) -> PathBuf {
     if let Some(rest) = text.strip_prefix("//") {
         return PathBuf::from("/").join(rest);
     }
@@ -222,7 +220,7 @@ fn push_unique<T: PartialEq>(into: &mut Vec<T>, items: impl IntoIterator<Item = 
 
 impl SandboxSettings {
     /// Merge the `sandbox` blocks of `scopes` (highest precedence first).
-    pub fn from_scopes(scopes: &[ScopeValue], home: Option<&Path>) -> Self {
+    pub(crate) fn from_scopes(scopes: &[ScopeValue], home: Option<&Path>) -> Self {
         let mut out = Self::default();
         // Single values: the first (highest) scope that sets one wins.
         let (mut enabled, mut auto_allow, mut allow_unsandboxed, mut fail) = (None, None, None, None);
@@ -397,32 +395,35 @@ impl SettingsFiles {
     }
 }
 
-/// Read every settings file in [`SettingsFiles`] and merge their `sandbox` blocks. A missing file
-/// is skipped; an unreadable or invalid one is skipped with a warning.
-pub fn load(files: &SettingsFiles) -> SandboxSettings {
-    let sources = files.sources();
-    let mut warnings = Vec::new();
-    let mut scopes = Vec::new();
-    for (scope, path, root) in sources {
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                warnings.push(format!("{}: cannot be read ({e}); its sandbox settings are ignored", path.display()));
-                continue;
-            }
-        };
-        match serde_json::from_str::<Value>(&text) {
-            Ok(value) => scopes.push(ScopeValue { scope, location: path.display().to_string(), root, value }),
-            Err(e) => {
-                warnings.push(format!("{}: not valid JSON ({e}); its sandbox settings are ignored", path.display()))
+impl SandboxSettings {
+    /// Read every settings file in [`SettingsFiles`] and merge their `sandbox` blocks. A missing file
+    /// is skipped; an unreadable or invalid one is skipped with a warning.
+    pub fn load(files: &SettingsFiles) -> Self {
+        let sources = files.sources();
+        let mut warnings = Vec::new();
+        let mut scopes = Vec::new();
+        for (_, path, root) in sources {
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    warnings
+                        .push(format!("{}: cannot be read ({e}); its sandbox settings are ignored", path.display()));
+                    continue;
+                }
+            };
+            match serde_json::from_str::<Value>(&text) {
+                Ok(value) => scopes.push(ScopeValue { location: path.display().to_string(), root, value }),
+                Err(e) => {
+                    warnings.push(format!("{}: not valid JSON ({e}); its sandbox settings are ignored", path.display()))
+                }
             }
         }
+        let mut settings = SandboxSettings::from_scopes(&scopes, files.home.as_deref());
+        warnings.append(&mut settings.warnings);
+        settings.warnings = warnings;
+        settings
     }
-    let mut settings = SandboxSettings::from_scopes(&scopes, files.home.as_deref());
-    warnings.append(&mut settings.warnings);
-    settings.warnings = warnings;
-    settings
 }
 
 #[cfg(test)]
@@ -431,7 +432,7 @@ mod tests {
     use serde_json::json;
 
     fn scope(scope: SettingsScope, root: &str, value: Value) -> ScopeValue {
-        ScopeValue { scope, location: format!("{scope:?}"), root: PathBuf::from(root), value }
+        ScopeValue { location: format!("{scope:?}"), root: PathBuf::from(root), value }
     }
 
     #[test]
@@ -533,7 +534,7 @@ mod tests {
         std::fs::write(claude.join("settings.json"), r#"{"sandbox": {"enabled": true}}"#).unwrap();
         std::fs::write(claude.join("settings.local.json"), "{not json").unwrap();
         let files = SettingsFiles { cwd: dir.path().to_path_buf(), home: None, managed: None, extra: Vec::new() };
-        let s = load(&files);
+        let s = SandboxSettings::load(&files);
         assert!(s.enabled);
         assert_eq!(s.warnings.len(), 1);
         assert!(s.warnings[0].contains("settings.local.json"), "{:?}", s.warnings);

@@ -7,7 +7,7 @@
 //! then says why bubblewrap was passed over. `HANDS_SANDBOX_MECHANISM=landlock` skips bubblewrap
 //! (`bubblewrap` insists on it, `none` turns both off), for tests and for users who prefer it. macOS:
 //! `sandbox-exec` must exist. Elsewhere nothing is available. The answer is computed once per
-//! process ([`status`]); [`probe`] computes it afresh.
+//! process ([`SandboxStatus::current`]); [`SandboxStatus::probe`] computes it afresh.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -53,10 +53,60 @@ impl SandboxStatus {
     pub fn is_available(&self) -> bool {
         self.mechanism != Mechanism::Unavailable
     }
+
+    /// The status computed once for this process.
+    pub fn current() -> &'static SandboxStatus {
+        static STATUS: OnceLock<SandboxStatus> = OnceLock::new();
+        STATUS.get_or_init(SandboxStatus::probe)
+    }
+
+    /// Look for a working mechanism now.
+    pub fn probe() -> SandboxStatus {
+        #[cfg(target_os = "linux")]
+        {
+            probe_linux(std::env::var(MECHANISM_ENV).ok().as_deref())
+        }
+        #[cfg(target_os = "macos")]
+        {
+            let program = PathBuf::from("/usr/bin/sandbox-exec");
+            if program.exists() {
+                SandboxStatus {
+                    mechanism: Mechanism::Seatbelt,
+                    program: Some(program),
+                    reason: "macOS Seatbelt through /usr/bin/sandbox-exec (not exercised by hands' tests)".into(),
+                }
+            } else {
+                unavailable("/usr/bin/sandbox-exec is missing")
+            }
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+        {
+            unavailable("hands can sandbox commands only on Linux and macOS")
+        }
+    }
+
+    /// Landlock as the mechanism, with `passed_over` saying why bubblewrap is not used; the
+    /// error says why Landlock cannot work here.
+    #[cfg(target_os = "linux")]
+    pub fn landlock(passed_over: &str) -> Result<SandboxStatus, String> {
+        let support = crate::landlock::probe()?;
+        let signals = if support.scopes {
+            "signals stay inside the sandbox"
+        } else {
+            "signals to processes outside are NOT confined (Landlock scopes need Linux 6.12)"
+        };
+        Ok(SandboxStatus {
+            mechanism: Mechanism::Landlock,
+            program: None,
+            reason: format!(
+                "Landlock with a seccomp filter, because {passed_over}; writes and reads follow the policy, TCP may reach only the proxy's port, other sockets are refused, {signals}"
+            ),
+        })
+    }
 }
 
 /// Find `name` on `PATH`.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| is_executable(candidate))
 }
@@ -73,45 +123,14 @@ fn is_executable(path: &Path) -> bool {
     }
 }
 
-/// The status computed once for this process.
-pub fn status() -> &'static SandboxStatus {
-    static STATUS: OnceLock<SandboxStatus> = OnceLock::new();
-    STATUS.get_or_init(probe)
-}
-
-/// Look for a working mechanism now.
-pub fn probe() -> SandboxStatus {
-    #[cfg(target_os = "linux")]
-    {
-        probe_linux(std::env::var(MECHANISM_ENV).ok().as_deref())
-    }
-    #[cfg(target_os = "macos")]
-    {
-        let program = PathBuf::from("/usr/bin/sandbox-exec");
-        if program.exists() {
-            SandboxStatus {
-                mechanism: Mechanism::Seatbelt,
-                program: Some(program),
-                reason: "macOS Seatbelt through /usr/bin/sandbox-exec (not exercised by hands' tests)".into(),
-            }
-        } else {
-            unavailable("/usr/bin/sandbox-exec is missing")
-        }
-    }
-    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-    {
-        unavailable("hands can sandbox commands only on Linux and macOS")
-    }
-}
-
 /// Environment variable choosing the Linux mechanism: `landlock` (skip bubblewrap),
 /// `bubblewrap` (no fallback), `none`; unset or empty, bubblewrap then Landlock.
-pub const MECHANISM_ENV: &str = "HANDS_SANDBOX_MECHANISM";
+pub(crate) const MECHANISM_ENV: &str = "HANDS_SANDBOX_MECHANISM";
 
 /// The Linux choice for `forced` (the value of [`MECHANISM_ENV`]): bubblewrap where it works,
 /// else Landlock, else unavailable with both reasons.
 #[cfg(target_os = "linux")]
-pub fn probe_linux(forced: Option<&str>) -> SandboxStatus {
+pub(crate) fn probe_linux(forced: Option<&str>) -> SandboxStatus {
     let forced = forced.map(str::trim).filter(|f| !f.is_empty()).map(str::to_ascii_lowercase);
     let bubblewrap = match forced.as_deref() {
         None | Some("bubblewrap" | "bwrap") => probe_bubblewrap(),
@@ -128,28 +147,10 @@ pub fn probe_linux(forced: Option<&str>) -> SandboxStatus {
     if bubblewrap.is_available() || forced.as_deref().is_some_and(|f| f != "landlock") {
         return bubblewrap;
     }
-    match landlock_status(&bubblewrap.reason) {
+    match SandboxStatus::landlock(&bubblewrap.reason) {
         Ok(status) => status,
         Err(why) => unavailable(format!("{}; and {why}", bubblewrap.reason)),
     }
-}
-
-/// Landlock as the mechanism, with `passed_over` saying why bubblewrap is not used.
-#[cfg(target_os = "linux")]
-pub fn landlock_status(passed_over: &str) -> Result<SandboxStatus, String> {
-    let support = crate::landlock::probe()?;
-    let signals = if support.scopes {
-        "signals stay inside the sandbox"
-    } else {
-        "signals to processes outside are NOT confined (Landlock scopes need Linux 6.12)"
-    };
-    Ok(SandboxStatus {
-        mechanism: Mechanism::Landlock,
-        program: None,
-        reason: format!(
-            "Landlock with a seccomp filter, because {passed_over}; writes and reads follow the policy, TCP may reach only the proxy's port, other sockets are refused, {signals}"
-        ),
-    })
 }
 
 fn unavailable(reason: impl Into<String>) -> SandboxStatus {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use hands_sandbox::settings::{FilesystemSettings, NetworkSettings};
+use hands_sandbox::{FilesystemSettings, NetworkSettings};
 use hands_sandbox::{HelperCommand, Mechanism, Sandbox, SandboxPolicy, SandboxSettings};
 
 /// A fresh working directory and a sibling directory outside it, on a real disk (not `/tmp`,
@@ -55,7 +55,7 @@ fn sandboxes() -> Vec<(&'static str, Sandbox)> {
         "the escape suite needs a working bubblewrap (apt-get install bubblewrap): {}",
         bwrap.status().reason
     );
-    let landlock = hands_sandbox::status::landlock_status("the test chose it")
+    let landlock = hands_sandbox::SandboxStatus::landlock("the test chose it")
         .unwrap_or_else(|why| panic!("the escape suite needs Landlock: {why}"));
     vec![
         (PERSISTENT, bwrap),
@@ -756,7 +756,7 @@ async fn a_failed_start_up_check_is_reported_and_commands_fall_back() {
     // where nested namespaces are not allowed.
     let f = Fixture::new();
     let bwrap = f.outside.join("bwrap");
-    let real = hands_sandbox::status::find_on_path("bwrap").expect("bwrap on PATH");
+    let real = Sandbox::new().status().program.clone().expect("bwrap found");
     std::fs::write(
         &bwrap,
         format!(

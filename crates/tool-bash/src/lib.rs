@@ -379,7 +379,7 @@ impl BashTool {
             change = change.or_else(|| Some(ContextChange::set_cwd(session.project_dir().to_path_buf())));
         }
         let violations = match sandbox {
-            Some(launch) if outcome.exit_code != Some(0) => hands_sandbox::explain::explain_failure(
+            Some(launch) if outcome.exit_code != Some(0) => hands_sandbox::explain_failure(
                 &outcome.output.text,
                 &outcome.sandbox_refused,
                 &launch.policy,

@@ -76,7 +76,7 @@ impl SettingsCache {
         // A watch that saw something is replaced rather than drained: a directory may have
         // appeared that is now the one to watch.
         let watch = DirWatch::new(paths.iter().map(PathBuf::as_path));
-        let settings = Arc::new(hands_sandbox::settings::load(files));
+        let settings = Arc::new(hands_sandbox::SandboxSettings::load(files));
         *last = Some(Cached { paths, settings: Arc::clone(&settings), watch });
         settings
     }

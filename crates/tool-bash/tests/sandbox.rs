@@ -61,7 +61,7 @@ impl Harness {
 }
 
 fn sandbox_available() -> bool {
-    let status = hands_sandbox::status::status();
+    let status = hands_sandbox::SandboxStatus::current();
     assert!(status.is_available(), "these tests need bubblewrap (apt-get install bubblewrap): {}", status.reason);
     true
 }

@@ -30,7 +30,7 @@ pub struct Args {
 
 /// The lines `hands sandbox status` and `hands why` print about the sandbox of `dir`.
 pub fn describe(dir: &std::path::Path) -> (bool, bool, String) {
-    let settings = hands_sandbox::settings::load(&SettingsFiles::for_project(dir));
+    let settings = hands_sandbox::SandboxSettings::load(&SettingsFiles::for_project(dir));
     let sandbox = Sandbox::new();
     let policy = SandboxPolicy::new(&settings, &[dir.to_path_buf()], None);
     // Start the persistent sandbox once (and end it) so that what is said about it was seen.

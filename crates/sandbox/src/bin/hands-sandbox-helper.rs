@@ -2,7 +2,7 @@
 //! `__sandbox-helper` itself (see `hands_sandbox::helper`).
 
 fn main() {
-    let message = hands_sandbox::helper::run(std::env::args_os().skip(1));
+    let message = hands_sandbox::run_helper(std::env::args_os().skip(1));
     eprintln!("{message}");
     std::process::exit(126);
 }
