@@ -1,4 +1,5 @@
-//! `cargo xtask feature-matrix [--fast]`: proof that cargo features decide which tools exist.
+//! `cargo xtask feature-matrix [--fast] [--only FEATURE]...`: proof that cargo features decide
+//! which tools exist.
 //!
 //! No list says which tools a feature brings: each tool crate registers its own tools, and the
 //! facade links the crates its features enable. The build with every feature comes first; its
@@ -16,7 +17,8 @@
 //!
 //! The full matrix (release builds): all features, each tool feature alone, `core`, `default`.
 //! `--fast` (what `cargo xtask ci` runs): debug builds of all features, one gated tool alone and
-//! `core`, reusing the workspace's target directory.
+//! `core`, reusing the workspace's target directory. `--only FEATURE` (repeatable): all features,
+//! then each named tool feature alone, for checking the features a change is about.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -56,15 +58,16 @@ struct Config {
     tool_features: BTreeSet<String>,
 }
 
-/// Run the matrix; `fast` picks the CI subset.
-pub fn run(fast: bool) -> anyhow::Result<()> {
+/// Run the matrix; `fast` picks the CI subset (debug builds), `only` names the tool features to
+/// build alone (all of them when empty).
+pub fn run(fast: bool, only: &[String]) -> anyhow::Result<()> {
     let root = workspace_root();
     let facade = Facade::load(&root)?;
     let crates = tool_crates(&root)?;
     check_crates_register(&facade, &crates)?;
     check_cli_forwards(&root, &facade)?;
 
-    let configs = configurations(&facade, fast);
+    let configs = configurations(&facade, fast, only)?;
     let release = !fast;
     let scratch = std::env::temp_dir().join(format!("hands-feature-matrix-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
@@ -107,12 +110,17 @@ pub fn run(fast: bool) -> anyhow::Result<()> {
     eprintln!(
         "feature-matrix: {} configurations passed ({})",
         configs.len(),
-        if fast { "fast, debug" } else { "full, release" }
+        match (fast, only.is_empty()) {
+            (true, true) => "fast, debug",
+            (true, false) => "chosen features, debug",
+            (false, true) => "full, release",
+            (false, false) => "chosen features, release",
+        }
     );
     Ok(())
 }
 
-fn configurations(facade: &Facade, fast: bool) -> Vec<Config> {
+fn configurations(facade: &Facade, fast: bool, only: &[String]) -> anyhow::Result<Vec<Config>> {
     let group = |name: &str| Config {
         label: name.to_string(),
         feature_args: vec!["--no-default-features".into(), "--features".into(), name.into()],
@@ -126,6 +134,14 @@ fn configurations(facade: &Facade, fast: bool) -> Vec<Config> {
     };
     // The build with every feature comes first: it tells which tools each crate registers.
     let mut configs = vec![all];
+    if !only.is_empty() {
+        let features = facade.tool_features();
+        if let Some(unknown) = only.iter().find(|f| !features.contains(f)) {
+            bail!("`{unknown}` is not a tool feature of hands-tools (they are: {})", features.join(", "));
+        }
+        configs.extend(only.iter().map(|f| group(f)));
+        return Ok(configs);
+    }
     if fast {
         let single = facade
             .tool_features()
@@ -134,12 +150,12 @@ fn configurations(facade: &Facade, fast: bool) -> Vec<Config> {
             .or_else(|| facade.tool_features().into_iter().next());
         configs.extend(single.map(|f| group(&f)));
         configs.push(group("core"));
-        return configs;
+        return Ok(configs);
     }
     configs.extend(facade.tool_features().iter().map(|f| group(f)));
     configs.push(group("core"));
     configs.push(default);
-    configs
+    Ok(configs)
 }
 
 /// Every tool crate the facade can link must register a tool, or neither the listing nor the

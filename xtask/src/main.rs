@@ -46,6 +46,10 @@ enum Command {
         /// The CI subset: debug builds of one gated tool, `core` and all features.
         #[arg(long)]
         fast: bool,
+        /// Only these tool features, each alone (after the build with every feature, which
+        /// tells who registers what); debug builds with `--fast`. Repeatable.
+        #[arg(long, value_name = "FEATURE")]
+        only: Vec<String>,
     },
     /// Create `crates/tool-NAME` in the standard layout and hook it into the default build.
     NewTool {
@@ -110,7 +114,7 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Ci => ci(),
-        Command::FeatureMatrix { fast } => feature_matrix::run(fast),
+        Command::FeatureMatrix { fast, only } => feature_matrix::run(fast, &only),
         Command::NewTool { name, tool_name } => new_tool::run(&name, tool_name.as_deref()),
         Command::Docs { check } => docs::run(check),
         Command::Stats { root } => stats::run(root),
@@ -133,7 +137,7 @@ fn ci() -> anyhow::Result<()> {
         step("tests", || cargo(&["test", "--workspace", "--no-fail-fast"]))?;
     }
     // new-xtask: ci steps
-    step("feature gates (fast matrix)", || feature_matrix::run(true))?;
+    step("feature gates (fast matrix)", || feature_matrix::run(true, &[]))?;
     step("docs/tools.md up to date", || docs::run(true))?;
     println!("xtask ci: all checks passed");
     Ok(())

@@ -220,13 +220,15 @@ pub fn expand_env(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<St
     Ok(out)
 }
 
-/// Parse a JSON value that is either a whole `.mcp.json` object or a path to one, as
-/// `--mcp-config` accepts.
-pub fn load_flag(value: &str) -> Result<McpConfig, ConfigError> {
-    if value.trim_start().starts_with('{') {
-        McpConfig::parse(value, "--mcp-config")
-    } else {
-        McpConfig::load(Path::new(value))
+impl McpConfig {
+    /// Parse a JSON value that is either a whole `.mcp.json` object or a path to one, as
+    /// `--mcp-config` accepts.
+    pub fn from_flag(value: &str) -> Result<Self, ConfigError> {
+        if value.trim_start().starts_with('{') {
+            McpConfig::parse(value, "--mcp-config")
+        } else {
+            McpConfig::load(Path::new(value))
+        }
     }
 }
 

@@ -123,10 +123,7 @@ async fn large_results_are_capped_with_the_note() {
     let text = result.text();
     assert!(text.starts_with(&"y".repeat(40)), "{text}");
     assert!(
-        text.contains(&format!(
-            "\n{}\n\nWhat is above is only the start",
-            hands_mcp::client::output::truncation_head(10)
-        )),
+        text.contains(&format!("\n{}\n\nWhat is above is only the start", hands_mcp::truncation_head(10))),
         "{text}"
     );
     assert!(!text.contains(&"y".repeat(41)));

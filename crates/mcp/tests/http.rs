@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use common::{Dirs, factory, fixture_tools};
 use hands_core::PermissionMode;
-use hands_mcp::http::HttpError;
+use hands_mcp::HttpError;
 use hands_mcp::{HttpOptions, HttpServer, McpServer};
 use serde_json::{Value, json};
 

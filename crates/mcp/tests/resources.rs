@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use common::{Dirs, factory, fixture_tools};
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
-use hands_mcp::client::output::truncation_head;
+use hands_mcp::truncation_head;
 use hands_mcp::{ClientOptions, HttpOptions, HttpServer, McpClients, McpConfig, McpServer};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;

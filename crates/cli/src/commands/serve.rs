@@ -135,7 +135,7 @@ pub async fn mount(configs: &[String]) -> anyhow::Result<Option<Arc<McpClients>>
     }
     let mut config = McpConfig::new();
     for value in configs {
-        config.merge(hands_mcp::config::load_flag(value).context("--mcp-config")?);
+        config.merge(hands_mcp::McpConfig::from_flag(value).context("--mcp-config")?);
     }
     let clients = McpClients::connect(&config, ClientOptions::from_env()).await;
     for failure in clients.failures() {

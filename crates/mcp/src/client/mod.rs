@@ -10,8 +10,8 @@
 //! fires so the embedder can rebuild its pool.
 
 mod connection;
-pub mod output;
-pub mod resources;
+pub(crate) mod output;
+pub(crate) mod resources;
 mod tool;
 
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use hands_core::Tool;
 use tokio::sync::watch;
 
 pub use connection::{ClientOptions, ServerConnection};
-pub use tool::{MCP_MAX_RESULT_SIZE_CHARS, McpTool};
+pub use tool::McpTool;
 
 use crate::config::McpConfig;
 

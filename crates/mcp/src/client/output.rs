@@ -12,7 +12,8 @@ pub const IMAGE_TOKENS: usize = 1_600;
 /// Characters per estimated token.
 pub const CHARS_PER_TOKEN: usize = 4;
 
-/// The first line of [`truncation_note`].
+/// The first line of the note appended to an MCP result cut at `limit` tokens (what the model
+/// reads first after the cut).
 pub fn truncation_head(limit: usize) -> String {
     format!("[output cut at the {limit}-token limit for one MCP result]")
 }

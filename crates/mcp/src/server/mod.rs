@@ -37,9 +37,8 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use asker::ElicitationAsker;
-pub use convert::{StaticFlags, call_result, mcp_tool, minimal_input};
-pub use progress::ProgressRouter;
-pub use roots::file_uri_to_path;
+use convert::{call_result, mcp_tool};
+use progress::ProgressRouter;
 
 /// What a factory gets to build the engine of one connection.
 pub struct EngineSeed {
