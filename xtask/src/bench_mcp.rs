@@ -232,7 +232,7 @@ async fn call(client: &Client, server: Server, file: &Path) -> anyhow::Result<Du
 /// Sequential Reads through an engine built as `hands serve` builds one, in this process.
 async fn measure_in_process(setup: &Setup, calls: usize, samples: &mut Samples) -> anyhow::Result<()> {
     use hands_core::{Engine, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
-    use hands_permissions::engine::{LoadOptions, PermissionEngine};
+    use hands_permissions::{LoadOptions, PermissionEngine};
     let session = Session::new(SessionConfig {
         cwd: Some(setup.dir.clone()),
         state_dir: Some(setup.state.clone()),

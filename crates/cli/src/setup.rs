@@ -13,7 +13,7 @@ use anyhow::Context;
 use hands_core::ProgressSink;
 use hands_core::{Asker, NoAsker, PermissionMode};
 use hands_core::{Engine, EngineOptions, PoolConfig, Session, SessionConfig, Tool};
-use hands_permissions::engine::{LoadOptions, PermissionEngine};
+use hands_permissions::{LoadOptions, PermissionEngine};
 
 /// Who answers permission questions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -12,7 +12,7 @@ use crate::rules::{has_wildcard, segments_match, wildcard_segments};
 
 /// Environment variables whose leading assignment allow rules ignore: they change formatting,
 /// locale or build targets, never what a command may touch.
-pub const SAFE_ENV_VARS: &[&str] = &[
+pub(crate) const SAFE_ENV_VARS: &[&str] = &[
     "GOEXPERIMENT",
     "GOOS",
     "GOARCH",
@@ -104,7 +104,7 @@ fn words(cmd: &str) -> Vec<Word> {
 
 /// `cmd` trimmed, with every run of unquoted white space made one space, so that `git  push`
 /// meets the same rules as `git push`.
-pub fn normalize_command(cmd: &str) -> String {
+pub(crate) fn normalize_command(cmd: &str) -> String {
     let ws = words(cmd);
     let mut out = String::with_capacity(cmd.len());
     for (i, w) in ws.iter().enumerate() {
@@ -229,7 +229,7 @@ pub fn command_forms(cmd: &str, strip_all_env: bool) -> Vec<String> {
 /// A `Bash(...)` rule's content, compiled once: exact text, a legacy `prefix:*`, or literal
 /// segments between `*` wildcards.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommandPattern {
+pub(crate) enum CommandPattern {
     /// No wildcard: the whole command.
     Exact(String),
     /// `prefix:*`: the prefix alone or followed by a space and anything.
@@ -240,7 +240,7 @@ pub enum CommandPattern {
 
 impl CommandPattern {
     /// Compile the content of a `Bash(...)` rule.
-    pub fn compile(pattern: &str) -> CommandPattern {
+    pub(crate) fn compile(pattern: &str) -> CommandPattern {
         let pattern = normalize_command(pattern);
         if let Some(prefix) = pattern.strip_suffix(":*") {
             if !has_wildcard(prefix) {
@@ -255,12 +255,12 @@ impl CommandPattern {
     }
 
     /// Whether the pattern has a wildcard (exact rules may approve what [`always_asks`]).
-    pub fn is_wildcard(&self) -> bool {
+    pub(crate) fn is_wildcard(&self) -> bool {
         !matches!(self, CommandPattern::Exact(_))
     }
 
     /// Whether the (normalized) command `cmd` matches.
-    pub fn matches(&self, cmd: &str) -> bool {
+    pub(crate) fn matches(&self, cmd: &str) -> bool {
         match self {
             CommandPattern::Exact(text) => cmd == text,
             CommandPattern::Prefix(prefix) => {
@@ -288,39 +288,13 @@ pub fn pattern_matches(pattern: &str, cmd: &str) -> bool {
 
 /// Whether a wildcard allow rule must not approve `cmd` (after stripping): `watch`, `setsid`,
 /// `ionice`, `flock`, and `find` with an action that runs commands or deletes.
-pub fn always_asks(cmd: &str) -> bool {
+pub(crate) fn always_asks(cmd: &str) -> bool {
     let ws = words(cmd);
     let Some(first) = ws.first().map(|w| word_text(cmd, w)) else { return false };
     if ALWAYS_ASK_COMMANDS.contains(&first) {
         return true;
     }
     first == "find" && ws.iter().skip(1).any(|w| FIND_ACTIONS.contains(&word_text(cmd, w)))
-}
-
-/// The words of `cmd` with their quotes removed (for checking arguments of simple commands).
-pub fn plain_words(cmd: &str) -> Vec<String> {
-    words(cmd)
-        .iter()
-        .map(|w| {
-            let raw = word_text(cmd, w);
-            let mut out = String::with_capacity(raw.len());
-            let mut quote = None;
-            let mut chars = raw.chars();
-            while let Some(c) = chars.next() {
-                match (quote, c) {
-                    (None, '\'' | '"') => quote = Some(c),
-                    (Some(q), c) if c == q => quote = None,
-                    (q, '\\') if q != Some('\'') => {
-                        if let Some(n) = chars.next() {
-                            out.push(n);
-                        }
-                    }
-                    _ => out.push(c),
-                }
-            }
-            out
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -373,10 +347,5 @@ mod tests {
         assert!(always_asks("watch ls"));
         assert!(always_asks("find . -name x -delete"));
         assert!(!always_asks("find . -name x"));
-    }
-
-    #[test]
-    fn unquotes_words() {
-        assert_eq!(plain_words(r#"cp 'a b' "c" d\ e"#), vec!["cp", "a b", "c", "d e"]);
     }
 }

@@ -2,15 +2,17 @@
 //! used as the session's [`PermissionPolicy`] and [`Hooks`].
 //!
 //! - [`PermissionEngine::load`] reads every scope (see `settings`) and, when asked to watch,
-//!   starts a thread that notices changes between calls (see `watch`).
-//! - A change to a settings file takes effect on the next call: every decision after the first
-//!   asks an inotify watch on the settings' directories whether anything happened there (one `read`),
-//!   and when something did, compares the files' fingerprints (a `stat` each; every decision
-//!   does so where inotify is unavailable). A file that becomes unreadable
-//!   or invalid (bad JSON, or a `permissions` block that does not type-check, see `settings`)
-//!   keeps its last valid content in force and a warning says so; a typo never silently drops a
-//!   deny rule. A file that is invalid with no valid version seen yet (a fresh process) makes the
-//!   engine refuse every call that is not read-only, naming the file, until it is fixed.
+//!   starts the settings watch at once and reloads as soon as it reports (see `watch`).
+//! - A change to a settings file takes effect on the next call: the first decision compares the
+//!   files' fingerprints (size, time, inode; content when recent); the second starts a
+//!   [`SettingsWatch`] on the settings' directories, and from then on a decision loads the
+//!   watch's flag (one atomic load) and compares fingerprints only when the watcher reported
+//!   something, or on every decision where the watch is the fallback. Hooks look at the same flag
+//!   before each event. A file that becomes unreadable or invalid (bad JSON, or a `permissions`
+//!   block that does not type-check, see `settings`) keeps its last valid content in force and a
+//!   warning says so; a typo never silently drops a deny rule. A file that is invalid with no
+//!   valid version seen yet (a fresh process) makes the engine refuse every call that is not
+//!   read-only, naming the file, until it is fixed.
 //! - [`PermissionEngine::install`] applies the mode and additional directories to a session and
 //!   installs the read-deny filter that Grep and Glob consult (the policy also does this on its
 //!   first call for a session it has not seen).
@@ -34,7 +36,7 @@ use crate::settings::{
     MANAGED_SETTINGS_PATH, MAX_SETTINGS_BYTES, RuleOrigin, ScopeSettings, SettingsError, SettingsScope, merge,
     read_settings_file,
 };
-use crate::watch::{DirWatch, POLL_INTERVAL, SettingsPoller};
+use crate::watch::SettingsWatch;
 use hands_core::Hooks;
 use hands_core::{Decision, DecisionSource, PermissionMode, PermissionPolicy, PermissionRequest};
 use hands_core::{PathFilter, Session};
@@ -60,9 +62,16 @@ pub struct LoadOptions {
     pub cli_mode: Option<PermissionMode>,
     /// `--add-dir` directories.
     pub cli_add_dirs: Vec<PathBuf>,
-    /// Also notice changes between calls, on a background thread (for `subscribe`rs such as an
-    /// MCP server's `tools/list_changed`). Calls check for changes either way.
+    /// Start the settings watch at load and reload as soon as it reports a change, between
+    /// calls too (for `subscribe`rs such as an MCP server's `tools/list_changed`; this needs a
+    /// tokio runtime at load, without one changes are seen at the next call). Calls check for
+    /// changes either way; without this the watch starts at the second decision, so a one-call
+    /// process never makes one.
     pub watch: bool,
+    /// Let the file-system watcher tell when the settings files changed (the default). `false`
+    /// takes the fallback: every decision compares the files' fingerprints (a `stat` each), for
+    /// file systems that report no changes, such as network mounts.
+    pub settings_watcher: bool,
 }
 
 impl LoadOptions {
@@ -79,6 +88,7 @@ impl LoadOptions {
             cli_mode: None,
             cli_add_dirs: Vec::new(),
             watch: true,
+            settings_watcher: true,
         }
     }
 }
@@ -256,23 +266,23 @@ struct Shared {
     hooks: Arc<RwLock<Arc<HookConfig>>>,
     read_filter: Arc<dyn PathFilter>,
     generation: tokio::sync::watch::Sender<u64>,
-    poller: Mutex<Option<SettingsPoller>>,
-    /// Tells decisions whether the settings' directories saw any change (see `watch`). Made at
-    /// the second decision: closing an inotify descriptor waits for the kernel (several
-    /// milliseconds), which a one-call engine (`hands call`) should not pay for nothing.
-    /// `Some(None)`: made, but inotify is unavailable.
-    dir_watch: OnceLock<Option<DirWatch>>,
-    /// Whether a decision was made yet (the second one makes the watch).
+    /// Tells decisions whether a settings file may have changed (see `watch`). Started at the
+    /// second decision (or at load when asked to watch): a one-call process (`hands call`)
+    /// should not start a watcher thread and an inotify instance for nothing.
+    watch: OnceLock<SettingsWatch>,
+    /// Whether to use a file-system watcher ([`LoadOptions::settings_watcher`]).
+    use_watcher: bool,
+    /// Whether a decision was made yet (the second one starts the watch).
     decided: AtomicBool,
-    /// Held from the look at the watch to the end of the reload it triggers, so that a decision
-    /// that finds no news never runs ahead of a reload another decision started.
+    /// Held from taking the watch's news to the end of the reload it triggers, so that a
+    /// decision that finds the flag set never runs ahead of a reload another one started.
     checking: Mutex<()>,
 }
 
 /// The permission rules and hooks of a project's settings files, kept current.
 ///
 /// ```no_run
-/// use hands_permissions::engine::{LoadOptions, PermissionEngine};
+/// use hands_permissions::{LoadOptions, PermissionEngine};
 /// # fn demo(session: std::sync::Arc<hands_core::Session>, pool: std::sync::Arc<hands_core::Pool>) -> Result<(), Box<dyn std::error::Error>> {
 /// let mut options = LoadOptions::new(session.project_dir());
 /// options.cli_deny.push("Bash(git push *)".into());
@@ -385,8 +395,8 @@ impl PermissionEngine {
             snapshot,
             hooks: Arc::new(RwLock::new(Arc::new(HookConfig::default()))),
             generation: tokio::sync::watch::Sender::new(0),
-            poller: Mutex::new(None),
-            dir_watch: OnceLock::new(),
+            watch: OnceLock::new(),
+            use_watcher: options.settings_watcher,
             decided: AtomicBool::new(false),
             checking: Mutex::new(()),
         });
@@ -398,21 +408,40 @@ impl PermissionEngine {
         Ok(engine)
     }
 
+    /// Start the watch now and reload whenever it reports, on the tokio runtime loading us.
     fn start_watching(&self) {
+        let watch = self.settings_watch();
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::debug!("no tokio runtime at load; settings changes are seen at the next call");
+            return;
+        };
+        let mut events = watch.subscribe();
         let weak: Weak<Shared> = Arc::downgrade(&self.shared);
-        let started = SettingsPoller::start(POLL_INTERVAL, move || match weak.upgrade() {
-            Some(shared) => {
-                let engine = PermissionEngine { shared };
-                let _checking = engine.shared.checking.lock().unwrap_or_else(|e| e.into_inner());
-                engine.reload_if_fingerprints_changed();
-                true
+        runtime.spawn(async move {
+            // Ends when the watch (and so its event count) goes with the engine.
+            while events.changed().await.is_ok() {
+                let Some(shared) = weak.upgrade() else { return };
+                PermissionEngine { shared }.reload_if_changed();
             }
-            None => false,
         });
-        match started {
-            Ok(p) => *self.shared.poller.lock().unwrap_or_else(|e| e.into_inner()) = Some(p),
-            Err(e) => tracing::warn!("cannot start the settings poller ({e}); changes are seen at the next call"),
-        }
+    }
+
+    /// The settings watch, started now if it was not yet.
+    fn settings_watch(&self) -> &SettingsWatch {
+        self.shared.watch.get_or_init(|| {
+            let files: Vec<PathBuf> = {
+                let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
+                sources.iter().filter_map(Source::file_path).map(Path::to_path_buf).collect()
+            };
+            if self.shared.use_watcher { SettingsWatch::new(files) } else { SettingsWatch::comparing(files) }
+        })
+    }
+
+    /// Counts the changes the settings watch reported (its watcher's events, before any
+    /// comparison); `None` before the watch started (see [`LoadOptions::watch`]). For waiting
+    /// on the watcher, e.g. in tests; [`subscribe`](Self::subscribe) counts reloads.
+    pub fn watch_events(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.shared.watch.get().map(SettingsWatch::subscribe)
     }
 
     /// Read the settings files again now (done whenever one changed).
@@ -441,40 +470,36 @@ impl PermissionEngine {
         self.shared.generation.send_modify(|g| *g += 1);
     }
 
-    /// Before a decision: reload if a settings file changed since it was last read. The first
-    /// decision compares fingerprints; from the second on, the directory watch is asked first
-    /// and fingerprints are compared only when it saw something (or inotify is unavailable).
+    /// Before a decision: reload if a settings file changed since it was last read. Once the
+    /// watch runs and has nothing to report, this is one atomic load. The first decision
+    /// compares fingerprints; the second starts the watch, whose first answer is "look"
+    /// (covering what changed before it existed).
     fn reload_if_changed(&self) {
+        self.check_for_changes(true);
+    }
+
+    /// [`reload_if_changed`](Self::reload_if_changed); `may_start`: whether this may start the
+    /// watch (not for hooks, which run for every call, also the only one of a one-call process).
+    fn check_for_changes(&self, may_start: bool) {
+        if self.shared.watch.get().is_some_and(|w| !w.may_have_changed()) {
+            return;
+        }
         let _checking = self.shared.checking.lock().unwrap_or_else(|e| e.into_inner());
-        if !self.shared.decided.swap(true, Ordering::AcqRel) {
-            self.reload_if_fingerprints_changed();
-            return;
-        }
-        let watch = self.shared.dir_watch.get_or_init(|| {
-            let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
-            let watch = DirWatch::new(sources.iter().filter_map(Source::file_path));
-            drop(sources);
-            // What changed before the watch existed: this comparison covers it.
-            self.reload_if_fingerprints_changed();
-            watch
-        });
-        let Some(watch) = watch else {
-            self.reload_if_fingerprints_changed();
-            return;
+        let watch = match self.shared.watch.get() {
+            Some(watch) => watch,
+            None if may_start && self.shared.decided.swap(true, Ordering::AcqRel) => self.settings_watch(),
+            None => {
+                self.reload_if_fingerprints_changed();
+                return;
+            }
         };
-        if !watch.changed() {
-            return;
-        }
-        self.reload_if_fingerprints_changed();
-        // A directory may have appeared that is now the one to watch.
-        let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
-        if !watch.add(sources.iter().filter_map(Source::file_path)) {
-            tracing::debug!("a settings directory could not be watched; the poller covers it");
+        if watch.take_change() {
+            self.reload_if_fingerprints_changed();
         }
     }
 
     /// Compare every settings file's fingerprint with the one last read, and reload when one
-    /// differs: from the poller between calls, and when the directory watch saw something.
+    /// differs: at the first decision, and when the watch reported something (or is the fallback).
     fn reload_if_fingerprints_changed(&self) {
         let changed = {
             let sources = self.shared.sources.lock().unwrap_or_else(|e| e.into_inner());
@@ -515,9 +540,16 @@ impl PermissionEngine {
         Arc::new(self.command_hooks())
     }
 
-    /// The hook runner with its concrete type.
-    pub fn command_hooks(&self) -> CommandHooks {
-        CommandHooks::shared(Arc::clone(&self.shared.hooks))
+    /// The hook runner with its concrete type. Before each event it looks whether a settings
+    /// file changed, as a decision does, so a hook added or removed applies to the next call.
+    pub(crate) fn command_hooks(&self) -> CommandHooks {
+        let weak: Weak<Shared> = Arc::downgrade(&self.shared);
+        let refresh = move || {
+            if let Some(shared) = weak.upgrade() {
+                PermissionEngine { shared }.check_for_changes(false);
+            }
+        };
+        CommandHooks::shared(Arc::clone(&self.shared.hooks), Arc::new(refresh))
     }
 
     /// Apply the settings' mode (when one is set) and additional directories to `session`, and

@@ -53,17 +53,17 @@ use hands_core::{
 };
 
 /// How long a hook may run when its settings give no `timeout`.
-pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Most bytes of a hook's stdout (and of its stderr) that are kept.
-pub const MAX_HOOK_OUTPUT_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_HOOK_OUTPUT_BYTES: u64 = 1024 * 1024;
 
 /// Longest text taken from one hook answer (reason, context, stderr).
-pub const MAX_HOOK_TEXT_CHARS: usize = 10_000;
+pub(crate) const MAX_HOOK_TEXT_CHARS: usize = 10_000;
 
 /// The tool events hands runs hooks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HookEvent {
+pub(crate) enum HookEvent {
     /// Before the permission decision.
     PreToolUse,
     /// After a call that succeeded.
@@ -78,7 +78,7 @@ pub enum HookEvent {
 
 impl HookEvent {
     /// Every event: a call's, in the order it meets them, then the agent loop's.
-    pub const ALL: [HookEvent; 5] = [
+    pub(crate) const ALL: [HookEvent; 5] = [
         HookEvent::PreToolUse,
         HookEvent::PostToolUse,
         HookEvent::PostToolUseFailure,
@@ -87,7 +87,7 @@ impl HookEvent {
     ];
 
     /// The settings key and `hook_event_name`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             HookEvent::PreToolUse => "PreToolUse",
             HookEvent::PostToolUse => "PostToolUse",
@@ -100,7 +100,7 @@ impl HookEvent {
 
 /// Which tools a matcher group applies to.
 #[derive(Debug, Clone)]
-pub enum ToolMatcher {
+pub(crate) enum ToolMatcher {
     /// `*`, empty or absent.
     All,
     /// `Write`, `Edit|Write`, `Edit, Write`.
@@ -111,7 +111,7 @@ pub enum ToolMatcher {
 
 impl ToolMatcher {
     /// Read a matcher as written in settings.
-    pub fn parse(matcher: Option<&str>) -> Result<ToolMatcher, regex::Error> {
+    pub(crate) fn parse(matcher: Option<&str>) -> Result<ToolMatcher, regex::Error> {
         let m = matcher.unwrap_or("").trim();
         if m.is_empty() || m == "*" {
             return Ok(ToolMatcher::All);
@@ -124,7 +124,7 @@ impl ToolMatcher {
     }
 
     /// Whether `tool` is matched.
-    pub fn matches(&self, tool: &str) -> bool {
+    pub(crate) fn matches(&self, tool: &str) -> bool {
         match self {
             ToolMatcher::All => true,
             ToolMatcher::Names(names) => names.iter().any(|n| n == tool),
@@ -135,7 +135,7 @@ impl ToolMatcher {
 
 /// One hook command.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HookHandler {
+pub(crate) struct HookHandler {
     /// The shell command.
     pub command: String,
     /// How long it may run.
@@ -155,13 +155,13 @@ struct MatcherGroup {
 
 /// The hooks of every settings scope, in precedence order.
 #[derive(Debug, Clone, Default)]
-pub struct HookConfig {
+pub(crate) struct HookConfig {
     groups: Vec<MatcherGroup>,
 }
 
 impl HookConfig {
     /// Read the `hooks` object of one settings file; what cannot be used goes to `warnings`.
-    pub fn from_settings(hooks: &Value, location: &str, warnings: &mut Vec<String>) -> HookConfig {
+    pub(crate) fn from_settings(hooks: &Value, location: &str, warnings: &mut Vec<String>) -> HookConfig {
         let mut config = HookConfig::default();
         let Some(events) = hooks.as_object() else {
             warnings.push(format!("{location}: hooks must be an object; they are ignored"));
@@ -228,24 +228,19 @@ impl HookConfig {
     }
 
     /// Append `other`'s hooks after these.
-    pub fn extend(&mut self, other: HookConfig) {
+    pub(crate) fn extend(&mut self, other: HookConfig) {
         self.groups.extend(other.groups);
     }
 
     /// No hook at all.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.groups.is_empty()
-    }
-
-    /// How many hook commands are configured for `event`.
-    pub fn count(&self, event: HookEvent) -> usize {
-        self.groups.iter().filter(|g| g.event == event).map(|g| g.handlers.len()).sum()
     }
 
     /// The handlers for `event` whose matcher matches `tool` (for SubagentStop: the agent type;
     /// Stop has no matcher) and whose `if` rule `condition_holds`, each distinct command once,
     /// in configuration order.
-    pub fn handlers_for(
+    pub(crate) fn handlers_for(
         &self,
         event: HookEvent,
         tool: &str,
@@ -264,7 +259,7 @@ impl HookConfig {
 
 /// How a hook process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HookExit {
+pub(crate) enum HookExit {
     /// It exited with this code.
     Code(i32),
     /// A signal ended it.
@@ -279,7 +274,7 @@ pub enum HookExit {
 
 /// What one hook run produced.
 #[derive(Debug, Clone)]
-pub struct HookRun {
+pub(crate) struct HookRun {
     /// The command.
     pub command: String,
     /// How it ended.
@@ -367,7 +362,7 @@ async fn read_capped(pipe: &mut (impl tokio::io::AsyncRead + Unpin), out: &mut V
 
 /// Run one hook command with `stdin` as its input, in `cwd`, killing its process group after
 /// `timeout` or when `cancel` fires.
-pub async fn run_hook_command(
+pub(crate) async fn run_hook_command(
     command: &str,
     stdin: &[u8],
     cwd: &Path,
@@ -451,29 +446,29 @@ pub async fn run_hook_command(
 /// Runs the hook commands of the settings files. Cheap to clone; clones share the configuration,
 /// which the permission engine replaces when a settings file changes.
 #[derive(Clone)]
-pub struct CommandHooks {
+pub(crate) struct CommandHooks {
     config: Arc<RwLock<Arc<HookConfig>>>,
+    /// Brings `config` up to date before it is read (the engine's check for changed settings).
+    refresh: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl std::fmt::Debug for CommandHooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CommandHooks").field("config", &self.config()).finish()
+        let config = Arc::clone(&self.config.read().unwrap_or_else(|e| e.into_inner()));
+        f.debug_struct("CommandHooks").field("config", &config).finish()
     }
 }
 
 impl CommandHooks {
-    /// Hooks with a fixed configuration.
-    pub fn new(config: HookConfig) -> Self {
-        Self { config: Arc::new(RwLock::new(Arc::new(config))) }
-    }
-
-    /// Hooks that read their configuration from a cell someone else updates.
-    pub(crate) fn shared(config: Arc<RwLock<Arc<HookConfig>>>) -> Self {
-        Self { config }
+    /// Hooks that read their configuration from a cell someone else updates, calling `refresh`
+    /// before each read so the updater can look for news first.
+    pub(crate) fn shared(config: Arc<RwLock<Arc<HookConfig>>>, refresh: Arc<dyn Fn() + Send + Sync>) -> Self {
+        Self { config, refresh }
     }
 
     /// The configuration in force.
-    pub fn config(&self) -> Arc<HookConfig> {
+    pub(crate) fn config(&self) -> Arc<HookConfig> {
+        (self.refresh)();
         Arc::clone(&self.config.read().unwrap_or_else(|e| e.into_inner()))
     }
 
@@ -682,7 +677,7 @@ fn behavior_rank(b: Behavior) -> u8 {
 
 /// Merge PreToolUse answers: blocks collect, permission deny > ask > allow, the first
 /// `updatedInput` wins, contexts collect, the first stop wins.
-pub fn merge_pre(runs: &[HookRun]) -> PreToolUseOutcome {
+pub(crate) fn merge_pre(runs: &[HookRun]) -> PreToolUseOutcome {
     let mut outcome = PreToolUseOutcome::default();
     let (block, stop) = walk_answers(runs, |run, json, _| {
         let specific = specific(json);
@@ -735,7 +730,7 @@ fn decision_block(json: &Map<String, Value>, unexplained: impl FnOnce() -> Strin
 }
 
 /// Merge PostToolUse / PostToolUseFailure answers.
-pub fn merge_post(runs: &[HookRun]) -> PostToolUseOutcome {
+pub(crate) fn merge_post(runs: &[HookRun]) -> PostToolUseOutcome {
     let mut outcome = PostToolUseOutcome::default();
     let (block, stop) = walk_answers(runs, |run, json, blocks| {
         blocks.extend(decision_block(json, || "a PostToolUse hook objected".into()));
@@ -762,7 +757,7 @@ pub fn merge_post(runs: &[HookRun]) -> PostToolUseOutcome {
 
 /// Merge Stop / SubagentStop answers: blocks collect (exit 2's stderr, `decision: block`'s
 /// reason), the first `continue: false` wins over them.
-pub fn merge_stop(runs: &[HookRun]) -> StopOutcome {
+pub(crate) fn merge_stop(runs: &[HookRun]) -> StopOutcome {
     let (block, stop) = walk_answers(runs, |run, json, blocks| {
         blocks.extend(decision_block(json, || format!("hook `{}` asked to go on without saying why", run.command)));
     });

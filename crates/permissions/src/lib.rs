@@ -7,6 +7,8 @@
 //! The value types both sides share (modes, a tool's own answer, decisions) stay in
 //! `hands_core` ([`PermissionMode`](hands_core::PermissionMode), [`Decision`](hands_core::Decision), ...).
 //!
+//! Inside (the modules are private; what is public is the list at the end of this file):
+//!
 //! - `rules`: one rule (`Bash(npm run *)`, `Read(./.env)`, `mcp__github__*`), parsing and which
 //!   tools it names; `command_rules`: Bash content matching (wildcards, word boundaries, `:*`,
 //!   wrappers, `VAR=value`); `path_rules`: gitignore-style paths with the `//`, `~/`, `/`, `./`
@@ -14,14 +16,15 @@
 //! - `ruleset`: the merged rules and the decision order of reference §3.4;
 //! - `origin`: where a rule comes from (scope and file), a leaf the others share;
 //! - `settings`: the settings files, their precedence and how they merge;
-//! - `engine`: loading, live reload (`watch`), the read-deny filter, "always allow";
+//! - `watch`: the settings watch (the `notify` crate), and its fallback;
+//! - `engine`: loading, live reload, the read-deny filter, "always allow";
 //! - `hooks`: the `PreToolUse` / `PostToolUse` command hooks of the settings files.
 //!
 //! The one entry point for a front end:
 //!
 //! ```no_run
 //! # fn demo(session: std::sync::Arc<hands_core::Session>, pool: std::sync::Arc<hands_core::Pool>) -> Result<(), Box<dyn std::error::Error>> {
-//! use hands_permissions::engine::{LoadOptions, PermissionEngine};
+//! use hands_permissions::{LoadOptions, PermissionEngine};
 //! let mut options = LoadOptions::new(session.project_dir()); // $HOME, /etc/claude-code/managed-settings.json
 //! options.cli_allow = vec!["Bash(cargo test *)".into()];   // --allow
 //! options.cli_deny = vec!["Bash(git push *)".into()];      // --deny
@@ -40,15 +43,24 @@
 //! ```
 
 #![deny(missing_docs)]
+#![deny(unreachable_pub)]
 
-pub mod command_rules;
-pub mod engine;
-pub mod hooks;
-pub mod origin;
-pub mod path_rules;
-pub mod rules;
-pub mod ruleset;
-pub mod settings;
-pub mod watch;
+pub use crate::{
+    command_rules::{command_forms, pattern_matches},
+    engine::{CommandLineSettingsFiles, LoadError, LoadOptions, PermissionEngine, Snapshot},
+    origin::{RuleOrigin, SettingsScope},
+    rules::RuleParseError,
+    ruleset::{CallFacts, RuleSet},
+    settings::{MANAGED_SETTINGS_PATH, MergedSettings, ScopeSettings, SettingsError, merge},
+    watch::SettingsWatch,
+};
 
-pub use engine::{LoadOptions, PermissionEngine};
+mod command_rules;
+mod engine;
+mod hooks;
+mod origin;
+mod path_rules;
+mod rules;
+mod ruleset;
+mod settings;
+mod watch;

@@ -18,7 +18,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 /// The directories path patterns are anchored to.
 #[derive(Debug, Clone)]
-pub struct Anchors {
+pub(crate) struct Anchors {
     /// What `/path` is relative to.
     pub settings_root: PathBuf,
     /// What `./path` and bare names are relative to.
@@ -29,7 +29,7 @@ pub struct Anchors {
 
 /// A compiled path pattern.
 #[derive(Debug, Clone)]
-pub struct PathPattern {
+pub(crate) struct PathPattern {
     /// The root, as written and with symlinks resolved (both are tried).
     roots: Vec<PathBuf>,
     matcher: Gitignore,
@@ -37,7 +37,7 @@ pub struct PathPattern {
 
 /// Why a path pattern could not be compiled.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum PathPatternError {
+pub(crate) enum PathPatternError {
     /// `~/...` without a known home directory.
     #[error("`{0}` starts with `~` but the home directory is unknown")]
     NoHome(String),
@@ -63,7 +63,7 @@ fn with_real(root: PathBuf) -> Vec<PathBuf> {
 
 impl PathPattern {
     /// Compile the content of a `Read(...)`/`Edit(...)` rule.
-    pub fn compile(pattern: &str, anchors: &Anchors) -> Result<PathPattern, PathPatternError> {
+    pub(crate) fn compile(pattern: &str, anchors: &Anchors) -> Result<PathPattern, PathPatternError> {
         let pattern = pattern.trim();
         let (root, line) = if let Some(rest) = pattern.strip_prefix("//") {
             (PathBuf::from("/"), format!("/{rest}"))
@@ -92,7 +92,7 @@ impl PathPattern {
 
     /// Whether `path` (absolute, normalized) or one of its parent directories below the root
     /// matches.
-    pub fn matches(&self, path: &Path) -> bool {
+    pub(crate) fn matches(&self, path: &Path) -> bool {
         self.roots.iter().any(|root| {
             let Ok(relative) = path.strip_prefix(root) else { return false };
             if relative.as_os_str().is_empty() {

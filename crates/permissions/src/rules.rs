@@ -15,7 +15,7 @@ use hands_core::Behavior;
 
 /// A parsed rule: `Bash`, `Bash(npm run *)`, `Read(./.env)`, `mcp__github__*`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Rule {
+pub(crate) struct Rule {
     /// The tool name or name pattern before the parenthesis.
     pub tool: String,
     /// What is inside the parentheses (unescaped); `None` for a bare rule (also `Tool(*)`, `Tool()`).
@@ -50,7 +50,7 @@ fn is_escaped(bytes: &[u8], index: usize) -> bool {
 
 impl Rule {
     /// Parse a rule as written in settings files or `--allow`/`--deny`.
-    pub fn parse(text: &str) -> Result<Rule, RuleParseError> {
+    pub(crate) fn parse(text: &str) -> Result<Rule, RuleParseError> {
         let text = text.trim();
         if text.is_empty() {
             return Err(RuleParseError::Empty);
@@ -88,17 +88,18 @@ impl Rule {
     }
 
     /// A bare rule (`Bash`) names the whole tool.
-    pub fn is_bare(&self) -> bool {
+    pub(crate) fn is_bare(&self) -> bool {
         self.content.is_none()
     }
 
     /// A bare rule for `tool`.
-    pub fn bare(tool: impl Into<String>) -> Rule {
+    #[cfg(test)]
+    pub(crate) fn bare(tool: impl Into<String>) -> Rule {
         Rule { tool: tool.into(), content: None }
     }
 
     /// A rule for `tool` with `content`.
-    pub fn with_content(tool: impl Into<String>, content: impl Into<String>) -> Rule {
+    pub(crate) fn with_content(tool: impl Into<String>, content: impl Into<String>) -> Rule {
         Rule { tool: tool.into(), content: Some(content.into()) }
     }
 }
@@ -115,7 +116,7 @@ impl fmt::Display for Rule {
 
 /// Split a command-line rule list (`--allow "Bash(git log *) Edit,Read"`) into rules: commas and
 /// white space separate rules, except inside parentheses.
-pub fn split_rule_list(list: &str) -> Vec<String> {
+pub(crate) fn split_rule_list(list: &str) -> Vec<String> {
     let mut rules = Vec::new();
     let mut current = String::new();
     let mut depth = 0usize;
@@ -153,12 +154,12 @@ pub fn split_rule_list(list: &str) -> Vec<String> {
 
 /// Match `text` against a pattern whose only wildcard is `*` (any run of characters, spaces
 /// included); `\*` is a literal star. The whole text must match.
-pub fn wildcard_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn wildcard_match(pattern: &str, text: &str) -> bool {
     segments_match(&wildcard_segments(pattern), text)
 }
 
 /// Whether `text` is `segments` (from [`wildcard_segments`]) joined by runs of any characters.
-pub fn segments_match(segments: &[String], text: &str) -> bool {
+pub(crate) fn segments_match(segments: &[String], text: &str) -> bool {
     let Some((first, rest)) = segments.split_first() else { return text.is_empty() };
     let Some((last, middle)) = rest.split_last() else { return text == first };
     let Some(mut remaining) = text.strip_prefix(first.as_str()) else { return false };
@@ -172,7 +173,7 @@ pub fn segments_match(segments: &[String], text: &str) -> bool {
 }
 
 /// The literal pieces between unescaped `*`s (`\*` becomes a literal `*`).
-pub fn wildcard_segments(pattern: &str) -> Vec<String> {
+pub(crate) fn wildcard_segments(pattern: &str) -> Vec<String> {
     let mut segments = vec![String::new()];
     let mut chars = pattern.chars().peekable();
     while let Some(c) = chars.next() {
@@ -189,7 +190,7 @@ pub fn wildcard_segments(pattern: &str) -> Vec<String> {
 }
 
 /// Whether the pattern has an unescaped `*`.
-pub fn has_wildcard(pattern: &str) -> bool {
+pub(crate) fn has_wildcard(pattern: &str) -> bool {
     wildcard_segments(pattern).len() > 1
 }
 
@@ -200,7 +201,7 @@ pub fn has_wildcard(pattern: &str) -> bool {
 /// `mcp__server` covers every tool of that server; `mcp__server__*` and other `*` patterns in MCP
 /// names (allow rules only after a literal `mcp__server__`). Rules by effect (`Read(...)`, ...)
 /// are matched in `ruleset`, not here.
-pub fn rule_covers_tool(rule_tool: &str, tool: &str, aliases: &[&str], behavior: Behavior) -> bool {
+pub(crate) fn rule_covers_tool(rule_tool: &str, tool: &str, aliases: &[&str], behavior: Behavior) -> bool {
     if rule_tool == tool || aliases.contains(&rule_tool) {
         return true;
     }
@@ -223,7 +224,7 @@ pub fn rule_covers_tool(rule_tool: &str, tool: &str, aliases: &[&str], behavior:
 
 /// `WebFetch(domain:PATTERN)` against a host: `*.example.com` matches subdomains at any depth but
 /// not `example.com` itself; another `*` stays within one label; case-insensitive.
-pub fn domain_matches(pattern: &str, host: &str) -> bool {
+pub(crate) fn domain_matches(pattern: &str, host: &str) -> bool {
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     let pattern = pattern.trim().trim_end_matches('.').to_ascii_lowercase();
     if pattern == "*" {
@@ -246,7 +247,7 @@ pub fn domain_matches(pattern: &str, host: &str) -> bool {
 /// `Bash(run_in_background:true)`), for deny and ask rules. The fields the call's effects were
 /// taken from (`subject_fields`: its path, its command, ...) are matched by the effect rules
 /// instead.
-pub fn parameter_matches(content: &str, input: &Value, subject_fields: &[&str]) -> Option<String> {
+pub(crate) fn parameter_matches(content: &str, input: &Value, subject_fields: &[&str]) -> Option<String> {
     let (key, pattern) = content.split_once(':')?;
     let key = key.trim();
     let valid_key = !key.is_empty()

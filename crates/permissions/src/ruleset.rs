@@ -49,14 +49,14 @@ use hands_fs::canonicalize_with_ancestors;
 use hands_fs::normalize_path;
 
 /// More subcommands than this in one Bash call always ask (`MAX_SUBCOMMANDS_FOR_SECURITY_CHECK`).
-pub const MAX_SUBCOMMANDS: usize = 50;
+pub(crate) const MAX_SUBCOMMANDS: usize = 50;
 
 /// At most this many rules are suggested for "always allow" on a compound command.
-pub const MAX_SUGGESTED_RULES: usize = 5;
+pub(crate) const MAX_SUGGESTED_RULES: usize = 5;
 
 /// One rule, ready to match, with where it came from.
 #[derive(Debug, Clone)]
-pub struct CompiledRule {
+pub(crate) struct CompiledRule {
     /// The rule.
     pub rule: Rule,
     /// allow, ask or deny.
@@ -70,7 +70,7 @@ pub struct CompiledRule {
 
 /// Why a rule could not be compiled.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum RuleCompileError {
+pub(crate) enum RuleCompileError {
     /// The path pattern of a `Read`/`Edit` rule is unusable.
     #[error("rule `{rule}`: {source}")]
     Path {
@@ -84,7 +84,7 @@ pub enum RuleCompileError {
 
 impl CompiledRule {
     /// Compile `rule`; path rules anchor `/` to `anchors.settings_root`.
-    pub fn new(
+    pub(crate) fn new(
         rule: Rule,
         behavior: Behavior,
         origin: RuleOrigin,
@@ -106,7 +106,7 @@ impl CompiledRule {
     }
 
     /// The decision source naming this rule and its origin.
-    pub fn source(&self) -> DecisionSource {
+    pub(crate) fn source(&self) -> DecisionSource {
         DecisionSource::Rule { rule: self.rule.to_string(), origin: self.origin.to_string() }
     }
 
@@ -160,7 +160,7 @@ impl CompiledRule {
     /// Whether this rule matches the call: a bare rule names its tool (or, `Read`/`Edit`, an
     /// effect of the call), a content rule matches what the call touches (hooks' `if` filters
     /// use this).
-    pub fn matches(&self, facts: &CallFacts<'_>) -> bool {
+    pub(crate) fn matches(&self, facts: &CallFacts<'_>) -> bool {
         let call = Prepared::new(facts);
         if self.rule.is_bare() {
             return self.bare_matches(&call);
@@ -389,7 +389,7 @@ impl<'a> Prepared<'a> {
 
 /// The path as given (normalized against `cwd`) and, when a symlink is involved, where it really
 /// points (resolving the nearest existing ancestor for paths that do not exist yet).
-pub fn path_candidates(cwd: &Path, path: &Path) -> Vec<PathBuf> {
+pub(crate) fn path_candidates(cwd: &Path, path: &Path) -> Vec<PathBuf> {
     let normalized = normalize_path(cwd, path);
     let real = canonicalize_with_ancestors(&normalized);
     if real == normalized { vec![normalized] } else { vec![normalized, real] }
@@ -412,14 +412,15 @@ enum SubcommandApproval<'r> {
 impl RuleSet {
     /// A rule set; a rule that repeats one seen earlier (same behavior and text) is dropped, so
     /// the highest-precedence origin is the one reported.
-    pub fn new(rules: Vec<CompiledRule>) -> Self {
+    pub(crate) fn new(rules: Vec<CompiledRule>) -> Self {
         let mut seen = HashSet::new();
         let rules = rules.into_iter().filter(|r| seen.insert((r.behavior, r.rule.clone()))).collect();
         Self { rules }
     }
 
     /// The rules, in precedence order.
-    pub fn rules(&self) -> &[CompiledRule] {
+    #[cfg(test)]
+    pub(crate) fn rules(&self) -> &[CompiledRule] {
         &self.rules
     }
 

@@ -27,7 +27,7 @@ use serde::de::{self, Deserializer};
 use serde_json::Value;
 
 use crate::hooks::HookConfig;
-pub use crate::origin::{RuleOrigin, SettingsScope};
+pub(crate) use crate::origin::{RuleOrigin, SettingsScope};
 use crate::path_rules::Anchors;
 use crate::rules::Rule;
 use crate::ruleset::{CompiledRule, RuleSet};
@@ -35,7 +35,7 @@ use hands_core::{Behavior, PermissionMode};
 use hands_fs::normalize_path;
 
 /// The largest settings file read, in bytes: real ones hold a few kilobytes.
-pub const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Why a settings file cannot be used: the file, the key (`permissions.deny`, or `.` for the file
 /// as a whole) and the line where the problem was found.
@@ -163,7 +163,7 @@ fn settings_error(file: &str, error: serde_path_to_error::Error<serde_json::Erro
 }
 
 /// Parse the text of a settings file strictly (see the module documentation).
-pub fn parse_settings(text: &str, origin: RuleOrigin, root: PathBuf) -> Result<ScopeSettings, SettingsError> {
+pub(crate) fn parse_settings(text: &str, origin: RuleOrigin, root: PathBuf) -> Result<ScopeSettings, SettingsError> {
     let file = origin.location.clone();
     if text.trim().is_empty() {
         return Ok(ScopeSettings::empty(origin, root));
@@ -183,7 +183,7 @@ pub fn parse_settings(text: &str, origin: RuleOrigin, root: PathBuf) -> Result<S
 
 /// Read and parse a settings file: a regular file of at most [`MAX_SETTINGS_BYTES`], opened
 /// without blocking (a FIFO or a device is an error, never a hang). `Ok(None)`: no file there.
-pub fn read_settings_file(
+pub(crate) fn read_settings_file(
     path: &Path,
     origin: RuleOrigin,
     root: PathBuf,
@@ -292,7 +292,7 @@ pub struct MergedSettings {
     /// `additionalDirectories` that exist, absolute, symlinks resolved.
     pub additional_dirs: Vec<PathBuf>,
     /// The hooks of every scope, in precedence order.
-    pub hooks: HookConfig,
+    pub(crate) hooks: HookConfig,
     /// What could not be used.
     pub warnings: Vec<String>,
 }

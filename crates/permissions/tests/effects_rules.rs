@@ -15,7 +15,7 @@ use hands_core::{
     TypedTool,
 };
 use hands_core::{Plan, ToolSpec};
-use hands_permissions::engine::PermissionEngine;
+use hands_permissions::PermissionEngine;
 use perm_support::{Fixture, explain};
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use hands_core::PermissionMode;
 use hands_core::{Engine, ToolCall, ToolResult, Turn};
-use hands_permissions::engine::PermissionEngine;
+use hands_permissions::PermissionEngine;
+use hands_test_support::wait_for_change;
 use perm_support::Fixture;
 use serde_json::{Value, json};
 
@@ -359,4 +360,27 @@ async fn subagent_stop_matches_the_agent_type_and_continue_false_wins_over_a_blo
     // The main agent's Stop hook halts.
     let outcome = engine.hooks().stop(&stop_input(hands_core::StopEvent::Stop, false), engine.session(), &cancel).await;
     assert_eq!(outcome.stop.as_deref(), Some("budget spent"));
+}
+
+#[tokio::test]
+async fn a_hook_added_or_removed_in_the_settings_applies_to_the_next_call() {
+    let fx = Fixture::new();
+    let guard = script(&fx, "guard.sh", "echo 'not now' >&2\nexit 2");
+    fx.write_settings("project", &json!({}));
+    let permissions = PermissionEngine::load(&fx.options()).unwrap();
+    let engine = fx.engine(&permissions, fx.session(PermissionMode::BypassPermissions));
+    // Two calls: the second decision starts the settings watch.
+    assert!(!bash(&engine, "make").await.is_error);
+    assert!(!bash(&engine, "make").await.is_error);
+    let mut events = permissions.watch_events().expect("the settings watch runs");
+    events.mark_unchanged();
+    // The PreToolUse hooks run before the permission decision: they look for changes themselves.
+    fx.write_settings("project", &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook(&guard)]}]}}));
+    wait_for_change(&mut events, "the settings watch's report of the hook added").await;
+    let blocked = bash(&engine, "make").await;
+    assert!(blocked.is_error, "{}", blocked.text());
+    assert!(blocked.text().contains("not now"), "{}", blocked.text());
+    fx.write_settings("project", &json!({}));
+    wait_for_change(&mut events, "the settings watch's report of the hook removed").await;
+    assert!(!bash(&engine, "make").await.is_error);
 }

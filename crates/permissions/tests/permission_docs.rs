@@ -5,7 +5,7 @@
 mod perm_support;
 
 use hands_core::{Behavior, DecisionSource, PermissionMode};
-use hands_permissions::engine::PermissionEngine;
+use hands_permissions::PermissionEngine;
 use perm_support::{Fixture, explain};
 use serde_json::Value;
 

@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 
 use hands_core::Effects;
 use hands_core::{Behavior, CommandSubject, DecisionSource, PermissionMode, PermissionResult};
-use hands_permissions::ruleset::{CallFacts, RuleSet};
-use hands_permissions::settings::{RuleOrigin, ScopeSettings, SettingsScope, merge};
+use hands_permissions::{CallFacts, RuleOrigin, RuleSet, ScopeSettings, SettingsScope, merge};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -61,7 +61,7 @@ async fn run_group(group: &Value) -> (usize, Vec<String>) {
     options.cli_allow = strings(flags.and_then(|f| f.get("allow"))).iter().map(|s| fixture.expand(s)).collect();
     options.cli_deny = strings(flags.and_then(|f| f.get("deny"))).iter().map(|s| fixture.expand(s)).collect();
     options.cli_mode = flags.and_then(|f| f.get("mode")).and_then(Value::as_str).map(|m| m.parse().unwrap());
-    let permissions = hands_permissions::engine::PermissionEngine::load(&options).unwrap();
+    let permissions = hands_permissions::PermissionEngine::load(&options).unwrap();
     let mode = match group.get("mode").and_then(Value::as_str) {
         Some(m) => m.parse::<PermissionMode>().unwrap(),
         None => permissions.mode().unwrap_or_default(),

@@ -22,7 +22,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hands_permissions::settings::{MANAGED_SETTINGS_PATH, SettingsScope};
+use hands_permissions::{MANAGED_SETTINGS_PATH, SettingsScope};
 use serde_json::{Map, Value};
 
 /// One settings source: the parsed JSON of a file (or of `--settings`), where it came from and

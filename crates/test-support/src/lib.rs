@@ -7,6 +7,9 @@
 //! helpers to create files (with a known age), mark them as read (as the Read tool records them)
 //! and run one call through the real pipeline.
 //!
+//! [`wait_for_change`] waits, with a bound that only turns a hang into a failure, for a watch
+//! channel to move: how a test orders itself on a side effect without sleeping.
+//!
 //! Only tests use this crate (as a dev-dependency). Tool-specific helpers stay in each crate's
 //! tests; nothing here knows a concrete tool.
 //!
@@ -224,6 +227,24 @@ pub fn set_age(path: &Path, age_secs: u64) {
     let reference = SystemTime::UNIX_EPOCH + AGE_REFERENCE;
     let file = std::fs::File::options().write(true).open(path).expect("opening a test file");
     file.set_modified(reference - Duration::from_secs(age_secs)).expect("setting a test file's age");
+}
+
+/// Wait until `receiver` sees a new value (a watcher's event count, a reload count), then mark it
+/// seen. The 30-second bound is not a timing: it only turns a hang into a failure that says
+/// `what` never came. For ordering a test on a side effect without sleeping.
+pub async fn wait_for_change<T>(receiver: &mut tokio::sync::watch::Receiver<T>, what: &str) {
+    let waited = tokio::time::timeout(std::time::Duration::from_secs(30), receiver.changed()).await;
+    match waited {
+        Ok(Ok(())) => receiver.mark_unchanged(),
+        Ok(Err(_)) => panic!("the sender went away before {what} was reported"),
+        Err(_) => panic!("{what} was never reported (waited 30 s)"),
+    }
+}
+
+/// [`wait_for_change`] from synchronous code, on a runtime of its own.
+pub fn wait_for_change_blocking<T>(receiver: &mut tokio::sync::watch::Receiver<T>, what: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a test runtime");
+    runtime.block_on(wait_for_change(receiver, what));
 }
 
 /// `<tool_use_error>message</tool_use_error>`: how a refused call reads.

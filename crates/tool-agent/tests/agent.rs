@@ -13,7 +13,7 @@ use hands_core::typed_arc;
 use hands_core::{Engine, EngineOptions, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_fake_model_api::{FakeModelApi, Turn as Reply};
 use hands_model::{ProviderConfig, ProviderKind, RetryPolicy, SessionModel};
-use hands_permissions::engine::{LoadOptions, PermissionEngine};
+use hands_permissions::{LoadOptions, PermissionEngine};
 use hands_tasks::TaskRegistry;
 use hands_tool_agent::{AgentSettings, AgentTool, LiveAgents, prompt};
 use serde_json::{Value, json};

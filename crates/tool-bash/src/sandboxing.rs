@@ -2,11 +2,11 @@
 //! for its permission.
 //!
 //! The settings' `sandbox` block is read when the session's first Bash call needs it and again
-//! only when a settings file may have changed: the same inotify directory watch the permission
-//! rules use (`hands_permissions::watch::DirWatch`) is asked first, one non-blocking `read`
-//! per call, so an edit applies to the next command without a `stat` or parse per call. Where
-//! there is no inotify (off Linux, or out of descriptors) the block is read on every call. With
-//! `sandbox.enabled`:
+//! only when a settings file may have changed: the same kind of settings watch the permission
+//! rules use (`hands_permissions::SettingsWatch`, a `notify` watcher on the files' directories)
+//! is asked first, one atomic load per call, so an edit applies to the next command without a
+//! `stat` or parse per call. Where the watch is its fallback (no watcher could be made, a
+//! directory could not be watched) the block is read on every call. With `sandbox.enabled`:
 //! - a command runs confined unless one of its subcommands is in `excludedCommands` (those run
 //!   outside, through the normal permission flow);
 //! - `autoAllowBashIfSandboxed` lets a confined command run without asking; deny and ask rules
@@ -31,8 +31,7 @@ use std::sync::{Arc, Mutex};
 
 use hands_core::Session;
 use hands_core::{AskAnswer, AskRequest, Asker, PermissionResult};
-use hands_permissions::engine::CommandLineSettingsFiles;
-use hands_permissions::watch::DirWatch;
+use hands_permissions::{CommandLineSettingsFiles, SettingsWatch};
 use hands_sandbox::{AskDomain, Prepared, Sandbox, SandboxPolicy, SandboxSettings, SettingsFiles};
 
 use crate::BashInput;
@@ -57,28 +56,37 @@ struct SettingsCache {
 struct Cached {
     paths: Vec<PathBuf>,
     settings: Arc<SandboxSettings>,
-    /// `None`: no inotify here, so every call reads the files.
-    watch: Option<DirWatch>,
+    /// Says whether a file may have changed; its fallback says so on every call.
+    watch: SettingsWatch,
 }
 
 impl SettingsCache {
-    /// The block for `files`: the cached one while the watch saw nothing in the files'
-    /// directories, else read again. The watch is made before the files are read, so a change
-    /// made while they are read is seen by the next call.
+    /// The block for `files`: the cached one while the watch reported nothing, else read
+    /// again. The watch is re-armed (or made) before the files are read, so a change made while
+    /// they are read is seen by the next call.
     fn get(&self, files: &SettingsFiles) -> Arc<SandboxSettings> {
+        self.get_with(files, SettingsWatch::new)
+    }
+
+    /// [`get`](Self::get), making a new watch with `make_watch` (tests take the fallback).
+    fn get_with(&self, files: &SettingsFiles, make_watch: fn(Vec<PathBuf>) -> SettingsWatch) -> Arc<SandboxSettings> {
         let paths = files.paths();
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(cached) = last.as_ref().filter(|c| c.paths == paths)
-            && cached.watch.as_ref().is_some_and(|w| !w.changed())
-        {
-            return Arc::clone(&cached.settings);
+        match last.as_mut().filter(|c| c.paths == paths) {
+            Some(cached) if !cached.watch.take_change() => Arc::clone(&cached.settings),
+            Some(cached) => {
+                cached.settings = Arc::new(hands_sandbox::SandboxSettings::load(files));
+                Arc::clone(&cached.settings)
+            }
+            None => {
+                let watch = make_watch(paths.clone());
+                // The new watch's first answer is "look": take it, then read.
+                watch.take_change();
+                let settings = Arc::new(hands_sandbox::SandboxSettings::load(files));
+                *last = Some(Cached { paths, settings: Arc::clone(&settings), watch });
+                settings
+            }
         }
-        // A watch that saw something is replaced rather than drained: a directory may have
-        // appeared that is now the one to watch.
-        let watch = DirWatch::new(paths.iter().map(PathBuf::as_path));
-        let settings = Arc::new(hands_sandbox::SandboxSettings::load(files));
-        *last = Some(Cached { paths, settings: Arc::clone(&settings), watch });
-        settings
     }
 }
 
@@ -191,6 +199,15 @@ fn settings_files(session: &Session) -> SettingsFiles {
     files
 }
 
+/// Counts the changes the settings watch of `session`'s `sandbox` block reported (`changed()` on
+/// the receiver wakes at the next one); `None` before a Bash call read the block. For waiting on
+/// the watcher, e.g. in tests: a call that starts after it reported reads the new block.
+pub fn settings_watch_events(session: &Session) -> Option<tokio::sync::watch::Receiver<u64>> {
+    let cache = session.get_extension::<SettingsCache>()?;
+    let last = cache.last.lock().unwrap_or_else(|p| p.into_inner());
+    last.as_ref().map(|cached| cached.watch.subscribe())
+}
+
 /// The `sandbox` settings that apply to `session` now (see the module's note on reloading).
 pub fn settings_for(session: &Session) -> Arc<SandboxSettings> {
     session.extension(SettingsCache::default).get(&settings_files(session))
@@ -296,6 +313,8 @@ pub fn ask_domain_through(asker: Arc<dyn Asker>) -> AskDomain {
 mod tests {
     use std::sync::Mutex;
 
+    use hands_test_support::wait_for_change_blocking as wait_for_event;
+
     use super::*;
 
     /// Answers every question with `answer` and records the questions.
@@ -320,30 +339,53 @@ mod tests {
         (allowed, asked)
     }
 
-    #[test]
-    fn the_block_is_read_again_only_after_a_settings_file_changed() {
+    fn project_with_sandbox_on() -> (tempfile::TempDir, PathBuf, SettingsFiles) {
         let project = tempfile::tempdir().unwrap();
         std::fs::create_dir(project.path().join(".claude")).unwrap();
         let file = project.path().join(".claude/settings.json");
         std::fs::write(&file, r#"{"sandbox": {"enabled": true}}"#).unwrap();
         let files = SettingsFiles { cwd: project.path().into(), home: None, managed: None, extra: Vec::new() };
+        (project, file, files)
+    }
+
+    #[test]
+    fn the_block_is_read_again_only_after_a_settings_file_changed() {
+        let (project, file, files) = project_with_sandbox_on();
         let cache = SettingsCache::default();
         let first = cache.get(&files);
         assert!(first.enabled);
-        // Nothing changed: the same block, not a new read.
+        let mut events = {
+            let last = cache.last.lock().unwrap();
+            let watch = &last.as_ref().unwrap().watch;
+            assert!(!watch.is_fallback(), "a native watcher is expected on this platform");
+            watch.subscribe()
+        };
+        events.mark_unchanged();
+        // Nothing changed: the same block, not a new read; a read beside the settings is no
+        // change either.
         assert!(Arc::ptr_eq(&first, &cache.get(&files)));
-        if cfg!(target_os = "linux") {
-            // A read beside the settings is no change either.
-            let _ = std::fs::read_to_string(&file).unwrap();
-            assert!(Arc::ptr_eq(&first, &cache.get(&files)));
-        }
+        let _ = std::fs::read_to_string(&file).unwrap();
+        assert!(Arc::ptr_eq(&first, &cache.get(&files)));
         std::fs::write(&file, r#"{"sandbox": {"enabled": false}}"#).unwrap();
+        wait_for_event(&mut events, "the settings watch's report of the edit");
         let second = cache.get(&files);
         assert!(!second.enabled, "the edit applies to the next call");
         // A settings file that appears where none was (the local one) is seen too.
         std::fs::write(project.path().join(".claude/settings.local.json"), r#"{"sandbox": {"enabled": true}}"#)
             .unwrap();
+        wait_for_event(&mut events, "the settings watch's report of the new local file");
         assert!(cache.get(&files).enabled);
+    }
+
+    #[test]
+    fn without_a_watcher_the_block_is_read_on_every_call() {
+        let (_project, file, files) = project_with_sandbox_on();
+        let cache = SettingsCache::default();
+        let first = cache.get_with(&files, SettingsWatch::comparing);
+        assert!(first.enabled);
+        assert!(!Arc::ptr_eq(&first, &cache.get_with(&files, SettingsWatch::comparing)), "read again");
+        std::fs::write(&file, r#"{"sandbox": {"enabled": false}}"#).unwrap();
+        assert!(!cache.get_with(&files, SettingsWatch::comparing).enabled, "no waiting: the next call reads");
     }
 
     #[tokio::test]

@@ -7,7 +7,7 @@
 //! Bounded for CI; the cargo-fuzz target `bash_hidden_effects` explores the same space
 //! open-endedly.
 
-use hands_permissions::command_rules::{command_forms, pattern_matches};
+use hands_permissions::{command_forms, pattern_matches};
 use hands_tool_bash::classify::classify;
 use proptest::prelude::*;
 

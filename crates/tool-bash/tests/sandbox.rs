@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use hands_core::Behavior;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
-use hands_permissions::engine::{LoadOptions, PermissionEngine};
+use hands_permissions::{LoadOptions, PermissionEngine};
 use hands_tool_bash::BashTool;
 use serde_json::{Value, json};
 
@@ -197,9 +197,13 @@ async fn an_edited_sandbox_block_applies_to_the_next_call() {
     let command = json!({ "command": format!("echo x > {}", target.display()) });
     let r = h.call(command.clone()).await;
     assert!(r.is_error && !target.exists(), "{r:?}");
+    let mut events = hands_tool_bash::sandboxing::settings_watch_events(&h.session).expect("the block was read");
+    events.mark_unchanged();
     // The user makes the outside folder writable; no restart, no new session.
     let settings = json!({ "sandbox": { "enabled": true, "filesystem": { "allowWrite": [h.outside] } } });
     std::fs::write(h.session.project_dir().join(".claude/settings.json"), settings.to_string()).unwrap();
+    // The next call after the settings watch reported it reads the new block.
+    hands_test_support::wait_for_change(&mut events, "the sandbox settings watch's report of the edit").await;
     let r = h.call(command).await;
     assert!(!r.is_error, "{r:?}");
     assert!(target.exists(), "the new allowWrite applies to the next command");

@@ -14,7 +14,7 @@ use hands_core::{
     ToolError, ToolOutput, Turn,
 };
 use hands_core::{Planned, ToolSpec};
-use hands_permissions::engine::{LoadOptions, PermissionEngine};
+use hands_permissions::{LoadOptions, PermissionEngine};
 use hands_test_support::Fixture;
 use hands_tool_plan_mode::{EnterPlanModeTool, ExitPlanModeTool, previous_mode};
 use serde_json::{Value, json};

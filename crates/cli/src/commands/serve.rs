@@ -16,7 +16,7 @@ use anyhow::Context;
 use hands_mcp::{
     ClientOptions, EngineFactory, EngineSeed, HttpOptions, McpClients, McpConfig, McpServer, ServerOptions,
 };
-use hands_permissions::engine::PermissionEngine;
+use hands_permissions::PermissionEngine;
 
 use crate::Outcome;
 use crate::setup::RunOptions;

@@ -3,7 +3,11 @@
 //! (`check_permissions`); the real Bash and file tools live in their own crates.
 //!
 //! `Fixture` lays out a project, a home, an outside directory and a managed settings file in one
-//! temp directory and loads a [`PermissionEngine`] over them.
+//! temp directory and loads a [`PermissionEngine`] over them. It is not `hands-test-support`'s
+//! `Fixture` on purpose: that one is one working directory with one session and one engine made
+//! at once, while these tests write settings files into several roots first, load the settings
+//! engine from them, and then make sessions in several modes and engines over that one settings
+//! engine (its policy, hooks and denied tools), in that order.
 
 #![allow(dead_code)]
 
@@ -18,7 +22,7 @@ use hands_core::{
     TypedTool,
 };
 use hands_core::{Plan, ToolSpec};
-use hands_permissions::engine::{LoadOptions, PermissionEngine};
+use hands_permissions::{LoadOptions, PermissionEngine};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
-use hands_permissions::engine::{LoadOptions, PermissionEngine};
+use hands_permissions::{LoadOptions, PermissionEngine};
 use hands_tool_bash::BashTool;
 
 /// What the secret file outside the working directory holds.
