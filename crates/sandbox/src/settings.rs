@@ -16,8 +16,8 @@
 //! and local settings). A value of the wrong type is skipped with a warning.
 //!
 //! Which files exist and how they are watched is the permission engine's business
-//! (`hands-permissions`); [`load`] only reads the same files again, so a caller that
-//! loads before every command sees edits at once. Turning settings into mounts is
+//! (`hands-permissions`); [`SandboxSettings::load`] only reads the same files again, so a caller
+//! that loads before every command sees edits at once. Turning settings into mounts is
 //! [`crate::policy`]'s job.
 
 use std::path::{Path, PathBuf};
@@ -389,15 +389,16 @@ impl SettingsFiles {
         sources
     }
 
-    /// The paths of the files [`load`] reads (whether or not they exist), for a watch on them.
+    /// The paths of the files [`SandboxSettings::load`] reads (whether or not they exist), for a
+    /// watch on them.
     pub fn paths(&self) -> Vec<PathBuf> {
         self.sources().into_iter().map(|(_, path, _)| path).collect()
     }
 }
 
 impl SandboxSettings {
-    /// Read every settings file in [`SettingsFiles`] and merge their `sandbox` blocks. A missing file
-    /// is skipped; an unreadable or invalid one is skipped with a warning.
+    /// Read every settings file in [`SettingsFiles`] and merge their `sandbox` blocks. A missing
+    /// file is skipped; an unreadable or invalid one is skipped with a warning.
     pub fn load(files: &SettingsFiles) -> Self {
         let sources = files.sources();
         let mut warnings = Vec::new();

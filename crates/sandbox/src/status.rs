@@ -37,7 +37,7 @@ impl Mechanism {
     }
 }
 
-/// What [`probe`] found.
+/// What [`SandboxStatus::probe`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxStatus {
     /// The mechanism in use.
