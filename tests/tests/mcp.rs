@@ -1,7 +1,8 @@
 //! MCP end to end: the official MCP Python SDK (pinned, see `.ci/run`) drives `hands serve` over
 //! stdio and streamable HTTP (tests/mcp/hands_client.py), a `hands serve` child is mounted by
 //! another hands (in a pool here, and through `hands serve --mcp-config`), and the config
-//! snippets of docs/mcp.md parse. A stopped server (stdio: SIGINT, SIGTERM, end of input; HTTP:
+//! snippets of docs/mcp.md parse. A settings edit between calls reaches a client as
+//! `tools/list_changed`. A stopped server (stdio: SIGINT, SIGTERM, end of input; HTTP:
 //! DELETE of the session, SIGINT, SIGTERM) leaves no background command behind.
 //!
 //! The Python tests skip, saying why, when `python3` cannot import the `mcp` 2.x SDK.
@@ -497,4 +498,68 @@ fn an_ended_http_session_leaves_no_background_command_behind() {
     ] {
         stop_http_with_a_background_command(how);
     }
+}
+
+/// `hands serve` watches the settings files between calls: a bare deny rule written while no call
+/// comes (into a `.claude/` that did not exist) reaches the client as
+/// `notifications/tools/list_changed`, and the next list lacks the tool.
+#[test]
+fn a_settings_edit_between_calls_changes_the_tool_list() {
+    use std::io::Write;
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let project = Project::new();
+    let mut child = Command::new(hands_bin())
+        .args(["serve", "--cwd"])
+        .arg(project.dir.path())
+        .arg("--state-dir")
+        .arg(project.state.path())
+        .env("HOME", project.state.path())
+        .env("RUST_LOG", "error")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("hands serve starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    let stdout = child.stdout.take().expect("piped");
+    let (sender, messages) = mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if sender.send(serde_json::from_str(&line).unwrap_or(Value::Null)).is_err() {
+                return;
+            }
+        }
+    });
+    // The next message that `is`; the bound only turns a hang into a failure naming `what`.
+    let next = |what: &str, is: &dyn Fn(&Value) -> bool| -> Value {
+        loop {
+            let message = messages
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("hands serve never sent {what}"));
+            if is(&message) {
+                return message;
+            }
+        }
+    };
+    let tool_names = |list: &Value| -> Vec<String> {
+        list["result"]["tools"].as_array().expect("a tool list").iter().map(|t| t["name"].to_string()).collect()
+    };
+    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    next("the initialize answer", &|m| m["id"] == 1);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let before = tool_names(&next("the first tool list", &|m| m["id"] == 2));
+    assert!(before.contains(&"\"Bash\"".to_string()), "{before:?}");
+
+    project.file(".claude/settings.json", r#"{"permissions": {"deny": ["Bash"]}}"#);
+    next("tools/list_changed after the settings edit", &|m| m["method"] == "notifications/tools/list_changed");
+    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let after = tool_names(&next("the second tool list", &|m| m["id"] == 3));
+    assert!(!after.contains(&"\"Bash\"".to_string()), "the bare deny rule removed Bash: {after:?}");
+    assert!(!after.is_empty());
+    drop(stdin);
+    let _ = child.wait();
 }
