@@ -110,7 +110,9 @@ async fn stream_json_prints_lines_in_order() {
         assert_eq!(lines[0]["subtype"], "init");
         assert_eq!(lines[0]["model"], "test-model");
         assert_eq!(lines[0]["provider"], provider);
-        assert!(lines[0]["tools"].as_array().unwrap().iter().any(|t| t == "Write"));
+        let tools = lines[0]["tools"].as_array().unwrap();
+        assert!(tools.iter().any(|t| t == "Write"));
+        assert!(tools.iter().any(|t| t == "Agent"), "{provider}: a session with a model offers Agent: {tools:?}");
         let session = lines[0]["session_id"].clone();
         assert!(lines.iter().all(|l| l["session_id"] == session), "{provider}: one session id throughout");
         assert_eq!(lines[1]["message"]["role"], "assistant");

@@ -34,6 +34,23 @@ fn tools_lists_the_pool_sorted_and_stable() {
 }
 
 #[test]
+fn tools_that_need_a_model_are_listed_only_with_one() {
+    let p = Project::new();
+    let names = |args: &[&str]| -> Vec<String> {
+        let out = p.run(args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out).lines().map(str::to_string).collect()
+    };
+    let without = names(&["tools", "--format", "names"]);
+    let with = names(&["tools", "--format", "names", "--with-model"]);
+    for tool in ["Agent", "WebSearch"] {
+        assert!(!without.iter().any(|n| n == tool), "{tool} is offered without a model: {without:?}");
+        assert!(with.iter().any(|n| n == tool), "{tool} missing with a model: {with:?}");
+    }
+    assert_eq!(with.len(), without.len() + 2, "{with:?} / {without:?}");
+}
+
+#[test]
 fn simple_mode_keeps_bash_read_edit() {
     let p = Project::new();
     let out = p.run(&["tools", "--simple"]);

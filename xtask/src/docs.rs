@@ -132,7 +132,11 @@ fn render_tool(out: &mut String, tool: &Value, facade: &Facade) {
     }
     let gate = RUNTIME_GATES.iter().find(|(tool_name, _)| *tool_name == name);
     let hider = RUNTIME_HIDES.iter().find(|(tool_name, _)| *tool_name == name);
+    let needs_model = tool["needs_model"].as_bool() == Some(true);
     let enabled = match (tool["enabled_by_default"].as_bool(), gate) {
+        (Some(true), _) if needs_model => {
+            "only where the session has a model (`hands agent`; `hands tools --with-model` lists it)".to_string()
+        }
         (Some(true), _) if hider.is_some() => format!("yes, hidden when `{}=1`", hider.map_or("", |h| h.1)),
         (Some(true), _) => "yes".to_string(),
         (_, Some((_, variable))) => format!("hidden unless `{variable}=1` (runtime gate)"),

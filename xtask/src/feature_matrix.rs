@@ -8,7 +8,8 @@
 //! 1. `hands tools` (runtime gates open) must list exactly the tools of the tool crates the
 //!    enabled features pull in, each registered by such a crate;
 //! 2. every runtime-gated tool in the build must disappear when its variable is unset (the
-//!    runtime counterpart of the compile-time gate);
+//!    runtime counterpart of the compile-time gate), and every tool that needs a model
+//!    ([`MODEL_TOOLS`]) when the listing is not for a session with one (`--with-model`);
 //! 3. the binary must contain the build marker (`hands-tool-marker:PACKAGE`, carried by every
 //!    registration `register_tool!` makes) of every tool crate the build includes and of no other
 //!    tool crate under `crates/tool-*` — a tool left out is not in the binary at all. Checking
@@ -42,6 +43,10 @@ pub const RUNTIME_GATES: &[(&str, &str)] = &[
 /// The other side of a choice: tools a gate variable set to `1` hides (the task list replaces
 /// TodoWrite): (tool name, variable). Listed with the gates closed, absent with them open.
 pub const RUNTIME_HIDES: &[(&str, &str)] = &[("TodoWrite", "HANDS_ENABLE_TASKS")];
+
+/// Tools offered only to a session with a model (their spec says `needs_model`): listed by
+/// `hands tools --with-model`, absent without it.
+pub const MODEL_TOOLS: &[&str] = &["Agent", "WebSearch"];
 
 /// The single-tool configuration the fast matrix uses: a tool outside `default`, behind both a
 /// compile-time and a runtime gate.
@@ -221,10 +226,15 @@ fn build(root: &Path, config: &Config, release: bool, scratch: &Path) -> anyhow:
     Ok(copy)
 }
 
-/// `(tool name, registering package)` of every built-in tool `hands tools` lists, sorted.
+/// `(tool name, registering package)` of every built-in tool `hands tools` lists, sorted. With
+/// the gates open the listing is for a session with a model (`--with-model`), so every tool of
+/// the build shows; closed, without one.
 fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<(String, String)>> {
     let mut cmd = Command::new(binary);
     cmd.args(["tools", "--format", "names", "--packages"]);
+    if gates_open {
+        cmd.arg("--with-model");
+    }
     // Claude Code's variable for the same choice as HANDS_ENABLE_TASKS must not decide it here.
     cmd.env_remove("CLAUDE_CODE_ENABLE_TASKS");
     for (_, variable) in RUNTIME_GATES {
@@ -330,6 +340,11 @@ fn check(
     for (tool, variable) in RUNTIME_GATES {
         if expected.iter().any(|n| n == tool) && hidden.iter().any(|n| n == tool) {
             bail!("{tool} is listed although {variable} is unset: its runtime gate does not work");
+        }
+    }
+    for tool in MODEL_TOOLS {
+        if expected.iter().any(|n| n == tool) && hidden.iter().any(|n| n == tool) {
+            bail!("{tool} is listed for a session without a model, which it needs");
         }
     }
     let packages: Vec<String> = crates.iter().filter(|c| c.registers).map(ToolCrate::package).collect();

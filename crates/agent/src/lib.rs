@@ -14,7 +14,9 @@
 //! going with that reason as the next user message, `stop_hook_active` set; after
 //! [`MAX_STOP_HOOK_BLOCKS`] blocks in one run the agent stops anyway.
 //!
-//! Not here: the Agent tool and sub-agents, `hands agent` (the command).
+//! Not here: the Agent tool and sub-agents (`hands-tool-agent`), `hands agent` (the command).
+
+#![deny(missing_docs)]
 
 use std::sync::Arc;
 
@@ -90,6 +92,7 @@ pub enum Stop {
 pub struct AgentRun {
     /// The whole conversation: the messages given, then each response and its tool results.
     pub messages: Vec<Message>,
+    /// Why it stopped.
     pub stop: Stop,
     /// Model responses received.
     pub turns: u32,

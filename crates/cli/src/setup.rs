@@ -13,6 +13,7 @@ use anyhow::Context;
 use hands_core::ProgressSink;
 use hands_core::{Asker, NoAsker, PermissionMode};
 use hands_core::{Engine, EngineOptions, PoolConfig, Session, SessionConfig, Tool};
+use hands_model::SessionModel;
 use hands_permissions::{LoadOptions, PermissionEngine};
 
 /// Who answers permission questions.
@@ -135,8 +136,9 @@ impl RunOptions {
         })
     }
 
-    /// An engine for `session`: this build's tools (minus those a bare deny removes) plus
-    /// `external` ones, the settings' policy and hooks.
+    /// An engine for `session`: this build's tools (minus those a bare deny removes, and those
+    /// that need a model unless the session has one) plus `external` ones, the settings' policy
+    /// and hooks.
     pub fn engine(
         &self,
         session: &Arc<Session>,
@@ -145,22 +147,37 @@ impl RunOptions {
         asker: Arc<dyn Asker>,
         progress: Option<Arc<dyn ProgressSink>>,
     ) -> Engine {
-        self.engine_with(session, permissions, external, asker, progress, EngineOptions::default())
+        let pool = PoolConfig { external, model: SessionModel::of(session).is_some(), ..PoolConfig::default() };
+        self.engine_with(session, permissions, pool, asker, progress, EngineOptions::default())
     }
 
-    /// [`Self::engine`] with explicit engine options.
-    fn engine_with(
+    /// [`Self::engine`] whose pool offers the tools that need a model (or not) whatever the
+    /// session has: `hands tools --with-model` shows the pool `hands agent` gives.
+    pub fn engine_listing(
         &self,
         session: &Arc<Session>,
         permissions: &PermissionEngine,
         external: Vec<Arc<dyn Tool>>,
+        with_model: bool,
+    ) -> Engine {
+        let pool = PoolConfig { external, model: with_model, ..PoolConfig::default() };
+        self.engine_with(session, permissions, pool, Arc::new(NoAsker), None, EngineOptions::default())
+    }
+
+    /// [`Self::engine`] with explicit engine options; `pool` gives the external tools and
+    /// whether the tools that need a model are offered (simple mode and denials are added here).
+    fn engine_with(
+        &self,
+        session: &Arc<Session>,
+        permissions: &PermissionEngine,
+        pool: PoolConfig,
         asker: Arc<dyn Asker>,
         progress: Option<Arc<dyn ProgressSink>>,
         options: EngineOptions,
     ) -> Engine {
         permissions.install(session);
         let policy = permissions.policy();
-        let config = PoolConfig { simple: self.simple, denied: policy.denied_tools(), external, ..Default::default() };
+        let config = PoolConfig { simple: self.simple, denied: policy.denied_tools(), ..pool };
         let pool = Arc::new(hands_tools::builtin_pool(config));
         let mut builder = Engine::builder(pool, Arc::clone(session))
             .policy(policy)
@@ -188,7 +205,8 @@ impl RunOptions {
     fn build_with(&self, options: EngineOptions, asker: Arc<dyn Asker>) -> anyhow::Result<Runtime> {
         let session = self.open_session(self.session.clone())?;
         let permissions = self.permissions(session.project_dir(), false)?;
-        let engine = self.engine_with(&session, &permissions, Vec::new(), asker, None, options);
+        // `call`, `run` and `why` give the session no model.
+        let engine = self.engine_with(&session, &permissions, PoolConfig::default(), asker, None, options);
         Ok(Runtime { session, engine, permissions })
     }
 }

@@ -50,6 +50,10 @@ pub struct EngineOptions {
     /// The caller has every tool's schema (a person typing one call, or a client that was given
     /// them all): validation errors then never say the schema was withheld.
     pub all_schemas_known: bool,
+    /// The sub-agent this engine runs calls for (`None`: the main agent). Tools read it through
+    /// [`ToolContext::agent_id`](crate::ToolContext::agent_id): what a call leaves running (a
+    /// background shell) belongs to that agent and is stopped when it ends.
+    pub agent_id: Option<String>,
 }
 
 impl Default for EngineOptions {
@@ -64,6 +68,7 @@ impl Default for EngineOptions {
             message_budget_chars: budget::MAX_TOOL_RESULTS_PER_MESSAGE_CHARS,
             cancel_grace: Duration::from_secs(5),
             all_schemas_known: false,
+            agent_id: None,
         }
     }
 }
@@ -192,6 +197,12 @@ impl ToolContext {
     /// The pool this call was made from (ToolSearch searches it).
     pub fn pool(&self) -> &Arc<Pool> {
         self.engine().pool()
+    }
+
+    /// The sub-agent the call runs for (its engine's [`EngineOptions::agent_id`]), `None` for
+    /// the main agent.
+    pub fn agent_id(&self) -> Option<&str> {
+        self.engine().options().agent_id.as_deref()
     }
 }
 

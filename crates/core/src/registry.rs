@@ -108,6 +108,9 @@ pub struct PoolConfig {
     pub only: Option<Vec<String>>,
     /// Tools from outside the build (MCP), added after the built-ins.
     pub external: Vec<Arc<dyn Tool>>,
+    /// The pool's sessions have a model to ask (`hands agent`). Without one, tools whose spec
+    /// says they need a model (`ToolSpec::needs_model`) are left out.
+    pub model: bool,
 }
 
 impl std::fmt::Debug for PoolConfig {
@@ -116,6 +119,7 @@ impl std::fmt::Debug for PoolConfig {
             .field("simple", &self.simple)
             .field("denied", &self.denied)
             .field("only", &self.only)
+            .field("model", &self.model)
             .field("external", &self.external.iter().map(|t| t.name().to_string()).collect::<Vec<_>>())
             .finish()
     }
@@ -200,12 +204,18 @@ impl Pool {
         let mut builtins: Vec<_> = builtins
             .into_iter()
             .filter(|t| t.is_enabled() && !denied(t))
+            .filter(|t| config.model || !t.spec().needs_model)
             .filter(|t| !config.simple || t.spec().simple_mode)
             .filter(|t| config.only.as_ref().is_none_or(|only| only.iter().any(|n| n == t.name())))
             .collect();
         builtins.sort_by(|a, b| a.name().cmp(b.name()));
         builtins.dedup_by(|a, b| a.name() == b.name());
-        let mut external: Vec<_> = config.external.iter().filter(|t| t.is_enabled() && !denied(t)).cloned().collect();
+        let mut external: Vec<_> = config
+            .external
+            .iter()
+            .filter(|t| t.is_enabled() && !denied(t) && (config.model || !t.spec().needs_model))
+            .cloned()
+            .collect();
         external.sort_by(|a, b| a.name().cmp(b.name()));
 
         let mut pool = Pool { entries: Vec::new(), by_name: HashMap::new(), builtin_len: 0 };
@@ -284,5 +294,36 @@ mod tests {
         assert!(bare_deny_matches("mcp__fs__*", "mcp__fs__read"));
         assert!(!bare_deny_matches("mcp__fs__read", "mcp__fs__read_all"));
         assert!(bare_deny_matches("mcp__fs__read", "mcp__fs__read"));
+    }
+
+    /// A tool that only works with a model (`Probe(true)`), and one that does not care.
+    struct Probe(bool);
+
+    #[async_trait::async_trait]
+    impl crate::TypedTool for Probe {
+        type Input = serde_json::Value;
+        type Prepared = ();
+        const SPEC: crate::ToolSpec = crate::ToolSpec::new("Probe", "probe", crate::ResultLimit::Chars(100));
+        fn spec(&self) -> crate::ToolSpec {
+            let spec = crate::ToolSpec { name: if self.0 { "Asks" } else { "Plain" }.into(), ..Self::SPEC };
+            if self.0 { spec.needs_model() } else { spec }
+        }
+        async fn call(
+            &self,
+            _: crate::Plan<serde_json::Value>,
+            _: &crate::ToolContext,
+        ) -> Result<crate::ToolOutput, crate::ToolError> {
+            Ok(crate::ToolOutput::text(""))
+        }
+    }
+
+    #[test]
+    fn a_tool_that_needs_a_model_is_offered_only_where_sessions_have_one() {
+        let tools = || vec![crate::tool::typed_arc(Probe(true)), crate::tool::typed_arc(Probe(false))];
+        let without = Pool::assemble(tools(), PoolConfig::default());
+        assert_eq!(without.names(), ["Plain"]);
+        assert!(without.find("Asks").is_none());
+        let with = Pool::assemble(tools(), PoolConfig { model: true, ..PoolConfig::default() });
+        assert_eq!(with.names(), ["Asks", "Plain"]);
     }
 }

@@ -75,6 +75,10 @@ pub struct ToolSpec {
     pub interrupt: InterruptBehavior,
     /// Whether the tool comes from outside the build (MCP); external tools sort after built-ins.
     pub external: bool,
+    /// Whether the tool can only work when the session has a model to ask (a sub-agent, a web
+    /// search run by the model provider). Such a tool is left out of pools whose sessions have
+    /// none ([`crate::PoolConfig::model`]): a tool that cannot work is not offered.
+    pub needs_model: bool,
 }
 
 impl ToolSpec {
@@ -94,6 +98,7 @@ impl ToolSpec {
             open_world: true,
             interrupt: InterruptBehavior::Block,
             external: false,
+            needs_model: false,
         }
     }
 
@@ -136,6 +141,13 @@ impl ToolSpec {
     /// A new user message cancels a running call.
     pub const fn cancel_on_interrupt(mut self) -> Self {
         self.interrupt = InterruptBehavior::Cancel;
+        self
+    }
+
+    /// Works only when the session has a model: offered only by pools that say their sessions
+    /// have one.
+    pub const fn needs_model(mut self) -> Self {
+        self.needs_model = true;
         self
     }
 

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::script::{ErrorKind, Reply, Step, pieces};
+use crate::script::{ErrorKind, Hold, Reply, Step, pieces};
 use crate::wire::Out;
 
 /// Characters per text delta and per `input_json_delta`.
@@ -65,13 +65,11 @@ pub(crate) fn render(reply: Reply, model: &str, n: u64) -> Vec<Out> {
                 index += 1;
             }
             Step::ToolUse { id, name, input, .. } => {
-                out.push(block_start(index, json!({"type": "tool_use", "id": id, "name": name, "input": {}})));
-                // The real API opens with an empty piece; clients must cope with it.
-                out.push(block_delta(index, json!({"type": "input_json_delta", "partial_json": ""})));
-                for piece in pieces(&input.to_string(), PIECE) {
-                    out.push(block_delta(index, json!({"type": "input_json_delta", "partial_json": piece})));
-                }
-                out.push(block_stop(index));
+                tool_use(&mut out, index, &id, &name, &input, None);
+                index += 1;
+            }
+            Step::ToolUseHeld { id, name, input, hold } => {
+                tool_use(&mut out, index, &id, &name, &input, Some(hold));
                 index += 1;
             }
             Step::WebSearch { id, query, results } => {
@@ -119,6 +117,20 @@ pub(crate) fn render(reply: Reply, model: &str, n: u64) -> Vec<Out> {
     ));
     out.push(event("message_stop", json!({"type": "message_stop"})));
     out
+}
+
+/// The events of one tool call, its `content_block_stop` after `hold` when there is one.
+fn tool_use(out: &mut Vec<Out>, index: u64, id: &str, name: &str, input: &Value, hold: Option<Hold>) {
+    out.push(block_start(index, json!({"type": "tool_use", "id": id, "name": name, "input": {}})));
+    // The real API opens with an empty piece; clients must cope with it.
+    out.push(block_delta(index, json!({"type": "input_json_delta", "partial_json": ""})));
+    for piece in pieces(&input.to_string(), PIECE) {
+        out.push(block_delta(index, json!({"type": "input_json_delta", "partial_json": piece})));
+    }
+    if let Some(hold) = hold {
+        out.push(Out::Hold(hold));
+    }
+    out.push(block_stop(index));
 }
 
 fn block_start(index: u64, block: Value) -> Out {

@@ -22,6 +22,8 @@
 //! JSON body (Anthropic and Chat Completions). A request with no turn left is answered `400`
 //! with an error naming the problem; any other path is `404`. Nothing here is a model client.
 
+#![deny(missing_docs)]
+
 mod anthropic;
 mod openai;
 mod responses;
@@ -78,12 +80,15 @@ impl Api {
 /// One request the server received.
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
+    /// The HTTP method.
     pub method: String,
+    /// The request path.
     pub path: String,
     /// Header names in lower case, in the order received.
     pub headers: Vec<(String, String)>,
     /// The body as JSON (a JSON string holding the raw text when it was not JSON).
     pub body: Value,
+    /// When it arrived.
     pub received_at: Instant,
 }
 
@@ -272,24 +277,26 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
             let (status, body) = error_status(api, kind);
             json_response(status, &body, &headers)
         }
-        Turn::Stream(reply) if !streamed && api != Api::Responses => match whole::render(api, reply, &model, n) {
-            whole::Whole::Error(kind) => {
-                let (status, body) = error_status(api, kind);
-                json_response(status, &body, &[])
+        Turn::Stream(reply) if !streamed && api != Api::Responses => {
+            match whole::render(api, reply.without_held_blocks(), &model, n) {
+                whole::Whole::Error(kind) => {
+                    let (status, body) = error_status(api, kind);
+                    json_response(status, &body, &[])
+                }
+                whole::Whole::Items(items) => {
+                    let mut response = Response::new(wire::body(items, shared.timed_out_holds.clone()));
+                    response
+                        .headers_mut()
+                        .insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+                    response
+                }
             }
-            whole::Whole::Items(items) => {
-                let mut response = Response::new(wire::body(items, shared.timed_out_holds.clone()));
-                response
-                    .headers_mut()
-                    .insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
-                response
-            }
-        },
+        }
         Turn::Stream(reply) => {
             let items = match api {
                 Api::Anthropic => anthropic::render(reply, &model, n),
-                Api::ChatCompletions => openai::render(reply, &model, n, include_usage),
-                Api::Responses => responses::render(reply, &model, n),
+                Api::ChatCompletions => openai::render(reply.without_held_blocks(), &model, n, include_usage),
+                Api::Responses => responses::render(reply.without_held_blocks(), &model, n),
             };
             let mut response = Response::new(wire::body(items, shared.timed_out_holds.clone()));
             let headers = response.headers_mut();

@@ -78,6 +78,8 @@ pub(crate) fn render(reply: Reply, model: &str, n: u64, include_usage: bool) -> 
                 call_index += 1;
             }
             Step::WebSearch { .. } => {}
+            // Split into a hold and a call before rendering (`Reply::without_held_blocks`).
+            Step::ToolUseHeld { .. } => {}
             Step::Hold(hold) => out.push(Out::Hold(hold)),
             Step::Malformed => out.push(Out::event(None, "{this is not json".to_string())),
             Step::Error(kind) => {

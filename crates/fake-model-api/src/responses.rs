@@ -97,6 +97,8 @@ pub(crate) fn render(reply: Reply, model: &str, n: u64) -> Vec<Out> {
                 output.push(finished);
             }
             Step::WebSearch { .. } => {}
+            // Split into a hold and a call before rendering (`Reply::without_held_blocks`).
+            Step::ToolUseHeld { .. } => {}
             Step::Hold(hold) => events.out.push(Out::Hold(hold)),
             Step::Malformed => {
                 events.out.push(Out::event(Some("response.output_text.delta"), "{this is not json".into()))

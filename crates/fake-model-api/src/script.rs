@@ -58,17 +58,40 @@ pub enum Step {
     Text(String),
     /// A client tool call, its input JSON streamed in small pieces.
     ToolUse {
+        /// The call's id.
         id: String,
+        /// The tool's name.
         name: String,
+        /// The input object.
         input: Value,
         /// The Responses API's `namespace` of the function (Codex groups an MCP server's tools
         /// in one, e.g. `mcp__hands`); other APIs ignore it.
         namespace: Option<String>,
     },
+    /// A client tool call whose last event (Anthropic's `content_block_stop`) waits for the hold:
+    /// so a test or benchmark can time what follows the end of the block. Other APIs hold before
+    /// the call and send it whole after.
+    ToolUseHeld {
+        /// The call's id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The input object.
+        input: Value,
+        /// What the end of the block waits for.
+        hold: Hold,
+    },
     /// Anthropic only: the server-side `web_search` tool ran `query` and found these
     /// `(title, url)` pairs (a `server_tool_use` block and a `web_search_tool_result` block).
     /// Other APIs skip it.
-    WebSearch { id: String, query: String, results: Vec<(String, String)> },
+    WebSearch {
+        /// The server tool call's id.
+        id: String,
+        /// What was searched for.
+        query: String,
+        /// What was found, as `(title, url)`.
+        results: Vec<(String, String)>,
+    },
     /// Wait for a condition before sending the next step.
     Hold(Hold),
     /// An SSE event whose data is not JSON.
@@ -96,7 +119,7 @@ impl Reply {
     /// scripted one, else `tool_use` when the reply calls a tool and `end_turn` otherwise.
     pub(crate) fn stop_reason(&self) -> String {
         self.stop_reason.clone().unwrap_or_else(|| {
-            let calls_tool = self.steps.iter().any(|s| matches!(s, Step::ToolUse { .. }));
+            let calls_tool = self.steps.iter().any(|s| matches!(s, Step::ToolUse { .. } | Step::ToolUseHeld { .. }));
             if calls_tool { "tool_use" } else { "end_turn" }.to_string()
         })
     }
@@ -108,7 +131,12 @@ pub enum Turn {
     /// A `200` streamed reply.
     Stream(Reply),
     /// An error status with the API's error body and extra headers (e.g. `retry-after`).
-    Status { kind: ErrorKind, headers: Vec<(String, String)> },
+    Status {
+        /// Which error.
+        kind: ErrorKind,
+        /// Extra response headers.
+        headers: Vec<(String, String)>,
+    },
 }
 
 impl Turn {
@@ -161,6 +189,19 @@ impl Turn {
         input: Value,
     ) -> Turn {
         self.step(Step::ToolUse { id: id.into(), name: name.into(), input, namespace: Some(namespace.into()) })
+    }
+
+    /// Append a tool call whose end (`content_block_stop`) is sent only once `future` completes
+    /// (Anthropic; other APIs wait before the whole call).
+    pub fn tool_use_held(
+        self,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: Value,
+        future: impl Future<Output = ()> + Send + 'static,
+    ) -> Turn {
+        let hold = Hold::Future(Box::pin(future));
+        self.step(Step::ToolUseHeld { id: id.into(), name: name.into(), input, hold })
     }
 
     /// Append a server-side web search with its results (Anthropic only).
@@ -224,6 +265,24 @@ impl Turn {
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Turn {
         if let Turn::Status { headers, .. } = &mut self {
             headers.push((name.into(), value.into()));
+        }
+        self
+    }
+}
+
+impl Reply {
+    /// The steps for an API that cannot hold inside a block: a held call becomes a hold and then
+    /// the call.
+    pub(crate) fn without_held_blocks(mut self) -> Reply {
+        let steps = std::mem::take(&mut self.steps);
+        for step in steps {
+            match step {
+                Step::ToolUseHeld { id, name, input, hold } => {
+                    self.steps.push(Step::Hold(hold));
+                    self.steps.push(Step::ToolUse { id, name, input, namespace: None });
+                }
+                other => self.steps.push(other),
+            }
         }
         self
     }

@@ -40,6 +40,8 @@ pub(crate) fn render(api: Api, reply: Reply, model: &str, n: u64) -> Whole {
                 blocks.push(json!({"type": "web_search_tool_result", "tool_use_id": id, "content": content}));
             }
             Step::Hold(hold) => items.push(Out::Hold(hold)),
+            // Split into a hold and a call before rendering (`Reply::without_held_blocks`).
+            Step::ToolUseHeld { .. } => {}
             Step::Malformed => malformed = true,
             Step::Error(kind) => return Whole::Error(kind),
             Step::Cut => {

@@ -147,8 +147,16 @@ fn server_tool_json(tool: &ServerTool) -> Value {
     }
 }
 
+impl Message {
+    /// The message as the Anthropic Messages API spells it (`{"role", "content": [...]}`), the
+    /// shape transcripts are printed in whatever the provider.
+    pub fn to_json(&self) -> Value {
+        message_json(self)
+    }
+}
+
 /// A message as the Messages API takes it.
-pub(crate) fn message_json(message: &Message) -> Value {
+fn message_json(message: &Message) -> Value {
     let role = match message.role {
         Role::User => "user",
         Role::Assistant => "assistant",

@@ -102,6 +102,7 @@ impl FromStr for ProviderKind {
 /// Everything a provider needs to send requests.
 #[derive(Clone)]
 pub struct ProviderConfig {
+    /// Which API this is.
     pub kind: ProviderKind,
     /// The model requests name unless they name their own.
     pub model: String,
@@ -115,6 +116,7 @@ pub struct ProviderConfig {
     /// The answer's token limit. Anthropic requires one (8192 when `None`); OpenAI gets
     /// `max_completion_tokens` only when it is set.
     pub max_tokens: Option<u32>,
+    /// How failed requests are retried.
     pub retry: RetryPolicy,
     /// Anthropic only: mark the system prompt, the tools and the last message as
     /// prompt-cache breakpoints (`cache_control`).

@@ -8,38 +8,85 @@
 pub enum ModelError {
     /// No key was configured and the endpoint needs one.
     #[error("no API key: set {variable} or pass a key in the provider configuration")]
-    MissingKey { variable: &'static str },
+    MissingKey {
+        /// The environment variable that would hold it.
+        variable: &'static str,
+    },
     /// The configuration cannot work (a base URL that is not a URL, a header that cannot be
     /// sent).
     #[error("invalid provider configuration: {0}")]
     Config(String),
     /// The API rejected the key (401) or its permissions (403).
     #[error("the API rejected the key (HTTP {status}): {message}")]
-    Authentication { status: u16, message: String },
+    Authentication {
+        /// The HTTP status.
+        status: u16,
+        /// The API's own words.
+        message: String,
+    },
     /// The API does not know the requested model.
     #[error("unknown model `{model}`: {message}")]
-    UnknownModel { model: String, message: String },
+    UnknownModel {
+        /// The model asked for.
+        model: String,
+        /// The API's own words.
+        message: String,
+    },
     /// The conversation does not fit the model's context window: shorten or compact it.
     #[error("the conversation is longer than the model's context window: {message}")]
-    ContextOverflow { message: String },
+    ContextOverflow {
+        /// The API's own words.
+        message: String,
+    },
     /// Still rate limited (429) after every retry.
     #[error("rate limited (HTTP {status}) after {attempts} attempt(s): {message}")]
-    RateLimited { status: u16, message: String, attempts: u32 },
+    RateLimited {
+        /// The HTTP status.
+        status: u16,
+        /// The API's own words.
+        message: String,
+        /// How many times the request was sent.
+        attempts: u32,
+    },
     /// Still overloaded (Anthropic 529 / `overloaded_error`) after every retry.
     #[error("the API is overloaded after {attempts} attempt(s): {message}")]
-    Overloaded { message: String, attempts: u32 },
+    Overloaded {
+        /// The API's own words.
+        message: String,
+        /// How many times the request was sent.
+        attempts: u32,
+    },
     /// Still failing with a server error (5xx) after every retry.
     #[error("server error (HTTP {status}) after {attempts} attempt(s): {message}")]
-    Server { status: u16, message: String, attempts: u32 },
+    Server {
+        /// The HTTP status.
+        status: u16,
+        /// The API's own words.
+        message: String,
+        /// How many times the request was sent.
+        attempts: u32,
+    },
     /// Any other refusal of the request (a 4xx the caller must fix).
     #[error("the API refused the request (HTTP {status}): {message}")]
-    Rejected { status: u16, message: String },
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The API's own words.
+        message: String,
+    },
     /// The provider cannot do what the request asks (e.g. server-side web search).
     #[error("{0}")]
     Unsupported(String),
     /// The server could not be reached (after every retry).
     #[error("cannot reach {url} after {attempts} attempt(s): {message}")]
-    Connect { url: String, message: String, attempts: u32 },
+    Connect {
+        /// Where the request went.
+        url: String,
+        /// The API's own words.
+        message: String,
+        /// How many times the request was sent.
+        attempts: u32,
+    },
     /// The stream broke the API's protocol (an event that is not JSON, a delta for a block
     /// that was never opened, tool input that is not a JSON object).
     #[error("malformed response stream: {0}")]

@@ -6,10 +6,10 @@
 //! usage — ending with [`StreamEvent::Done`] (the whole message, stop reason and usage) or a
 //! [`ModelError`].
 //!
-//! - [`anthropic::Anthropic`]: the Messages API (SSE), with `tool_use`/`tool_result` blocks,
+//! - [`Anthropic`]: the Messages API (SSE), with `tool_use`/`tool_result` blocks,
 //!   server tools ([`ServerTool::WebSearch`]) and prompt-cache breakpoints on the system
 //!   prompt, the tools and the last message.
-//! - [`openai::OpenAi`]: an OpenAI-compatible Chat Completions API (OpenAI, vLLM, llama.cpp,
+//! - [`OpenAi`]: an OpenAI-compatible Chat Completions API (OpenAI, vLLM, llama.cpp,
 //!   Ollama), with tool calls whose arguments arrive in pieces.
 //! - [`connect`] builds either from a [`ProviderConfig`] ([`ProviderConfig::from_env`] reads
 //!   `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `OPENAI_API_KEY`, `OPENAI_BASE_URL`, ...).
@@ -22,12 +22,14 @@
 //! HTTP is `reqwest`, server-sent events are parsed by `sse-stream`. Nothing here runs a tool
 //! or loops over turns: that is the agent's job.
 
-pub mod anthropic;
+#![deny(missing_docs)]
+
+mod anthropic;
 mod config;
 mod driver;
 mod error;
 mod message;
-pub mod openai;
+mod openai;
 mod retry;
 mod session_model;
 
@@ -38,10 +40,12 @@ use hands_core::{Pool, Session};
 use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
+pub use anthropic::Anthropic;
 pub use config::{ProviderConfig, ProviderKind, UnknownProvider};
 pub use driver::ResponseStream;
 pub use error::ModelError;
 pub use message::{ContentBlock, Message, Response, Role, StopReason, StreamEvent, ToolResultContent, ToolUse, Usage};
+pub use openai::OpenAi;
 pub use retry::RetryPolicy;
 pub use session_model::{NoModel, SessionModel};
 
@@ -116,6 +120,24 @@ pub fn connect(config: ProviderConfig) -> Result<Arc<dyn Provider>, ModelError> 
 /// The `tools` of a request to a `kind` provider for `pool` as `session` sees it now.
 pub fn tools_for(kind: ProviderKind, pool: &Pool, session: &Session) -> Value {
     hands_spec::render(pool, session, &hands_spec::RenderOptions::new(kind.tool_format()))
+}
+
+/// Send `request` and wait for the whole response (a side request of a tool: a web search, an
+/// answer about a page). Text deltas and early tool calls are not needed there, so only the
+/// [`StreamEvent::Done`] response is kept; `cancel` stops it with [`ModelError::Cancelled`].
+pub async fn complete(
+    provider: &dyn Provider,
+    request: &ModelRequest,
+    cancel: CancellationToken,
+) -> Result<Response, ModelError> {
+    use futures::StreamExt;
+    let mut stream = provider.stream(request, cancel);
+    while let Some(event) = stream.next().await {
+        if let StreamEvent::Done(response) = event? {
+            return Ok(response);
+        }
+    }
+    Err(ModelError::MalformedStream("the stream ended without a response".into()))
 }
 
 /// A stream that fails at once with `error` (a request that could not be built).

@@ -1,27 +1,45 @@
 //! The provider-neutral conversation and answer types: [`Message`]s of [`ContentBlock`]s going
 //! in, [`StreamEvent`]s and a final [`Response`] coming out, with [`Usage`] and
-//! [`StopReason`]. How each API spells them on the wire lives in the provider modules.
+//! [`StopReason`]. How each API spells them on the wire lives in the provider modules (and so
+//! does `Message::to_json`, the Anthropic spelling transcripts are printed in).
 
 use serde_json::Value;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
+    /// The user (tool results are sent as the user's too).
     User,
+    /// The model.
     Assistant,
 }
 
 /// One block of a message's content.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ContentBlock {
-    /// Text; `citations` are the API's citation objects (web search results cited), if any.
-    Text { text: String, citations: Vec<Value> },
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+        /// The API's citation objects (web search results cited), if any.
+        citations: Vec<Value>,
+    },
     /// A call of a client tool, as the model made it.
     ToolUse(ToolUse),
     /// The answer to a [`ContentBlock::ToolUse`], sent back in a user message.
-    ToolResult { tool_use_id: String, content: Vec<ToolResultContent>, is_error: bool },
-    /// An image, as the Anthropic `source` object (`{"type": "base64", "media_type", "data"}`).
-    Image { source: Value },
+    ToolResult {
+        /// The id of the call answered.
+        tool_use_id: String,
+        /// What the tool returned.
+        content: Vec<ToolResultContent>,
+        /// Whether the call failed.
+        is_error: bool,
+    },
+    /// An image.
+    Image {
+        /// The Anthropic `source` object (`{"type": "base64", "media_type", "data"}`).
+        source: Value,
+    },
     /// A block the Anthropic API produced that hands does not interpret (server tool calls and
     /// their results, thinking blocks). Kept verbatim so it can be sent back as it came.
     Raw(Value),
@@ -46,9 +64,11 @@ impl ContentBlock {
 /// A part of a tool result.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolResultContent {
+    /// Text.
     Text(String),
-    /// An image, as the Anthropic `source` object.
+    /// An image.
     Image {
+        /// The Anthropic `source` object.
         source: Value,
     },
     /// Any other block, in the Anthropic shape (a `document`, a `tool_reference`): sent as it
@@ -70,7 +90,9 @@ pub struct ToolUse {
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
+    /// Who wrote it.
     pub role: Role,
+    /// Its blocks, in order.
     pub content: Vec<ContentBlock>,
 }
 
@@ -96,12 +118,6 @@ impl Message {
             .collect()
     }
 
-    /// The message as the Anthropic Messages API spells it (`{"role", "content": [...]}`), the
-    /// shape transcripts are printed in whatever the provider.
-    pub fn to_json(&self) -> Value {
-        crate::anthropic::message_json(self)
-    }
-
     /// The client tool calls, in order.
     pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
         self.content.iter().filter_map(|b| match b {
@@ -115,9 +131,13 @@ impl Message {
 /// `input_tokens`; for OpenAI `input_tokens` excludes the cached part too, to match.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
+    /// Input tokens read fresh (neither written to nor read from the prompt cache).
     pub input_tokens: u64,
+    /// Tokens the model wrote.
     pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
     pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
     pub cache_read_input_tokens: u64,
 }
 
@@ -191,7 +211,9 @@ impl StopReason {
 pub struct Response {
     /// The assistant message, every block complete.
     pub message: Message,
+    /// Why the model stopped.
     pub stop_reason: StopReason,
+    /// What the response cost.
     pub usage: Usage,
     /// The API's id for the response, if it sent one.
     pub id: Option<String>,

@@ -217,3 +217,37 @@ async fn a_cancelled_token_sends_nothing() {
         assert_eq!(server.remaining_turns(), 1);
     }
 }
+
+#[tokio::test]
+async fn a_held_block_end_keeps_its_call_back_until_the_stop_event_arrives() {
+    let (holding, held) = tokio::sync::oneshot::channel::<()>();
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let server =
+        FakeModelApi::with_turns([Turn::reply().tool_use_held("call_1", "Read", json!({"a": 1}), async move {
+            let _ = holding.send(());
+            let _ = released.await;
+        })])
+        .await
+        .unwrap();
+    let mut stream = provider(ProviderKind::Anthropic, &server).stream(&request(), CancellationToken::new());
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+    let reader = tokio::spawn(async move {
+        while let Some(event) = next_event(&mut stream).await {
+            let _ = seen_tx.send(event.unwrap());
+        }
+    });
+    held.await.unwrap();
+    // Everything of the block but its end is out: no call yet.
+    while let Ok(event) = seen.try_recv() {
+        assert!(!matches!(event, StreamEvent::ToolUse(_)), "the call came before its block ended");
+    }
+    release.send(()).unwrap();
+    let call = loop {
+        match seen.recv().await.expect("the stream ended without the call") {
+            StreamEvent::ToolUse(call) => break call,
+            _ => continue,
+        }
+    };
+    assert_eq!((call.id.as_str(), call.input.clone()), ("call_1", json!({"a": 1})));
+    reader.await.unwrap();
+}

@@ -154,6 +154,8 @@ pub struct BackgroundTask {
     description: Option<String>,
     output_path: PathBuf,
     started: SystemTime,
+    /// The sub-agent that started the task (`None`: the main agent).
+    owner: Option<String>,
     state: watch::Sender<TaskState>,
     kill: KillHandle,
     /// Where the end of the task is told (the session's notices), when it ends by itself.
@@ -199,6 +201,11 @@ impl BackgroundTask {
     /// When the task started.
     pub fn started(&self) -> SystemTime {
         self.started
+    }
+
+    /// The sub-agent that started the task, `None` for the main agent.
+    pub fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
     }
 
     /// The current status and exit code.
@@ -283,6 +290,7 @@ pub struct Reservation {
     registry: Arc<TaskRegistry>,
     id: String,
     output_path: PathBuf,
+    owner: Option<String>,
     used: bool,
 }
 
@@ -324,6 +332,7 @@ impl Reservation {
             description,
             output_path: self.output_path.clone(),
             started: SystemTime::now(),
+            owner: self.owner.take(),
             state,
             kill,
             notices: self.registry.notices.lock().unwrap_or_else(|e| e.into_inner()).clone(),
@@ -447,6 +456,12 @@ impl TaskRegistry {
     /// Claim a place for a new task, or fail when the cap is reached (or the session ended).
     /// Creates the output directory.
     pub fn reserve(self: &Arc<Self>) -> Result<Reservation, ReserveError> {
+        self.reserve_for(None)
+    }
+
+    /// [`TaskRegistry::reserve`] for a task that belongs to the sub-agent `owner` (`None`: the
+    /// main agent); [`TaskRegistry::stop_owned_by`] stops it when that agent ends.
+    pub fn reserve_for(self: &Arc<Self>, owner: Option<&str>) -> Result<Reservation, ReserveError> {
         {
             let mut inner = self.lock();
             if inner.closed {
@@ -463,6 +478,7 @@ impl TaskRegistry {
             registry: Arc::clone(self),
             output_path: self.output_dir.join(format!("{id}.output")),
             id,
+            owner: owner.map(str::to_string),
             used: false,
         };
         std::fs::create_dir_all(&self.output_dir)
@@ -490,6 +506,20 @@ impl TaskRegistry {
         let task = self.get(id)?;
         task.kill()?;
         Ok(task)
+    }
+
+    /// Kill the running shell tasks the sub-agent `owner` started (it has ended: what it left
+    /// running must not outlive it); returns their ids. Agent tasks are left alone: a
+    /// background agent reports to the session, whoever started it.
+    pub fn stop_owned_by(&self, owner: &str) -> Vec<String> {
+        let owned: Vec<_> = self
+            .lock()
+            .tasks
+            .values()
+            .filter(|t| t.kind == TaskKind::Shell && t.owner() == Some(owner) && t.status() == TaskStatus::Running)
+            .cloned()
+            .collect();
+        owned.into_iter().filter(|task| task.kill().is_ok()).map(|task| task.id.clone()).collect()
     }
 
     /// Kill every running task and refuse new ones. Called by the session's close hook.
@@ -592,6 +622,30 @@ mod tests {
         assert!(reg.reserve().is_ok(), "an ended task frees its place");
         assert_ne!(a.id(), b.id());
         assert!(b.output_path().starts_with(reg.output_dir()));
+    }
+
+    #[test]
+    fn an_agent_that_ends_stops_only_the_shell_tasks_it_started() {
+        let (_dir, s) = session();
+        let reg = TaskRegistry::of(&s);
+        let kills = Arc::new(AtomicUsize::new(0));
+        let mine = reg.reserve_for(Some("agent-1")).unwrap().start("sleep 9", None, counting_kill(&kills));
+        let ended = reg.reserve_for(Some("agent-1")).unwrap().start("true", None, counting_kill(&kills));
+        ended.finish(Some(0));
+        let its_agent =
+            reg.reserve_for(Some("agent-1")).unwrap().start_kind(TaskKind::Agent, "a", None, counting_kill(&kills));
+        let other = reg.reserve_for(Some("agent-2")).unwrap().start("sleep 9", None, counting_kill(&kills));
+        let main = reg.reserve().unwrap().start("sleep 9", None, counting_kill(&kills));
+        assert_eq!(mine.owner(), Some("agent-1"));
+        assert_eq!(main.owner(), None);
+
+        assert_eq!(reg.stop_owned_by("agent-1"), [mine.id().to_string()]);
+        assert_eq!(kills.load(Ordering::SeqCst), 1);
+        assert_eq!(mine.status(), TaskStatus::Killed);
+        for running in [&its_agent, &other, &main] {
+            assert_eq!(running.status(), TaskStatus::Running, "{}", running.id());
+        }
+        assert!(reg.stop_owned_by("agent-1").is_empty(), "nothing of it is left");
     }
 
     #[test]

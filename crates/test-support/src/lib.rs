@@ -157,7 +157,9 @@ impl Fixture {
             hooks: None,
             asker: None,
             policy: None,
-            pool_config: PoolConfig::default(),
+            // The tools under test are named one by one, so each is kept: one that needs a model
+            // is offered, and whether the session has a model is the test's business.
+            pool_config: PoolConfig { model: true, ..PoolConfig::default() },
             data: Vec::new(),
         }
     }

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use hands_core::Session;
 use yaml_rust2::{Yaml, YamlLoader};
 
+use crate::builtin;
 use crate::constants::{AGENTS_DIR, DEFAULT_AGENT_TYPE};
-use crate::prompt;
 
 /// Where an agent type was defined.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AgentSource {
+pub(crate) enum AgentSource {
     /// Built into hands.
     BuiltIn,
     /// `.claude/agents/` of the project.
@@ -28,7 +28,7 @@ pub enum AgentSource {
 
 /// Which tools of the parent's pool an agent gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolSelection {
+pub(crate) enum ToolSelection {
     /// Every tool (but the Agent tool for the built-in general-purpose agent).
     All,
     /// Only these, by name or alias.
@@ -37,7 +37,7 @@ pub enum ToolSelection {
 
 /// One agent type.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentDef {
+pub(crate) struct AgentDef {
     /// The name `subagent_type` gives.
     pub name: String,
     /// When to use it (shown to the model).
@@ -60,7 +60,7 @@ pub struct AgentDef {
 
 /// A custom agent file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentProblem {
+pub(crate) struct AgentProblem {
     /// The file.
     pub file: PathBuf,
     /// Why it was skipped.
@@ -75,7 +75,7 @@ impl std::fmt::Display for AgentProblem {
 
 /// The agent types a session can use, and the files that were skipped.
 #[derive(Debug, Clone, Default)]
-pub struct Catalog {
+pub(crate) struct Catalog {
     /// Built-ins first, then user agents, then project agents; a later definition of the same
     /// name replaces an earlier one (project over user over built-in).
     pub agents: Vec<AgentDef>,
@@ -109,7 +109,7 @@ impl Catalog {
 }
 
 /// The built-in agent types: a general-purpose one, a read-only explorer and a read-only planner.
-pub fn builtins() -> Vec<AgentDef> {
+pub(crate) fn builtins() -> Vec<AgentDef> {
     let def = |name: &str, description: &str, system_prompt: &str, read_only: bool| AgentDef {
         name: name.to_string(),
         description: description.to_string(),
@@ -122,14 +122,14 @@ pub fn builtins() -> Vec<AgentDef> {
         source: AgentSource::BuiltIn,
     };
     vec![
-        def(DEFAULT_AGENT_TYPE, prompt::GENERAL_PURPOSE_DESCRIPTION, prompt::GENERAL_PURPOSE_PROMPT, false),
-        def("Explore", prompt::EXPLORE_DESCRIPTION, prompt::EXPLORE_PROMPT, true),
-        def("Plan", prompt::PLAN_DESCRIPTION, prompt::PLAN_PROMPT, true),
+        def(DEFAULT_AGENT_TYPE, builtin::GENERAL_PURPOSE_DESCRIPTION, builtin::GENERAL_PURPOSE_PROMPT, false),
+        def("Explore", builtin::EXPLORE_DESCRIPTION, builtin::EXPLORE_PROMPT, true),
+        def("Plan", builtin::PLAN_DESCRIPTION, builtin::PLAN_PROMPT, true),
     ]
 }
 
 /// Where the user's agents live: `$HOME/.claude/agents` (`USERPROFILE` when `HOME` is unset).
-pub fn user_agents_dir() -> Option<PathBuf> {
+pub(crate) fn user_agents_dir() -> Option<PathBuf> {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var_os("USERPROFILE").filter(|h| !h.is_empty()))?;
@@ -137,12 +137,12 @@ pub fn user_agents_dir() -> Option<PathBuf> {
 }
 
 /// Where the project's agents live: `.claude/agents` under the session's project directory.
-pub fn project_agents_dir(session: &Session) -> PathBuf {
+pub(crate) fn project_agents_dir(session: &Session) -> PathBuf {
     AGENTS_DIR.iter().fold(session.project_dir().to_path_buf(), |p, part| p.join(part))
 }
 
 /// The agent types of `session`: the built-ins, then the user's (`user_dir`), then the project's.
-pub fn load(session: &Session, user_dir: Option<&Path>) -> Catalog {
+pub(crate) fn load(session: &Session, user_dir: Option<&Path>) -> Catalog {
     let mut catalog = Catalog { agents: builtins(), problems: Vec::new() };
     let project = project_agents_dir(session);
     if let Some(user) = user_dir.filter(|dir| *dir != project) {
@@ -208,7 +208,7 @@ fn yaml_kind(value: &Yaml) -> &'static str {
 }
 
 /// The agent a `.md` file defines, or why it defines none.
-pub fn parse(text: &str, source: AgentSource) -> Result<AgentDef, String> {
+pub(crate) fn parse(text: &str, source: AgentSource) -> Result<AgentDef, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(str::trim_end) != Some("---") {

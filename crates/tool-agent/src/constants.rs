@@ -1,36 +1,36 @@
 //! Agent's names, limits and the environment variables it reads. No behaviour here.
 
 /// Wire name.
-pub const TOOL_NAME: &str = "Agent";
+pub(crate) const TOOL_NAME: &str = "Agent";
 
 /// Older names that still reach the tool (Claude Code called it `Task`).
-pub const ALIASES: &[&str] = &["Task"];
+pub(crate) const ALIASES: &[&str] = &["Task"];
 
 /// Result size above which the pipeline persists output to disk and shows a preview.
-pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
+pub(crate) const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
 /// Three to ten words ToolSearch scores against.
-pub const SEARCH_HINT: &str = "delegate a task to a sub-agent subagent explore plan";
+pub(crate) const SEARCH_HINT: &str = "delegate a task to a sub-agent subagent explore plan";
 
 /// The agent type used when the input names none.
-pub const DEFAULT_AGENT_TYPE: &str = "general-purpose";
+pub(crate) const DEFAULT_AGENT_TYPE: &str = "general-purpose";
 
 /// How deep agents may nest when nothing else is configured: 1 means the model's own agents may
 /// not start agents of their own.
-pub const DEFAULT_MAX_DEPTH: usize = 1;
+pub(crate) const DEFAULT_MAX_DEPTH: usize = 1;
 
 /// The deepest nesting that can be configured.
-pub const MAX_MAX_DEPTH: usize = 5;
+pub(crate) const MAX_MAX_DEPTH: usize = 5;
 
 /// Environment variable that sets the nesting limit (0 switches the tool's sub-agents off).
-pub const MAX_DEPTH_ENV: &str = "HANDS_AGENT_MAX_DEPTH";
+pub(crate) const MAX_DEPTH_ENV: &str = "HANDS_AGENT_MAX_DEPTH";
 
 /// The most model responses one sub-agent may ask for.
-pub const SUBAGENT_MAX_TURNS: u32 = 100;
+pub(crate) const SUBAGENT_MAX_TURNS: u32 = 100;
 
 /// Folder of agent definitions, under the project and under the user's home.
-pub const AGENTS_DIR: &[&str] = &[".claude", "agents"];
+pub(crate) const AGENTS_DIR: &[&str] = &[".claude", "agents"];
 
 /// `<task_type>`-independent prefix of the environment variables naming the model of an alias:
 /// `ANTHROPIC_DEFAULT_SONNET_MODEL` and so on, as Claude Code reads them.
-pub const ALIAS_MODEL_ENV: (&str, &str) = ("ANTHROPIC_DEFAULT_", "_MODEL");
+pub(crate) const ALIAS_MODEL_ENV: (&str, &str) = ("ANTHROPIC_DEFAULT_", "_MODEL");

@@ -15,14 +15,20 @@
 //! TaskStop stops; aborting the parent's turn stops a foreground sub-agent and everything it
 //! runs, and the session's end stops background ones.
 //!
-//! Texts the model reads are in [`prompt`]; names and limits in [`constants`]; one-line
+//! The tool is offered only where the session has a model (`ToolSpec::needs_model`): a pool
+//! without one does not list it, since every call would fail.
 //!
+//! Modules: `agents` (agent types, custom agent files), `builtin` (the built-in types' texts),
+//! `prompt` (the tool's texts), `constants` (names and limits), `run` (pool, engine, model and
+//! the run of one sub-agent). Public: the tool, its input, and the session's [`AgentSettings`]
+//! and [`LiveAgents`].
 
 #![deny(missing_docs)]
 
-pub mod agents;
-pub mod constants;
-pub mod prompt;
+mod agents;
+mod builtin;
+mod constants;
+mod prompt;
 mod run;
 
 use std::sync::Arc;
@@ -126,7 +132,8 @@ impl TypedTool for AgentTool {
     const SPEC: ToolSpec = ToolSpec::new(TOOL_NAME, prompt::DESCRIPTION, ResultLimit::Chars(MAX_RESULT_SIZE_CHARS))
         .aliases(ALIASES)
         .search_hint(SEARCH_HINT)
-        .effect_kinds(EffectKinds::NONE);
+        .effect_kinds(EffectKinds::NONE)
+        .needs_model();
 
     /// Read afresh from the agent folders each time: a new or changed agent file shows in the
     /// next request's description.
@@ -175,14 +182,17 @@ impl TypedTool for AgentTool {
         let parent = ctx.engine();
         let max_depth = AgentSettings::of(session).max_depth();
         let pool = run::child_pool(parent.pool(), &agent, self.depth + 1, max_depth);
-        let engine = run::child_engine(parent, pool, &agent);
+        // The sub-agent's id is the call's: hooks see it as agent_id, its tasks are tagged with it.
+        let agent_id = ctx.tool_use_id().to_string();
+        let engine = run::child_engine(parent, pool, &agent, &agent_id);
         let chosen = run::choose_model(input.model.map(ModelAlias::as_str), agent.model.as_deref())
             .or_else(|| Some(model.model.clone()));
         let launch = run::Launch {
             provider: Arc::clone(&model.provider),
             engine,
-            options: run::options(&agent, chosen, ctx.tool_use_id()),
+            options: run::options(&agent, chosen, &agent_id),
             prompt: input.prompt.clone(),
+            agent_id,
         };
 
         if input.run_in_background == Some(true) {

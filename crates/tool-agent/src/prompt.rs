@@ -1,32 +1,15 @@
-//! Every text of the Agent tool the model reads: the description (with the agent types of the
-//! session), the built-in agents' descriptions and system prompts, and the result and error
-//! texts. All written for hands; none is copied.
+//! The texts of the Agent tool the model reads: the description (with the agent types of the
+//! session), and the result and error texts. The built-in agents' own descriptions and system
+//! prompts are in `builtin.rs`. All written for hands; none is copied.
 
 use crate::agents::{AgentDef, Catalog};
 
 /// The one-line summary for listings.
-pub const DESCRIPTION: &str =
+pub(crate) const DESCRIPTION: &str =
     "Hand a self-contained task to a sub-agent that works on it with its own tools and reports back";
 
-/// The built-in general-purpose agent, as listed.
-pub const GENERAL_PURPOSE_DESCRIPTION: &str =
-    "Any multi-step task: researching, searching and changing code. Has every tool but Agent.";
-/// The built-in explorer, as listed.
-pub const EXPLORE_DESCRIPTION: &str = "Fast look-around in a codebase: finds files, searches code, reads and answers questions about it. Only reads; its shell commands must be read-only.";
-/// The built-in planner, as listed.
-pub const PLAN_DESCRIPTION: &str = "Designs how to carry out a change: studies the code and returns a step-by-step plan with the files involved. Only reads.";
-
-/// System prompt of the general-purpose agent.
-pub const GENERAL_PURPOSE_PROMPT: &str = "You are a sub-agent started by another agent to carry out one task. Work through it with the tools you have until it is done, checking your results as you go. You cannot ask anyone questions: when something is unclear, choose the most reasonable reading and say which one you chose. Your last message is all the other agent will see, so end with a complete, self-contained report: what you did, what you found, the files involved (absolute paths), and anything left undone.";
-
-/// System prompt of the explorer.
-pub const EXPLORE_PROMPT: &str = "You are a read-only search sub-agent. Another agent wants facts about this codebase: find them quickly with the search and reading tools (several searches at once when they are independent), and read only as much as the question needs. You may not change anything: no edits, no writes, and only shell commands that read (listing, searching, git log and the like). Finish with a concise answer that cites the absolute paths and line numbers your facts come from.";
-
-/// System prompt of the planner.
-pub const PLAN_PROMPT: &str = "You are a read-only planning sub-agent. Study the code the task concerns, the conventions around it and the tests that cover it, then write a plan another agent can follow: numbered steps, each saying which file changes and how, what to test, and the risks or open choices. You may not change anything: no edits, no writes, and only shell commands that read. End with the list of files most important to the change (absolute paths).";
-
 /// The full text sent as the tool's description: when to use it, how, and the agent types.
-pub fn prompt(catalog: &Catalog, may_start_agents: bool) -> String {
+pub(crate) fn prompt(catalog: &Catalog, may_start_agents: bool) -> String {
     let mut text = String::from(
         "Start a sub-agent: a fresh model conversation with its own tools that works on one task by itself and returns a single report. Use it for work that needs many searches or reads whose details you do not need to keep (the sub-agent's context is its own), for independent parts of a larger job, or to get a focused second look. Do not use it for a task one or two direct tool calls can do: reading a known file, searching for one name.\n\nHow to use it:\n- `prompt` is all the sub-agent knows: state the goal, the context it needs (paths, names, what you already ruled out) and what its report should contain. Say whether it should change files or only look.\n- `description` is a short label of three to five words.\n- Several Agent calls in one message run at the same time; send them together when the tasks are independent.\n- The report comes back to you, not to the user: tell the user what matters from it.\n- `run_in_background: true` starts the agent and returns at once with a task id; read its report later with TaskOutput, stop it with TaskStop.\n- `model` picks another model for the sub-agent; leave it out to use the agent type's model or your own.\n\nThe result is the sub-agent's final message followed by a <usage> line with its tokens, tool uses and duration.\n\nAgent types (`subagent_type`, default general-purpose):\n",
     );
@@ -47,7 +30,7 @@ fn tools_note(agent: &AgentDef) -> String {
 }
 
 /// The error for a `subagent_type` no agent has.
-pub fn unknown_agent_type(name: &str, catalog: &Catalog) -> String {
+pub(crate) fn unknown_agent_type(name: &str, catalog: &Catalog) -> String {
     let mut text = format!(
         "There is no agent type {name:?}. Available agent types: {}. Call Agent again with one of these as subagent_type, or leave subagent_type out for general-purpose.",
         catalog.names().join(", ")
@@ -62,10 +45,10 @@ pub fn unknown_agent_type(name: &str, catalog: &Catalog) -> String {
 }
 
 /// The error when the session has no model.
-pub const NO_MODEL: &str = "The Agent tool cannot start a sub-agent: no model is configured for this session. Sub-agents need a model API (hands agent sets one up from ANTHROPIC_API_KEY / OPENAI_API_KEY and --provider / --model). Do the task yourself with your other tools.";
+pub(crate) const NO_MODEL: &str = "The Agent tool cannot start a sub-agent: no model is configured for this session. Sub-agents need a model API (hands agent sets one up from ANTHROPIC_API_KEY / OPENAI_API_KEY and --provider / --model). Do the task yourself with your other tools.";
 
 /// The error when the nesting limit is reached.
-pub fn depth_limit(depth: usize, limit: usize) -> String {
+pub(crate) fn depth_limit(depth: usize, limit: usize) -> String {
     if limit == 0 {
         return "Sub-agents are switched off here (the agent nesting limit is 0). Do the task yourself with your other tools.".to_string();
     }
@@ -75,23 +58,23 @@ pub fn depth_limit(depth: usize, limit: usize) -> String {
 }
 
 /// The error for `isolation`, which hands does not provide.
-pub const NO_ISOLATION: &str = "hands cannot run a sub-agent in an isolated worktree: call Agent again without `isolation` (the sub-agent then works in your working directory).";
+pub(crate) const NO_ISOLATION: &str = "hands cannot run a sub-agent in an isolated worktree: call Agent again without `isolation` (the sub-agent then works in your working directory).";
 
 /// The answer when a sub-agent ended without text.
-pub const EMPTY_REPORT: &str = "(The sub-agent finished without writing a report.)";
+pub(crate) const EMPTY_REPORT: &str = "(The sub-agent finished without writing a report.)";
 
 /// The `<usage>` block after a report.
-pub fn usage(total_tokens: u64, tool_uses: usize, duration_ms: u128) -> String {
+pub(crate) fn usage(total_tokens: u64, tool_uses: usize, duration_ms: u128) -> String {
     format!("<usage>total_tokens: {total_tokens}\ntool_uses: {tool_uses}\nduration_ms: {duration_ms}</usage>")
 }
 
 /// Why a sub-agent stopped before finishing, added to its partial report.
-pub fn stopped_early(why: &str) -> String {
+pub(crate) fn stopped_early(why: &str) -> String {
     format!("[The sub-agent stopped before finishing: {why}. Its report may be incomplete.]")
 }
 
 /// The answer to a background start.
-pub fn launched(task_id: &str, agent_type: &str, output_file: &std::path::Path) -> String {
+pub(crate) fn launched(task_id: &str, agent_type: &str, output_file: &std::path::Path) -> String {
     format!(
         "The {agent_type} agent is running in the background as task {task_id}. Go on with other work; read its report with TaskOutput (task_id \"{task_id}\"), which waits for it to finish, or stop it with TaskStop. When it ends, its report is also in {}.",
         output_file.display()
@@ -99,7 +82,7 @@ pub fn launched(task_id: &str, agent_type: &str, output_file: &std::path::Path) 
 }
 
 /// The error for a read-only agent's call that would change something.
-pub fn read_only_refusal(agent_type: &str) -> String {
+pub(crate) fn read_only_refusal(agent_type: &str) -> String {
     format!(
         "The {agent_type} agent only reads: this call would change something (a write, an edit, or a shell command that is not read-only), so it was not run. Use reading and search tools, or report what should be changed."
     )

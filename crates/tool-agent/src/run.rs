@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use hands_agent::{Agent, AgentEvent, AgentOptions, AgentRun, Stop};
 use hands_core::{Decision, DecisionSource, PermissionPolicy, PermissionRequest};
-use hands_core::{Engine, Pool, PoolConfig, Session, Tool};
+use hands_core::{Engine, EngineOptions, Pool, PoolConfig, Session, Tool};
 use hands_model::{CancellationToken, Message, Provider};
+use hands_tasks::TaskRegistry;
 use tokio::sync::watch;
 
 use crate::agents::{AgentDef, ToolSelection};
@@ -152,7 +153,8 @@ pub(crate) fn child_pool(parent: &Pool, agent: &AgentDef, child_depth: usize, ma
             builtins.push(Arc::clone(tool));
         }
     }
-    Pool::assemble(builtins, PoolConfig { external, ..PoolConfig::default() })
+    // A sub-agent's session has the model its parent has (it runs on it).
+    Pool::assemble(builtins, PoolConfig { external, model: true, ..PoolConfig::default() })
 }
 
 /// The parent's policy, with every call that is not read-only refused first (for agents that
@@ -185,9 +187,11 @@ impl PermissionPolicy for ReadOnly {
     }
 }
 
-/// The sub-agent's engine: the parent's pipeline over `pool`.
-pub(crate) fn child_engine(parent: &Engine, pool: Pool, agent: &AgentDef) -> Engine {
-    let builder = parent.derive(Arc::new(pool));
+/// The sub-agent's engine: the parent's pipeline over `pool`, its calls made for `agent_id`
+/// (what they leave running belongs to the sub-agent).
+pub(crate) fn child_engine(parent: &Engine, pool: Pool, agent: &AgentDef, agent_id: &str) -> Engine {
+    let options = EngineOptions { agent_id: Some(agent_id.to_string()), ..parent.options().clone() };
+    let builder = parent.derive(Arc::new(pool)).options(options);
     if agent.read_only {
         builder.policy(Arc::new(ReadOnly { inner: Arc::clone(parent.policy()), agent: agent.name.clone() })).build()
     } else {
@@ -214,6 +218,24 @@ pub(crate) struct Launch {
     pub(crate) engine: Engine,
     pub(crate) options: AgentOptions,
     pub(crate) prompt: String,
+    /// The sub-agent's id (the Agent call's id): its engine's `agent_id`.
+    pub(crate) agent_id: String,
+}
+
+/// Stops the background shells of one sub-agent when dropped: when its run returns, and when
+/// the run's future is dropped halfway (its caller was cancelled).
+struct StopOwned {
+    tasks: Arc<TaskRegistry>,
+    agent_id: String,
+}
+
+impl Drop for StopOwned {
+    fn drop(&mut self) {
+        let stopped = self.tasks.stop_owned_by(&self.agent_id);
+        if !stopped.is_empty() {
+            tracing::debug!(agent = %self.agent_id, tasks = ?stopped, "stopped the ended sub-agent's background tasks");
+        }
+    }
 }
 
 /// What a finished run reports.
@@ -250,10 +272,13 @@ pub(crate) fn options(agent: &AgentDef, model: Option<String>, agent_id: &str) -
     }
 }
 
-/// Run `launch` until it ends or `cancel` fires; nothing it started is left running after.
-/// `live` counts it as running until it returns.
+/// Run `launch` until it ends or `cancel` fires; nothing it started is left running after: the
+/// background shells it started are stopped when it ends (as Claude Code does), whether it
+/// finished, failed or was stopped. `live` counts it as running until it returns.
 pub(crate) async fn run(launch: Launch, cancel: CancellationToken, live: LiveGuard) -> Report {
     let _live = live;
+    let tasks = TaskRegistry::of(launch.engine.session());
+    let _leftovers = StopOwned { tasks, agent_id: launch.agent_id.clone() };
     let started = Instant::now();
     let agent = Agent::new(launch.provider, launch.engine, launch.options);
     let mut tool_uses = 0usize;

@@ -3,19 +3,22 @@
 //! tools array the server received), read-only agents refuse changing calls, a parent's deny
 //! rule holds inside, custom agents from `.claude/agents/` are found and used, parallel Agent
 //! calls overlap, background agents are read and stopped, aborting the parent leaves nothing
-//! running, and each refusal (depth, unknown type, no model) is a clear error.
+//! running, and each refusal (depth, unknown type, no model) is a clear error. Also: the task
+//! list is the parent's, a SubagentStop hook's block keeps a sub-agent going, a sub-agent's
+//! background shells stop when it ends, and a background agent outlives an abort of the turn
+//! that started it.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use hands_core::PermissionMode;
 use hands_core::typed_arc;
-use hands_core::{Engine, EngineOptions, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_core::{Engine, EngineOptions, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
 use hands_fake_model_api::{FakeModelApi, Turn as Reply};
 use hands_model::{ProviderConfig, ProviderKind, RetryPolicy, SessionModel};
 use hands_permissions::{LoadOptions, PermissionEngine};
 use hands_tasks::TaskRegistry;
-use hands_tool_agent::{AgentSettings, AgentTool, LiveAgents, prompt};
+use hands_tool_agent::{AgentSettings, AgentTool, LiveAgents};
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -52,11 +55,22 @@ struct Options<'a> {
     deny: &'a [&'a str],
     model: bool,
     max_depth: Option<usize>,
+    /// The project's `.claude/settings.json` (hooks).
+    settings: Option<Value>,
+    /// Tools added to the build's pool (the task list with its gate open).
+    extra: Vec<Arc<dyn Tool>>,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { mode: PermissionMode::BypassPermissions, deny: &[], model: true, max_depth: None }
+        Options {
+            mode: PermissionMode::BypassPermissions,
+            deny: &[],
+            model: true,
+            max_depth: None,
+            settings: None,
+            extra: Vec::new(),
+        }
     }
 }
 
@@ -73,6 +87,10 @@ async fn fixture(turns: Vec<Reply>, options: Options<'_>) -> Fx {
         ..Default::default()
     })
     .unwrap();
+    if let Some(settings) = &options.settings {
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::write(project.join(".claude/settings.json"), settings.to_string()).unwrap();
+    }
     let mut load = LoadOptions::new(&project);
     load.home = None;
     load.managed_path = None;
@@ -94,7 +112,9 @@ async fn fixture(turns: Vec<Reply>, options: Options<'_>) -> Fx {
         SessionModel::from_config(config, None).unwrap().install(&session);
     }
     let denied = hands_core::PermissionPolicy::denied_tools(&permissions);
-    let pool = Arc::new(hands_tools::builtin_pool(PoolConfig { denied, ..PoolConfig::default() }));
+    let mut tools = hands_tools::registered_tools().to_vec();
+    tools.extend(options.extra);
+    let pool = Arc::new(Pool::assemble(tools, PoolConfig { denied, model: options.model, ..PoolConfig::default() }));
     // A call that ignores an abort would be dropped after the grace period, hiding that it did
     // not stop by itself: the grace here outlasts every test's wait.
     let options = EngineOptions { cancel_grace: Duration::from_secs(3600), ..EngineOptions::default() };
@@ -374,20 +394,36 @@ async fn the_depth_limit_keeps_agent_out_of_the_pool_and_refuses_clearly() {
     fx.call("toolu_1", "Agent", agent_call("delegator", "x")).await;
     assert_eq!(tool_names(&fx.bodies()[0]), ["Agent", "Read"]);
     // An Agent tool at the limit refuses before any model request.
-    let pool = Arc::new(Pool::assemble(vec![typed_arc(AgentTool::at_depth(2))], PoolConfig::default()));
-    let engine = Engine::builder(pool, fx.session().clone()).build();
+    let engine = Engine::builder(agent_only_pool(AgentTool::at_depth(2)), fx.session().clone()).build();
     let result = engine.run_one(ToolCall::new("t", "Agent", agent_call("Explore", "x")), &Turn::new()).await;
     assert!(result.is_error);
-    assert!(result.text().contains(&prompt::depth_limit(2, 2)), "{}", result.text());
+    assert!(result.text().contains("already runs at nesting depth 2 and the limit is 2"), "{}", result.text());
     assert_eq!(fx.server.requests().len(), 1);
 }
 
+/// A pool of the Agent tool alone, offered as where the session has a model.
+fn agent_only_pool(tool: AgentTool) -> Arc<Pool> {
+    Arc::new(Pool::assemble(vec![typed_arc(tool)], PoolConfig { model: true, ..PoolConfig::default() }))
+}
+
 #[tokio::test]
-async fn no_model_and_isolation_give_clear_errors() {
+async fn without_a_model_agent_is_not_offered_and_a_direct_call_says_why() {
     let fx = fixture(vec![], Options { model: false, ..Options::default() }).await;
+    assert!(fx.engine.pool().find("Agent").is_none(), "a tool that cannot work is offered");
+    assert!(fx.engine.pool().find("Read").is_some());
     let result = fx.call("toolu_1", "Agent", agent_call("Plan", "Plan it.")).await;
+    assert!(result.is_error && result.text().contains("No such tool available: Agent"), "{}", result.text());
+    // An embedder that offers it anyway gets a clear error from the call.
+    let engine = Engine::builder(agent_only_pool(AgentTool::default()), fx.session().clone()).build();
+    let result = engine.run_one(ToolCall::new("t", "Agent", agent_call("Plan", "Plan it.")), &Turn::new()).await;
     assert!(result.is_error);
-    assert_eq!(result.text(), prompt::NO_MODEL);
+    assert!(result.text().contains("no model is configured for this session"), "{}", result.text());
+    assert!(fx.server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn isolation_and_an_empty_prompt_give_clear_errors() {
+    let fx = fixture(vec![], Options::default()).await;
     let mut input = agent_call("Plan", "Plan it.");
     input["isolation"] = json!("worktree");
     let result = fx.call("toolu_2", "Agent", input).await;
@@ -395,4 +431,130 @@ async fn no_model_and_isolation_give_clear_errors() {
     let empty = fx.call("toolu_3", "Agent", json!({"description": "d", "prompt": "  "})).await;
     assert!(empty.is_error && empty.text().contains("prompt is empty"), "{}", empty.text());
     assert!(fx.server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_sub_agent_works_on_its_parents_task_list() {
+    let turns = vec![
+        Reply::reply()
+            .tool_use("s1", "TaskUpdate", json!({"taskId": "1", "owner": "sub-agent", "status": "in_progress"}))
+            .tool_use("s2", "TaskCreate", json!({"subject": "Found by the sub-agent", "description": "d"})),
+        Reply::text("Listed."),
+    ];
+    let options = Options { extra: hands_tool_task_list::tools_always_enabled(), ..Options::default() };
+    let fx = fixture(turns, options).await;
+    let created = fx.call("toolu_1", "TaskCreate", json!({"subject": "Parent's task", "description": "d"})).await;
+    assert!(!created.is_error, "{}", created.text());
+    let result = fx.call("toolu_2", "Agent", agent_call("general-purpose", "Work on the list.")).await;
+    assert!(!result.is_error, "{}", result.text());
+    let list = fx.call("toolu_3", "TaskList", json!({})).await;
+    assert_eq!(
+        list.text(),
+        "#1 [in_progress] Parent's task (owner: sub-agent)\n#2 [pending] Found by the sub-agent",
+        "the sub-agent's changes are in the parent's list"
+    );
+}
+
+#[tokio::test]
+async fn a_subagent_stop_hook_that_blocks_makes_the_sub_agent_go_on() {
+    // Blocks the first stop of an Explore agent with a reason, lets the second one through.
+    let gate = "if [ -e stop-seen ]; then exit 0; fi; cat > stop-seen; echo 'Also name the tests.' >&2; exit 2";
+    let settings =
+        json!({"hooks": {"SubagentStop": [{"matcher": "Explore", "hooks": [{"type": "command", "command": gate}]}]}});
+    let turns = vec![Reply::text("First report."), Reply::text("Report with the tests.")];
+    let fx = fixture(turns, Options { settings: Some(settings), ..Options::default() }).await;
+    let result = fx.call("toolu_9", "Agent", agent_call("Explore", "Look.")).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert!(result.text().starts_with("Report with the tests.\n\n<usage>"), "{}", result.text());
+    let bodies = fx.bodies();
+    assert_eq!(bodies.len(), 2, "the blocked sub-agent asked its model again");
+    let second = bodies[1]["messages"].to_string();
+    assert!(second.contains("First report.") && second.contains("Also name the tests."), "{second}");
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(fx.project().join("stop-seen")).unwrap()).unwrap();
+    assert_eq!(seen["hook_event_name"], "SubagentStop");
+    assert_eq!((seen["agent_id"].as_str(), seen["agent_type"].as_str()), (Some("toolu_9"), Some("Explore")));
+    assert_eq!(seen["last_assistant_message"], "First report.");
+}
+
+/// The pid a background command wrote to `file`, once the task has written it.
+fn pid_in(file: &std::path::Path) -> u32 {
+    std::fs::read_to_string(file).unwrap().trim().parse().unwrap()
+}
+
+/// Whether process `pid` runs (a zombie has ended).
+#[cfg(target_os = "linux")]
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+}
+
+/// Wait until `pid` has ended, at most `WAIT`; whether it has. (A killed task is marked killed
+/// at once; its process may take a moment to go.)
+#[cfg(target_os = "linux")]
+async fn ended(pid: u32) -> bool {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while alive(pid) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    !alive(pid)
+}
+
+#[tokio::test]
+async fn a_sub_agents_background_shells_stop_when_it_ends_and_the_parents_do_not() {
+    let fx = fixture(Vec::new(), Options::default()).await;
+    let (mine, its) = (fx.project().join("parent.pid"), fx.project().join("sub.pid"));
+    let background = |pid_file: &std::path::Path| json!({"command": format!("echo $$ > {}; exec sleep 300", pid_file.display()), "run_in_background": true});
+    let parents = fx.call("toolu_1", "Bash", background(&mine)).await;
+    assert!(!parents.is_error, "{}", parents.text());
+    let its_file = its.clone();
+    // The sub-agent starts a shell, and ends only once the shell has written its pid.
+    fx.server.push(Reply::reply().tool_use("s1", "Bash", background(&its)));
+    fx.server.push(Reply::reply().hold_until(move || its_file.exists()).say("Started it."));
+    let result = fx.call("toolu_2", "Agent", agent_call("general-purpose", "Start a server.")).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(fx.server.timed_out_holds(), 0);
+
+    let registry = TaskRegistry::of(fx.session());
+    let tasks = registry.list();
+    let owned: Vec<_> = tasks.iter().filter(|t| t.owner() == Some("toolu_2")).collect();
+    assert_eq!(owned.len(), 1, "{tasks:?}");
+    let output = fx.call("toolu_3", "TaskOutput", json!({"task_id": owned[0].id(), "timeout": 60000})).await;
+    assert!(output.text().contains("<status>killed</status>"), "{}", output.text());
+    let parents_task = tasks.iter().find(|t| t.owner().is_none()).unwrap();
+    assert_eq!(parents_task.status(), hands_tasks::TaskStatus::Running, "the parent's shell was stopped too");
+    #[cfg(target_os = "linux")]
+    {
+        let (sub_pid, parent_pid) = (pid_in(&its), pid_in(&mine));
+        assert!(ended(sub_pid).await, "the sub-agent's shell still runs");
+        assert!(alive(parent_pid), "the parent's shell was stopped too");
+    }
+    fx.session().close();
+}
+
+#[tokio::test]
+async fn a_background_agent_outlives_an_abort_of_the_turn_that_started_it() {
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let turns = vec![
+        Reply::reply()
+            .hold_on(async move {
+                let _ = released.await;
+            })
+            .say("Finished after the abort."),
+    ];
+    let fx = fixture(turns, Options::default()).await;
+    let turn = Turn::new();
+    let mut input = agent_call("general-purpose", "Work in the background.");
+    input["run_in_background"] = json!(true);
+    let started = fx.engine.run_one(ToolCall::new("toolu_1", "Agent", input), &turn).await;
+    assert!(!started.is_error, "{}", started.text());
+    let id = task_id(&started);
+    // The user interrupts the main conversation: the background agent is not the turn's.
+    turn.abort();
+    let live = LiveAgents::of(fx.session());
+    assert_eq!(live.running(), 1);
+    release.send(()).unwrap();
+    let done = fx.call("toolu_2", "TaskOutput", json!({"task_id": id, "timeout": 60000})).await;
+    assert!(done.text().contains("<status>completed</status>"), "{}", done.text());
+    assert!(done.text().contains("Finished after the abort."), "{}", done.text());
+    assert_eq!(live.wait_idle(WAIT).await, 0);
 }

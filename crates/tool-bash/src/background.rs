@@ -31,7 +31,8 @@ pub fn start(
 ) -> Result<ToolOutput, ToolError> {
     let session = ctx.session();
     let registry = TaskRegistry::of(session);
-    let reservation = match registry.reserve() {
+    // A sub-agent's task is stopped when that agent ends.
+    let reservation = match registry.reserve_for(ctx.agent_id()) {
         Ok(r) => r,
         Err(ReserveError::Task(e)) => return Ok(ToolOutput::error(e.to_string())),
         Err(e) => return Err(ToolError::msg(e.to_string())),

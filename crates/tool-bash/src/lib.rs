@@ -345,7 +345,12 @@ impl BashTool {
         let on_timeout = if one_shot || !may_go_on_in_background(&input.command) {
             OnTimeout::Stop
         } else {
-            OnTimeout::Background { registry, command: &input.command, description: input.description.as_deref() }
+            OnTimeout::Background {
+                registry,
+                command: &input.command,
+                description: input.description.as_deref(),
+                owner: ctx.agent_id(),
+            }
         };
         let request = RunRequest {
             command: &input.command,

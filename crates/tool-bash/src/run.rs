@@ -56,6 +56,8 @@ pub enum OnTimeout<'a> {
         command: &'a str,
         /// The model's description of it.
         description: Option<&'a str>,
+        /// The sub-agent the command runs for (its tasks stop when it ends).
+        owner: Option<&'a str>,
     },
 }
 
@@ -241,8 +243,8 @@ pub async fn run_foreground(
     };
     let mut background_refused = None;
     if ending == Ending::TimedOut {
-        if let OnTimeout::Background { registry, command, description } = &request.on_timeout {
-            match registry.reserve() {
+        if let OnTimeout::Background { registry, command, description, owner } = &request.on_timeout {
+            match registry.reserve_for(*owner) {
                 Ok(reservation) => {
                     let stdout = drain.stdout.take();
                     drop(drain);

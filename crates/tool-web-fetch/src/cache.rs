@@ -11,7 +11,7 @@ use crate::constants::{CACHE_MAX_BYTES, CACHE_TTL};
 
 /// A converted page as served from the cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CachedPage {
+pub(crate) struct CachedPage {
     /// Where the content came from.
     pub final_url: String,
     /// HTTP status.
@@ -38,7 +38,7 @@ struct Entries {
 }
 
 /// A time- and size-bounded map from URL to page.
-pub struct PageCache {
+pub(crate) struct PageCache {
     ttl: Duration,
     max_bytes: usize,
     entries: Mutex<Entries>,

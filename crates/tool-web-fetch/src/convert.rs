@@ -7,7 +7,7 @@ use crate::constants::MAX_MARKDOWN_CHARS;
 
 /// Why a body cannot be shown as text.
 #[derive(Debug, thiserror::Error)]
-pub enum ConvertError {
+pub(crate) enum ConvertError {
     /// Not text (an image, a PDF, an archive...).
     #[error("The content at this URL is binary ({0}), not text: WebFetch only returns text and HTML pages.")]
     Binary(String),
@@ -42,7 +42,7 @@ fn is_text(content_type: &str) -> bool {
 }
 
 /// The body as Markdown (HTML) or text.
-pub fn to_markdown(content_type: &str, body: &[u8]) -> Result<String, ConvertError> {
+pub(crate) fn to_markdown(content_type: &str, body: &[u8]) -> Result<String, ConvertError> {
     if is_html(content_type, body) {
         let html = String::from_utf8_lossy(body);
         let converter =
@@ -64,7 +64,7 @@ pub fn to_markdown(content_type: &str, body: &[u8]) -> Result<String, ConvertErr
 
 /// The part of a page one result shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Window<'a> {
+pub(crate) struct Window<'a> {
     /// The text shown.
     pub text: &'a str,
     /// Its first character's position in the page (0-based, in characters).
@@ -85,7 +85,7 @@ impl Window<'_> {
 /// The characters of `markdown` from character `offset` on, at most [`MAX_MARKDOWN_CHARS`] of
 /// them and at most `max_bytes` bytes (but one character at least); or the page's length when
 /// `offset` lies past its end (an offset of 0 is never past the end).
-pub fn window(markdown: &str, offset: usize, max_bytes: usize) -> Result<Window<'_>, usize> {
+pub(crate) fn window(markdown: &str, offset: usize, max_bytes: usize) -> Result<Window<'_>, usize> {
     let total = markdown.chars().count();
     if offset > 0 && offset >= total {
         return Err(total);

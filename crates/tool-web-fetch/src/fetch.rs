@@ -14,7 +14,7 @@ use crate::url::{self, FetchUrl};
 
 /// A fetched response body.
 #[derive(Debug, Clone)]
-pub struct Page {
+pub(crate) struct Page {
     /// The URL the content came from (after same-site redirects).
     pub final_url: String,
     /// HTTP status.
@@ -27,7 +27,7 @@ pub struct Page {
 
 /// What one fetch ended with.
 #[derive(Debug, Clone)]
-pub enum Fetched {
+pub(crate) enum Fetched {
     /// Content.
     Page(Page),
     /// A redirect to another site, not followed.
@@ -43,7 +43,7 @@ pub enum Fetched {
 
 /// Why a fetch failed. The messages are model-facing.
 #[derive(Debug, thiserror::Error)]
-pub enum FetchError {
+pub(crate) enum FetchError {
     /// 4xx or 5xx.
     #[error("Request failed with status code {0}")]
     Status(u16),
@@ -98,7 +98,7 @@ fn agent(loopback: bool) -> &'static Agent {
 }
 
 /// Fetch `start`, following same-site redirects.
-pub fn fetch(start: &FetchUrl) -> Result<Fetched, FetchError> {
+pub(crate) fn fetch(start: &FetchUrl) -> Result<Fetched, FetchError> {
     let mut current = start.clone();
     for _ in 0..=MAX_REDIRECTS {
         let mut response = agent(current.loopback).get(&current.url).call()?;

@@ -1,8 +1,12 @@
 //! # hands-tool-web-fetch
 //!
-//! `WebFetch` (reference §1.12, without the secondary model): fetch a URL, turn HTML into
-//! Markdown, and return the content under a header carrying the caller's `prompt` — the model
-//! that called the tool answers the prompt itself, since hands runs no second model.
+//! `WebFetch` (reference §1.12): fetch a URL and turn HTML into Markdown. With a model configured
+//! for the session (`hands_model::SessionModel`), the session's small model reads the page (one
+//! window of at most 100 000 characters) and answers the caller's `prompt`, and that answer is
+//! the result, as in Claude Code ([`answer`]). Without one, the content itself is returned under
+//! a header carrying the `prompt`, and the calling model answers it. When the small model fails,
+//! the page itself is returned with a note saying why (not an error: the page was fetched, and
+//! the calling model can still answer from it).
 //!
 //! The rules Claude Code applies are kept: http upgraded to https (loopback hosts stay on plain
 //! http so local documentation servers and tests work), URLs of at most 2000 characters without
@@ -16,20 +20,24 @@
 //! Read-only, concurrency-safe and deferred. Permission rules are per domain
 //! (`WebFetch(domain:example.com)`, through its host effect); without a rule the tool asks.
 //!
-//! Modules: [`url`] (checks, upgrade, redirects), [`fetch`] (HTTP), [`convert`] (Markdown),
-//! [`cache`], [`prompt`] (texts), [`constants`], [`render`].
+//! Modules: `url` (checks, upgrade, redirects), `fetch` (HTTP), `convert` (Markdown), `cache`,
+//! `answer` (the small model's step), `prompt` (texts), `constants`.
 
-pub mod cache;
-pub mod constants;
-pub mod convert;
-pub mod fetch;
-pub mod prompt;
-pub mod url;
+#![deny(missing_docs)]
 
-use hands_core::PermissionResult;
-use hands_core::{EffectKinds, Effects};
-use hands_core::{Plan, ToolSpec};
-use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
+mod answer;
+mod cache;
+mod constants;
+mod convert;
+mod fetch;
+mod prompt;
+mod url;
+
+use hands_core::{
+    EffectKinds, Effects, PermissionResult, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec,
+    TypedTool,
+};
+use hands_model::{ModelError, SessionModel};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -66,20 +74,60 @@ fn inline_bytes(session: &Session) -> usize {
 }
 
 fn page_output(page: &CachedPage, input: &WebFetchInput, session: &Session) -> ToolOutput {
+    match page_text(page, input, session) {
+        Ok(text) => ToolOutput::text(text),
+        Err(error) => ToolOutput::error(error),
+    }
+}
+
+/// The window of `page` the input's offset names, under its header and with its paging note;
+/// `Err` with the message for an offset past the end.
+fn page_text(page: &CachedPage, input: &WebFetchInput, session: &Session) -> Result<String, String> {
     let offset = usize::try_from(input.offset.unwrap_or(0)).unwrap_or(usize::MAX);
     let header = prompt::result_header(&input.prompt, &page.final_url, page.status, &page.content_type, page.bytes);
     // The window fits inline with its header and note, so that reading on needs no file.
     let room = inline_bytes(session).saturating_sub(header.len() + NOTE_RESERVE_BYTES).max(MIN_WINDOW_BYTES);
-    let window = match convert::window(&page.markdown, offset, room) {
-        Ok(window) => window,
-        Err(total) => return ToolOutput::error(prompt::offset_past_end(offset, total)),
-    };
+    let window =
+        convert::window(&page.markdown, offset, room).map_err(|total| prompt::offset_past_end(offset, total))?;
     let note = match window.next_offset() {
         Some(_) => prompt::more_follows(window.start, window.end, window.total),
         None if window.start > 0 => prompt::last_part(window.start, window.total),
         None => String::new(),
     };
-    ToolOutput::text(format!("{header}{}{note}", window.text))
+    Ok(format!("{header}{}{note}", window.text))
+}
+
+/// The result for `page`: the small model's answer to the prompt when the session has a model,
+/// else (or when the model fails, with a note) the page's content itself.
+async fn deliver(page: &CachedPage, input: &WebFetchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let Some(model) = SessionModel::of(ctx.session()) else {
+        return Ok(page_output(page, input, ctx.session()));
+    };
+    let offset = usize::try_from(input.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+    let window = match convert::window(&page.markdown, offset, usize::MAX) {
+        Ok(window) => window,
+        Err(total) => return Ok(ToolOutput::error(prompt::offset_past_end(offset, total))),
+    };
+    let partial = window.start > 0 || window.next_offset().is_some();
+    let part = partial.then_some((window.start, window.end, window.total));
+    ctx.progress(format!("Reading {} with {}", page.final_url, model.small_model));
+    let cancel = ctx.cancel_token().clone();
+    let why = match answer::ask(&model, &page.final_url, window.text, part, &input.prompt, cancel).await {
+        Ok(Some(mut answer)) => {
+            if let Some(next) = window.next_offset() {
+                answer.push_str(&prompt::answer_covers_part(window.start, next, window.total));
+            }
+            return Ok(ToolOutput::text(answer));
+        }
+        Ok(None) => "it gave an empty answer".to_string(),
+        Err(ModelError::Cancelled) => return Err(ToolError::Cancelled),
+        Err(error) => error.to_string(),
+    };
+    tracing::warn!(url = %page.final_url, "the small model did not answer about the page: {why}");
+    Ok(match page_text(page, input, ctx.session()) {
+        Ok(text) => ToolOutput::text(format!("{}{text}", prompt::no_answer(&why))),
+        Err(error) => ToolOutput::error(error),
+    })
 }
 
 #[async_trait::async_trait]
@@ -92,8 +140,9 @@ impl TypedTool for WebFetchTool {
         .effect_kinds(EffectKinds::NETWORK)
         .deferred();
 
-    fn prompt(&self, _session: &Session) -> String {
-        prompt::PROMPT.to_string()
+    /// What the result is depends on whether the session has a model to answer about pages.
+    fn prompt(&self, session: &Session) -> String {
+        if SessionModel::of(session).is_some() { prompt::PROMPT_WITH_MODEL } else { prompt::PROMPT }.to_string()
     }
 
     /// Reaches the host of its URL.
@@ -125,7 +174,7 @@ impl TypedTool for WebFetchTool {
         let target = url::parse(&input.url).map_err(|e| ToolError::msg(e.to_string()))?;
         let cache = PageCache::global();
         if let Some(page) = cache.get(&target.url) {
-            return Ok(page_output(&page, input, ctx.session()));
+            return deliver(&page, input, ctx).await;
         }
 
         ctx.progress(format!("Fetching {}", target.url));
@@ -152,9 +201,8 @@ impl TypedTool for WebFetchTool {
                     bytes: page.body.len(),
                     markdown,
                 };
-                let output = page_output(&cached, input, ctx.session());
-                cache.insert(&target.url, cached);
-                Ok(output)
+                cache.insert(&target.url, cached.clone());
+                deliver(&cached, input, ctx).await
             }
         }
     }

@@ -12,7 +12,7 @@ use crate::constants::MAX_URL_LENGTH;
 
 /// Why a URL is refused. The messages are model-facing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum UrlError {
+pub(crate) enum UrlError {
     /// Longer than [`MAX_URL_LENGTH`].
     #[error("The URL is too long ({0} characters): at most 2000 characters are accepted.")]
     TooLong(usize),
@@ -32,7 +32,7 @@ pub enum UrlError {
 
 /// A URL that passed the checks, ready to fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FetchUrl {
+pub(crate) struct FetchUrl {
     /// The URL to request (upgraded to https unless loopback; no fragment).
     pub url: String,
     /// `http` or `https`.
@@ -46,7 +46,7 @@ pub struct FetchUrl {
 }
 
 /// Whether `host` (lower case, no brackets) names this machine.
-pub fn is_loopback_host(host: &str) -> bool {
+pub(crate) fn is_loopback_host(host: &str) -> bool {
     if host == "localhost" || host.ends_with(".localhost") {
         return true;
     }
@@ -54,7 +54,7 @@ pub fn is_loopback_host(host: &str) -> bool {
 }
 
 /// Check `raw` and rewrite it for fetching (reference §1.12).
-pub fn parse(raw: &str) -> Result<FetchUrl, UrlError> {
+pub(crate) fn parse(raw: &str) -> Result<FetchUrl, UrlError> {
     let raw = raw.trim();
     let length = raw.chars().count();
     if length > MAX_URL_LENGTH {
@@ -88,7 +88,7 @@ pub fn parse(raw: &str) -> Result<FetchUrl, UrlError> {
 }
 
 /// The absolute URL a `Location` header points to, relative to `base`.
-pub fn resolve_location(base: &FetchUrl, location: &str) -> String {
+pub(crate) fn resolve_location(base: &FetchUrl, location: &str) -> String {
     let location = location.trim();
     if location.contains("://") {
         return location.to_string();
@@ -110,7 +110,7 @@ pub fn resolve_location(base: &FetchUrl, location: &str) -> String {
 
 /// Whether a redirect from `from` to `to` stays on the same site and is followed: same scheme and
 /// port, and the same host give or take a leading `www.` (Claude Code's rule).
-pub fn is_same_site_redirect(from: &FetchUrl, to: &FetchUrl) -> bool {
+pub(crate) fn is_same_site_redirect(from: &FetchUrl, to: &FetchUrl) -> bool {
     let strip = |h: &str| h.strip_prefix("www.").unwrap_or(h).to_string();
     from.scheme == to.scheme && from.port == to.port && strip(&from.host) == strip(&to.host)
 }

@@ -1,7 +1,9 @@
 //! WebFetch against a real HTTP server on 127.0.0.1 (a few lines of `std::net` on a thread, no
 //! outside network): Markdown conversion under the prompt header, the cache (proved by the
 //! server's request count), same-site and cross-host redirects, redirect loops, HTTP errors, the
-//! size limit, paging a long page with `offset`, URL checks, and the per-domain permission.
+//! size limit, paging a long page with `offset`, URL checks, and the per-domain permission. With a
+//! model configured (the fake model API): the small model's answer is the result, what it was
+//! sent, a long page answered part by part, and the page itself with a note when it fails.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -12,6 +14,8 @@ use hands_core::typed_arc;
 use hands_core::{
     Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolInput, ToolResult, Turn,
 };
+use hands_fake_model_api::{ErrorKind, FakeModelApi, Turn as Reply2};
+use hands_model::{ProviderConfig, ProviderKind, RetryPolicy, SessionModel};
 use hands_tool_web_fetch::WebFetchTool;
 use serde_json::{Value, json};
 
@@ -292,4 +296,81 @@ async fn fetching_asks_per_domain_and_nobody_answering_denies() {
             && effects.is_concurrency_safe()
             && tool.spec().deferral == hands_core::Deferral::Deferred
     );
+}
+
+// With a model configured: the session's small model answers about the page.
+
+/// An engine whose session has a model on `server` (main model `main-model`, small model
+/// `small-model`).
+fn engine_with_model(server: &FakeModelApi) -> (tempfile::TempDir, Engine) {
+    let (work, engine) = engine(PermissionMode::BypassPermissions);
+    let mut config = ProviderConfig::new(ProviderKind::Anthropic, "main-model");
+    config.api_key = Some("test-key".into());
+    config.base_url = Some(server.anthropic_base_url());
+    config.retry = RetryPolicy::none();
+    SessionModel::from_config(config, Some("small-model")).unwrap().install(engine.session());
+    (work, engine)
+}
+
+#[tokio::test]
+async fn with_a_model_the_small_model_answers_the_prompt_about_the_page() {
+    let site = Server::start(|_, _| Reply::ok("text/html", PAGE));
+    let model =
+        FakeModelApi::with_turns([Reply2::text("Run cargo build, then read the docs at /docs.")]).await.unwrap();
+    let (_work, engine) = engine_with_model(&model);
+    let url = site.url("/install");
+    let result = fetch(&engine, &url, "How do I install it?").await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), "Run cargo build, then read the docs at /docs.", "the answer is the result");
+
+    let sent = model.requests();
+    assert_eq!(sent.len(), 1);
+    let body = &sent[0].body;
+    assert_eq!(body["model"], "small-model", "the small model answers");
+    let asked = body["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(asked.contains(&format!("The page at {url}")), "{asked}");
+    assert!(asked.contains("Run `cargo build` then read [the docs](/docs)."), "the page's Markdown is sent: {asked}");
+    assert!(asked.ends_with("How do I install it?"), "the prompt is sent: {asked}");
+    assert!(!asked.contains("var x"), "{asked}");
+    assert!(body["system"].to_string().contains("You read one web page for another agent"));
+    assert!(body.get("tools").is_none(), "the small model gets no tools");
+
+    // The prompt the model reads says what it gets back.
+    let tool = engine.pool().find("WebFetch").unwrap().tool().clone();
+    assert!(tool.prompt(engine.session()).contains("answer your prompt; you get that answer, not the page"));
+}
+
+#[tokio::test]
+async fn a_long_page_is_answered_part_by_part() {
+    let long = "x".repeat(150_000);
+    let site = Server::start(move |_, _| Reply::ok("text/plain", long.clone()));
+    let model = FakeModelApi::with_turns([Reply2::text("First part."), Reply2::text("Second part.")]).await.unwrap();
+    let (_work, engine) = engine_with_model(&model);
+    let url = site.url("/long");
+    let first = fetch(&engine, &url, "What is in it?").await;
+    assert_eq!(
+        first.text(),
+        "First part.\n\n[This answer is about characters 0 to 100000 of 150000 of the page. For the rest, call WebFetch again with the same url and prompt and offset: 100000.]"
+    );
+    let second = fetch_at(&engine, &url, json!(100_000)).await;
+    assert_eq!(second.text(), "Second part.", "the last part needs no note");
+    let sent = model.requests();
+    let asked = |i: usize| sent[i].body["messages"][0]["content"][0]["text"].as_str().unwrap().to_string();
+    assert!(asked(0).contains("(characters 0 to 100000 of 150000)"), "{}", &asked(0)[..200]);
+    assert!(asked(1).contains("(characters 100000 to 150000 of 150000)"), "{}", &asked(1)[..200]);
+    assert_eq!(asked(1).matches('x').count(), 50_000);
+    assert_eq!(site.requests(), 1, "the page is fetched once and served from the cache after");
+}
+
+#[tokio::test]
+async fn when_the_small_model_fails_the_page_itself_comes_back_with_a_note() {
+    let site = Server::start(|_, _| Reply::ok("text/html", PAGE));
+    let model = FakeModelApi::with_turns([Reply2::error(ErrorKind::Overloaded)]).await.unwrap();
+    let (_work, engine) = engine_with_model(&model);
+    let result = fetch(&engine, &site.url("/p"), "How do I install it?").await;
+    assert!(!result.is_error, "the page was fetched: {}", result.text());
+    let text = result.text();
+    assert!(text.starts_with("[The small model could not answer about this page (the API is overloaded"), "{text}");
+    assert!(text.contains("so the page itself follows: answer the prompt from it.]\n\nPrompt: How do I install it?\n"));
+    assert!(text.contains("Run `cargo build` then read [the docs](/docs)."), "{text}");
 }

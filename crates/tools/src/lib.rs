@@ -57,6 +57,8 @@ extern crate hands_tool_todo_write as _;
 extern crate hands_tool_tool_search as _;
 #[cfg(feature = "web-fetch")]
 extern crate hands_tool_web_fetch as _;
+#[cfg(feature = "web-search")]
+extern crate hands_tool_web_search as _;
 #[cfg(feature = "worktree")]
 extern crate hands_tool_worktree as _;
 #[cfg(feature = "write")]

@@ -234,8 +234,9 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let model = session_model(&args)?;
     let session = args.options.open_session(args.options.session.clone())?;
     let permissions = args.options.permissions(session.project_dir(), false)?;
-    let engine = args.options.engine(&session, &permissions, Vec::new(), args.options.asker()?, None);
+    // Installed first: the pool offers the tools that need a model (Agent, WebSearch).
     let model = model.install(&session);
+    let engine = args.options.engine(&session, &permissions, Vec::new(), args.options.asker()?, None);
     let mut system = args.system_prompt.clone().unwrap_or_else(|| default_system(&session));
     if let Some(more) = &args.append_system_prompt {
         system.push_str("\n\n");

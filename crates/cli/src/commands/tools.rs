@@ -24,6 +24,10 @@ pub struct Args {
     /// the tool (`mcp` for a tool of an MCP server).
     #[arg(long)]
     pub packages: bool,
+    /// List the pool as a session with a model has it (`hands agent`): with the tools that
+    /// need one, such as Agent and WebSearch.
+    #[arg(long)]
+    pub with_model: bool,
     /// Mount the MCP servers of this file (`.mcp.json` format) into the pool; repeatable.
     #[arg(long = "mcp-config", value_name = "FILE")]
     pub mcp_config: Vec<String>,
@@ -41,7 +45,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let session = args.options.open_session(None)?;
     let permissions = args.options.permissions(session.project_dir(), false)?;
     let external = clients.as_ref().map(|c| c.tools()).unwrap_or_default();
-    let engine = args.options.engine(&session, &permissions, external, std::sync::Arc::new(hands_core::NoAsker), None);
+    let engine = args.options.engine_listing(&session, &permissions, external, args.with_model);
     let pool = engine.pool();
     // Stats measure an API payload: names alone are not one, so they default to Anthropic's.
     let format = if args.stats && args.format == Format::Names { Format::Anthropic } else { args.format };

@@ -228,5 +228,6 @@ pub fn fixed_pool() -> Pool {
 
 /// This build's built-in tools (hands-tools with default features) plus `external`.
 pub fn builtin_pool(external: Vec<Arc<dyn Tool>>) -> Pool {
-    hands_tools::builtin_pool(PoolConfig { external, ..Default::default() })
+    // As `hands agent` offers it: with the tools that need a model.
+    hands_tools::builtin_pool(PoolConfig { external, model: true, ..Default::default() })
 }
