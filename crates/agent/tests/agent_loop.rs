@@ -6,32 +6,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hands_agent::{Agent, AgentEvent, AgentOptions, Stop};
-use hands_core::PermissionMode;
-use hands_core::{Engine, PoolConfig, Session, SessionConfig};
 use hands_fake_model_api::{ErrorKind, FakeModelApi, Turn};
 use hands_model::{
     CancellationToken, ContentBlock, Message, ModelError, ProviderConfig, ProviderKind, RetryPolicy, ToolResultContent,
 };
+use hands_test_support::Fixture;
 use serde_json::json;
 
 const KINDS: [ProviderKind; 2] = [ProviderKind::Anthropic, ProviderKind::OpenAi];
 
-struct Fixture {
-    dir: tempfile::TempDir,
-    engine: Engine,
-}
-
+/// hands' real tools in a temporary directory, in bypassPermissions mode.
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let session = Session::new(SessionConfig {
-        cwd: Some(dir.path().into()),
-        state_dir: Some(dir.path().join(".state")),
-        permission_mode: Some(PermissionMode::BypassPermissions),
-        ..Default::default()
-    })
-    .unwrap();
-    let pool = Arc::new(hands_tools::builtin_pool(PoolConfig::default()));
-    Fixture { engine: Engine::builder(pool, session).build(), dir }
+    Fixture::new(hands_tools::registered_tools().to_vec())
 }
 
 fn agent(kind: ProviderKind, server: &FakeModelApi, fixture: &Fixture, options: AgentOptions) -> Agent {
@@ -59,7 +45,7 @@ async fn run(agent: &Agent, prompt: &str, cancel: CancellationToken) -> (hands_a
 async fn a_tool_starts_while_the_model_is_still_streaming() {
     for kind in KINDS {
         let fixture = fixture();
-        let marker = fixture.dir.path().join("started.txt");
+        let marker = fixture.root.join("started.txt");
         let seen = marker.clone();
         let server = FakeModelApi::with_turns([
             Turn::reply()
@@ -92,12 +78,12 @@ async fn a_tool_starts_while_the_model_is_still_streaming() {
 async fn results_go_back_in_the_models_order() {
     for kind in KINDS {
         let fixture = fixture();
-        std::fs::write(fixture.dir.path().join("a.txt"), "alpha\n").unwrap();
+        std::fs::write(fixture.root.join("a.txt"), "alpha\n").unwrap();
         let server = FakeModelApi::with_turns([
             Turn::reply()
-                .tool_use("toolu_1", "Read", json!({"file_path": fixture.dir.path().join("a.txt")}))
-                .tool_use("toolu_2", "Read", json!({"file_path": fixture.dir.path().join("missing.txt")}))
-                .tool_use("toolu_3", "Glob", json!({"pattern": "*.txt", "path": fixture.dir.path()})),
+                .tool_use("toolu_1", "Read", json!({"file_path": fixture.root.join("a.txt")}))
+                .tool_use("toolu_2", "Read", json!({"file_path": fixture.root.join("missing.txt")}))
+                .tool_use("toolu_3", "Glob", json!({"pattern": "*.txt", "path": fixture.root})),
             Turn::text("Read them."),
         ])
         .await
@@ -213,7 +199,7 @@ async fn a_model_error_ends_the_run_with_it() {
 async fn between_turn_notices_follow_the_results_as_system_reminders() {
     for kind in KINDS {
         let fixture = fixture();
-        std::fs::create_dir(fixture.dir.path().join("sub")).unwrap();
+        std::fs::create_dir(fixture.root.join("sub")).unwrap();
         let server = FakeModelApi::with_turns([
             Turn::reply().tool_use("toolu_1", "Bash", json!({"command": "cd sub"})),
             Turn::text("Moved."),
@@ -251,7 +237,7 @@ impl hands_core::Hooks for BlockingStopHooks {
     async fn stop(
         &self,
         input: &hands_core::StopInput,
-        _session: &Session,
+        _session: &hands_core::Session,
         _cancel: &CancellationToken,
     ) -> hands_core::StopOutcome {
         self.seen.lock().unwrap().push(input.clone());
@@ -261,9 +247,7 @@ impl hands_core::Hooks for BlockingStopHooks {
 }
 
 fn fixture_with_hooks(hooks: Arc<BlockingStopHooks>) -> Fixture {
-    let plain = fixture();
-    let engine = Engine::builder(plain.engine.pool().clone(), plain.engine.session().clone()).hooks(hooks).build();
-    Fixture { engine, dir: plain.dir }
+    Fixture::builder(hands_tools::registered_tools().to_vec()).hooks(hooks).build()
 }
 
 #[tokio::test]
