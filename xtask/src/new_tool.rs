@@ -280,14 +280,21 @@ workspace = true
 const LIB_RS: &str = r#"//! # hands-tool-{{short}}
 //!
 //! `{{wire}}`: replace this paragraph with what the tool does, for whom, and what it leaves to
-//! other tools. Texts the model reads are in [`prompt`]; names and limits in [`constants`].
+//! other tools. Texts the model reads are in `prompt`; names and limits in `constants`.
 //!
 //! As generated, the tool echoes `text` back: enough to see it listed by `hands tools` and
 //! called by `hands call {{wire}} '{"text": "hi"}' --allow {{wire}}`. Every fact below is
 //! spelled out with its fail-closed default; docs/adding-a-tool.md explains how to decide each.
+//!
+//! The crate exports its tool and its input type and nothing else: it registers itself, so no
+//! other crate needs to name anything in it.
 
-pub mod constants;
-pub mod prompt;
+#![deny(missing_docs)]
+// An item is `pub` only when it is part of the crate's API; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod prompt;
 
 use hands_core::{
     EffectKinds, Effects, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
@@ -357,24 +364,24 @@ hands_core::register_tool!({{wire}}Tool);
 const PROMPT_RS: &str = r#"//! The model-facing texts of {{wire}}: its prompt and one-line description. Nothing here runs.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Send the given text back";
+pub(crate) const DESCRIPTION: &str = "Send the given text back";
 
 /// The full prompt sent as the tool's description: when to use the tool, when not, and what the
 /// result looks like.
-pub const PROMPT: &str =
+pub(crate) const PROMPT: &str =
     "Sends the given text back unchanged. Replace this prompt with when to use {{wire}}, when not to, and what it returns.";
 "#;
 
 const CONSTANTS_RS: &str = r#"//! {{wire}}'s name and limits. No behaviour here.
 
 /// Wire name.
-pub const TOOL_NAME: &str = "{{wire}}";
+pub(crate) const TOOL_NAME: &str = "{{wire}}";
 
 /// Result size above which the pipeline persists output to disk and shows a preview.
-pub const MAX_RESULT_SIZE_CHARS: usize = 100_000;
+pub(crate) const MAX_RESULT_SIZE_CHARS: usize = 100_000;
 
 /// Three to ten words ToolSearch scores against.
-pub const SEARCH_HINT: &str = "send text back echo";
+pub(crate) const SEARCH_HINT: &str = "send text back echo";
 "#;
 
 const TEST_RS: &str = r#"//! {{wire}} through the real pipeline.

@@ -120,7 +120,7 @@ pub fn save_result_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    hands_fs::fs::atomic_write_scratch(path, bytes)
+    hands_fs::atomic_write_scratch(path, bytes)
 }
 
 /// Write a result's text to the tool-results folder and replace its content by the preview.

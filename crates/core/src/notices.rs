@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 use serde_json::Value;
 
-use hands_fs::file_state::{FileStateCache, Freshness, mtime_ms};
+use hands_fs::{FileStateCache, Freshness, mtime_ms};
 
 /// How many of the most recently recorded files are compared with the disk when notices are
 /// taken: the files the model is working with, at a stat each.
@@ -189,7 +189,7 @@ impl NoticeQueue {
 mod tests {
     use super::*;
     use crate::session::{Session, SessionConfig};
-    use hands_fs::file_state::FileState;
+    use hands_fs::FileState;
     use std::path::Path;
     use std::sync::Arc;
 

@@ -318,7 +318,7 @@ pub fn check_path(session: &Session, raw: &str) -> PathCheck {
     }
     // An existing path: where it leads and what is there, from one descriptor. Otherwise the
     // nearest existing ancestor decides where a write would land.
-    let (real, kind, size) = match hands_fs::fs::real_path_with_metadata(&path) {
+    let (real, kind, size) = match hands_fs::real_path_with_metadata(&path) {
         Ok((real, meta)) => {
             let kind = kind_from(&path, Some(&meta));
             (real, kind, if kind == FileKind::Regular { meta.len() } else { 0 })

@@ -35,7 +35,7 @@ pub struct PermissionRequest<'a> {
 /// every call.
 #[async_trait]
 pub trait PermissionPolicy: Send + Sync {
-    /// Decide. `ask` decisions are sent to the session's [`Asker`] by the pipeline.
+    /// Decide. `ask` decisions are sent to the session's `Asker` by the pipeline.
     async fn decide(&self, request: &PermissionRequest<'_>) -> Decision;
 
     /// Tools a bare deny rule removes from the pool the model sees.

@@ -21,8 +21,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use hands_fs::file_state::{FileState, FileStateCache};
 use hands_fs::normalize_path;
+use hands_fs::{FileState, FileStateCache};
 
 use crate::decision::PermissionMode;
 use crate::notices::{Notice, NoticeQueue};
@@ -249,7 +249,7 @@ impl Session {
             std::fs::create_dir_all(parent).map_err(io)?;
         }
         let json = serde_json::to_vec_pretty(&snap).expect("snapshot serializes");
-        hands_fs::fs::atomic_write(&path, &json).map_err(io)
+        hands_fs::atomic_write(&path, &json).map_err(io)
     }
 
     /// Unique id (stable across save and restore).
@@ -305,7 +305,7 @@ impl Session {
     /// Add a working directory (absolute, normalized); kept with its symlinks resolved, as every
     /// working directory is, so that path checks compare against it without touching the disk.
     pub fn add_dir(&self, dir: PathBuf) {
-        let dir = hands_fs::fs::real_path(&dir).unwrap_or(dir);
+        let dir = hands_fs::real_path(&dir).unwrap_or(dir);
         let mut dirs = self.additional_dirs.write().unwrap_or_else(|e| e.into_inner());
         if !dirs.contains(&dir) {
             dirs.push(dir);
@@ -315,7 +315,7 @@ impl Session {
     /// Remove an additional working directory added with [`Self::add_dir`] (the same path,
     /// compared with its symlinks resolved). The project directory is never removed.
     pub fn remove_dir(&self, dir: &Path) {
-        let dir = hands_fs::fs::real_path(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let dir = hands_fs::real_path(dir).unwrap_or_else(|_| dir.to_path_buf());
         self.additional_dirs.write().unwrap_or_else(|e| e.into_inner()).retain(|d| *d != dir);
     }
 

@@ -115,7 +115,7 @@ const DESANITIZATIONS: &[(&str, &str)] = &[
 ];
 
 /// Trailing whitespace removed from every line, line breaks kept.
-pub fn strip_trailing_whitespace(s: &str) -> Cow<'_, str> {
+pub(crate) fn strip_trailing_whitespace(s: &str) -> Cow<'_, str> {
     let needs = s.split('\n').any(|line| line.trim_end().len() != line.len());
     if !needs {
         return Cow::Borrowed(s);
@@ -135,8 +135,8 @@ pub fn is_markdown_path(path: &str) -> bool {
 /// `new_string` unless the file is Markdown, and when `old_string` is not in `content` but its
 /// desanitized form is, both strings are desanitized.
 pub fn normalize_edit_input(content: &str, spec: &EditSpec, markdown: bool) -> EditSpec {
-    let old = hands_fs::encoding::normalize_newlines(&spec.old_string);
-    let new = hands_fs::encoding::normalize_newlines(&spec.new_string);
+    let old = hands_fs::normalize_newlines(&spec.old_string);
+    let new = hands_fs::normalize_newlines(&spec.new_string);
     let new = if markdown { new } else { strip_trailing_whitespace(&new).into_owned() };
     if old.is_empty() || memmem::find(content.as_bytes(), old.as_bytes()).is_some() {
         return EditSpec { old_string: old, new_string: new, replace_all: spec.replace_all };

@@ -3,34 +3,39 @@
 //! The editing engine shared by Edit, MultiEdit, NotebookEdit and Write (reference §1.6, §1.7,
 //! §1.11), on top of the contract (`hands-core`) and the file-system primitives (`hands-fs`):
 //!
-//! - [`apply`]: string replacement with Claude Code's rules (input clean-up, curly-quote
+//! - `apply`: string replacement with Claude Code's rules (input clean-up, curly-quote
 //!   fallback, uniqueness, literal replacement, deletion eating its line break), pure;
-//! - [`quotes`]: the curly-quote fallback itself;
-//! - [`near_match`]: when `old_string` is not found, where the closest match is and how it differs;
-//! - [`text_file`]: decoding a file for editing and splicing the result back with the original
+//! - `quotes`: the curly-quote fallback itself;
+//! - `near_match`: when `old_string` is not found, where the closest match is and how it differs;
+//! - `text_file`: decoding a file for editing and splicing the result back with the original
 //!   encoding and line endings, untouched bytes kept as they were;
-//! - [`transaction`]: reading with a snapshot, read-before-edit and modified-since-read checks,
+//! - `transaction`: reading with a snapshot, read-before-edit and modified-since-read checks,
 //!   and the atomic commit that re-checks right before the rename.
 //!
-//! - [`line_format`]: how Read numbers lines, which Edit's near-match hint and prompt follow.
+//! - `line_format`: how Read numbers lines, which Edit's near-match hint and prompt follow.
 //!
 //! The tools' own validation order, prompts and results live in their crates.
 
 #![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
 
-pub mod apply;
-pub mod line_format;
-pub mod near_match;
-pub mod quotes;
-pub mod text_file;
-pub mod transaction;
+mod apply;
+mod line_format;
+mod near_match;
+mod quotes;
+mod text_file;
+mod transaction;
 
 use hands_core::Session;
 
-pub use apply::{EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, normalize_edit_input};
+pub use apply::{
+    EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, is_markdown_path, normalize_edit_input,
+};
 pub use near_match::{NearMatch, closest_match, not_found_hint};
 pub use text_file::{NotText, TextFile};
 
+pub use line_format::{LINE_FORMAT_KEY, LineNumberFormat};
 pub use transaction::{CommitError, FileSnapshot, ReadState, commit, read_state, read_with_snapshot};
 
 /// Session data key (a boolean) that brings back the stricter rule of older Claude Code releases:

@@ -15,7 +15,7 @@ use crate::line_format::LineNumberFormat;
 use crate::quotes::{normalize_quotes, straight_quote};
 
 /// How much of the file the search reads at most.
-pub const MAX_SCAN_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_SCAN_BYTES: usize = 32 * 1024 * 1024;
 /// Upper bound on votes cast (lines like `}` occur everywhere).
 const MAX_VOTES: usize = 4_000_000;
 /// An `old_string` line that occurs more often than this in `old_string` itself does not vote.

@@ -1,19 +1,19 @@
 //! Claude Code's curly-quote fallback for Edit (reference §1.6): models type straight quotes, files
-//! often hold typographic ones. [`find_actual_string`] finds `old_string` in the file treating
-//! `‘’` as `'` and `“”` as `"`, and returns the text as it really is in the file;
+//! often hold typographic ones. [`find_modulo_quotes`] finds `old_string` in the file treating
+//! `‘’` as `'` and `“”` as `"`, and says where the text as it really is in the file stands;
 //! [`preserve_quote_style`] then gives `new_string` the file's curly quotes.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 /// `‘`
-pub const LEFT_SINGLE_CURLY_QUOTE: char = '\u{2018}';
+pub(crate) const LEFT_SINGLE_CURLY_QUOTE: char = '\u{2018}';
 /// `’`
-pub const RIGHT_SINGLE_CURLY_QUOTE: char = '\u{2019}';
+pub(crate) const RIGHT_SINGLE_CURLY_QUOTE: char = '\u{2019}';
 /// `“`
-pub const LEFT_DOUBLE_CURLY_QUOTE: char = '\u{201C}';
+pub(crate) const LEFT_DOUBLE_CURLY_QUOTE: char = '\u{201C}';
 /// `”`
-pub const RIGHT_DOUBLE_CURLY_QUOTE: char = '\u{201D}';
+pub(crate) const RIGHT_DOUBLE_CURLY_QUOTE: char = '\u{201D}';
 
 /// The straight quote a quote character stands for (itself for straight quotes), or `None`.
 fn quote_class(c: char) -> Option<char> {
@@ -29,12 +29,12 @@ fn same_modulo_quotes(a: char, b: char) -> bool {
 }
 
 /// The straight quote for a curly one; any other char unchanged.
-pub fn straight_quote(c: char) -> char {
+pub(crate) fn straight_quote(c: char) -> char {
     quote_class(c).unwrap_or(c)
 }
 
 /// Curly quotes replaced by straight ones.
-pub fn normalize_quotes(s: &str) -> Cow<'_, str> {
+pub(crate) fn normalize_quotes(s: &str) -> Cow<'_, str> {
     if !s.contains([
         LEFT_SINGLE_CURLY_QUOTE,
         RIGHT_SINGLE_CURLY_QUOTE,
@@ -93,7 +93,7 @@ fn longest_quote_free_run(needle: &str) -> Range<usize> {
 }
 
 /// Where `needle` first occurs in `haystack` with quotes compared by class (curly = straight).
-pub fn find_modulo_quotes(haystack: &str, needle: &str) -> Option<Range<usize>> {
+pub(crate) fn find_modulo_quotes(haystack: &str, needle: &str) -> Option<Range<usize>> {
     if needle.is_empty() {
         return Some(0..0);
     }
@@ -115,18 +115,6 @@ pub fn find_modulo_quotes(haystack: &str, needle: &str) -> Option<Range<usize>> 
     // Anchor positions come in file order and the text before the anchor has a fixed number of
     // characters, so the first verified candidate is the first match.
     haystack.match_indices(anchor_text).find_map(|(pos, _)| try_at(pos, anchor_text.len()))
-}
-
-/// The text in `file` that `search` stands for: `search` itself when it occurs exactly, else the
-/// first occurrence with curly quotes where `search` has straight ones (or the reverse).
-pub fn find_actual_string<'f>(file: &'f str, search: &'f str) -> Option<&'f str> {
-    if memchr::memmem::find(file.as_bytes(), search.as_bytes()).is_some() {
-        return Some(search);
-    }
-    if !search.chars().any(|c| quote_class(c).is_some()) {
-        return None;
-    }
-    find_modulo_quotes(file, search).map(|r| &file[r])
 }
 
 fn is_opening_context(chars: &[char], index: usize) -> bool {
@@ -171,7 +159,7 @@ fn apply_curly_single_quotes(s: &str) -> String {
 /// When `old_string` matched the file only through the quote fallback (`actual_old` differs),
 /// give `new_string` the file's curly quotes: opening after whitespace, an opening bracket or a
 /// dash, closing otherwise; apostrophes between letters become `’`.
-pub fn preserve_quote_style<'a>(old_string: &str, actual_old: &str, new_string: &'a str) -> Cow<'a, str> {
+pub(crate) fn preserve_quote_style<'a>(old_string: &str, actual_old: &str, new_string: &'a str) -> Cow<'a, str> {
     if old_string == actual_old {
         return Cow::Borrowed(new_string);
     }
@@ -193,6 +181,18 @@ pub fn preserve_quote_style<'a>(old_string: &str, actual_old: &str, new_string: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text in `file` that `search` stands for: `search` itself when it occurs exactly, else the
+    /// first occurrence with curly quotes where `search` has straight ones (or the reverse).
+    fn find_actual_string<'f>(file: &'f str, search: &'f str) -> Option<&'f str> {
+        if memchr::memmem::find(file.as_bytes(), search.as_bytes()).is_some() {
+            return Some(search);
+        }
+        if !search.chars().any(|c| quote_class(c).is_some()) {
+            return None;
+        }
+        find_modulo_quotes(file, search).map(|r| &file[r])
+    }
 
     #[test]
     fn finds_curly_text_from_straight_search() {

@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use hands_fs::encoding::{Encoding, LineEnding, detect_encoding, encode};
+use hands_fs::{Encoding, LineEnding, detect_encoding, encode};
 
 /// A file whose bytes are not text in the encoding its byte-order mark announces.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,13 +27,13 @@ pub struct TextFile {
 }
 
 /// The dominant line ending of `raw`: CRLF when at least half of the line breaks are CRLF (the
-/// rule of [`hands_fs::encoding::detect_line_ending`], with a fast exit for files without `\r`).
+/// rule of [`hands_fs::detect_line_ending`], with a fast exit for files without `\r`).
 fn dominant_line_ending(raw: &str) -> LineEnding {
     let bytes = raw.as_bytes();
     if !bytes.contains(&b'\r') {
         return LineEnding::Lf;
     }
-    hands_fs::encoding::detect_line_ending(raw)
+    hands_fs::detect_line_ending(raw)
 }
 
 fn decode_utf16(body: &[u8], little_endian: bool) -> Result<String, NotText> {
@@ -113,7 +113,7 @@ impl TextFile {
         let end = self.raw_offset(region.end);
         let replacement: Cow<'_, str> = match self.line_ending {
             LineEnding::Lf => Cow::Borrowed(replacement),
-            LineEnding::Crlf => Cow::Owned(hands_fs::encoding::normalize_newlines(replacement).replace('\n', "\r\n")),
+            LineEnding::Crlf => Cow::Owned(hands_fs::normalize_newlines(replacement).replace('\n', "\r\n")),
         };
         let mut text = String::with_capacity(self.raw.len() - (end - start) + replacement.len());
         text.push_str(&self.raw[..start]);

@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hands_core::PathCheck;
 use hands_core::Session;
-use hands_fs::file_state::{FileState, hash_bytes};
+use hands_fs::{FileState, hash_bytes};
 
 use crate::FILE_UNEXPECTEDLY_MODIFIED;
 
@@ -102,10 +102,10 @@ impl FileSnapshot {
 }
 
 /// Read the whole file a path check approved, at the path it resolved (`check.real`) with no
-/// symlink followed on the way ([`hands_fs::fs::read_resolved`]), with a snapshot of what was read.
+/// symlink followed on the way ([`hands_fs::read_resolved`]), with a snapshot of what was read.
 pub fn read_with_snapshot(check: &PathCheck) -> io::Result<(Vec<u8>, FileSnapshot)> {
     let read_at = SystemTime::now();
-    let (bytes, meta) = hands_fs::fs::read_resolved(&check.real)?;
+    let (bytes, meta) = hands_fs::read_resolved(&check.real)?;
     let snapshot = FileSnapshot::new(&bytes, &meta, read_at);
     Ok((bytes, snapshot))
 }
@@ -143,7 +143,7 @@ pub enum CommitError {
 }
 
 /// Write `bytes` atomically to the file a path check approved, at the path it resolved
-/// (`check.real`, no symlink followed: [`hands_fs::fs::atomic_write_resolved`]), and record the
+/// (`check.real`, no symlink followed: [`hands_fs::atomic_write_resolved`]), and record the
 /// result in the session's file state (keyed by `check.path`). `before` is the snapshot of what the edit was computed from, or `None` when the file
 /// did not exist (then missing parent directories are created, and the write is refused if the
 /// file appeared meanwhile). The check runs after the new content is on disk, right before the
@@ -170,8 +170,8 @@ pub fn commit(
     };
     // A new file's missing folders are made one at a time, never through a symlink.
     let result = match before {
-        Some(_) => hands_fs::fs::atomic_write_resolved(&check.real, bytes, race_check),
-        None => hands_fs::fs::atomic_write_resolved_making_folders(&check.real, bytes, race_check),
+        Some(_) => hands_fs::atomic_write_resolved(&check.real, bytes, race_check),
+        None => hands_fs::atomic_write_resolved_making_folders(&check.real, bytes, race_check),
     };
     match result {
         Err(_) if changed.get() => return Err(CommitError::Modified),

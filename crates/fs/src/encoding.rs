@@ -73,7 +73,7 @@ pub fn normalize_newlines(text: &str) -> String {
 }
 
 /// [`normalize_newlines`] of an owned string: returned as it is when it has no `\r\n`.
-pub fn normalize_newlines_owned(text: String) -> String {
+pub(crate) fn normalize_newlines_owned(text: String) -> String {
     if has_crlf(&text) { text.replace("\r\n", "\n") } else { text }
 }
 

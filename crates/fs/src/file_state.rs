@@ -103,7 +103,7 @@ pub fn hash_file(path: &Path) -> std::io::Result<u64> {
 
 /// Records a session keeps. Each is about a hundred bytes and a path: a full cache takes a
 /// few MiB. Far more files than a model reads and then edits within one conversation.
-pub const MAX_ENTRIES: usize = 10_000;
+pub(crate) const MAX_ENTRIES: usize = 10_000;
 
 /// The session's file-state cache. Keys are absolute, normalized paths.
 #[derive(Debug, Default)]
@@ -154,7 +154,7 @@ impl FileStateCache {
     }
 
     /// Record (or replace) what is known about `path`. When the cache is full, the records
-    /// recorded longest ago are forgotten (see [`MAX_ENTRIES`]).
+    /// recorded longest ago are forgotten (see `MAX_ENTRIES`).
     pub fn record(&self, path: impl Into<PathBuf>, state: FileState) {
         self.entries.write().unwrap_or_else(|e| e.into_inner()).insert(path.into(), state, MAX_ENTRIES);
     }
@@ -186,7 +186,7 @@ impl FileStateCache {
         all
     }
 
-    /// Replace everything with `entries` (for restoring sessions). Beyond [`MAX_ENTRIES`], the
+    /// Replace everything with `entries` (for restoring sessions). Beyond `MAX_ENTRIES`, the
     /// last entries are kept.
     pub fn restore(&self, entries: Vec<(PathBuf, FileState)>) {
         let mut restored = Entries::default();

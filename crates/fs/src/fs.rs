@@ -17,8 +17,7 @@
 //! fail instead of leading elsewhere; reads and writes then go through the opened descriptors,
 //! and an atomic write makes its temp file and renames it inside the one directory descriptor.
 //! [`atomic_write_resolved_making_folders`] also creates missing folders that way, one at a time
-//! inside the folder before; [`open_beneath_for_read`] opens a file a walk found relative to the
-//! descriptor of the walk's root, never leaving it.
+//! inside the folder before.
 //!
 //! Temp files carry the writer's process id; a write into a folder first removes (once per folder
 //! and process) temp files left there by processes that no longer exist ([`sweep_stale_temps`]).
@@ -200,7 +199,7 @@ fn opened_path(file: &File) -> Option<PathBuf> {
 
 /// The file a write to `path` must replace: `path` itself, or the final target of a symlink
 /// chain (so the link survives and its target gets the new content).
-pub fn write_target(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn write_target(path: &Path) -> io::Result<PathBuf> {
     let mut current = path.to_path_buf();
     for _ in 0..40 {
         match fs::symlink_metadata(&current) {
@@ -337,33 +336,6 @@ fn walk_below(
     open_one(held.as_ref().map_or(start, |fd| fd.as_fd()), last, flags | OFlags::NOFOLLOW, mode).map(File::from)
 }
 
-/// Open `below` (a relative path without `..`) for reading inside the folder `dir` is open on,
-/// with the kernel refusing to leave that folder or follow any symlink on the way: `openat2` with
-/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS` on Linux, a component walk
-/// with `O_NOFOLLOW` elsewhere and on kernels without `openat2`. For files a walk found under a
-/// checked root (Grep): a folder swapped for a symlink since the walk saw it makes the open fail
-/// instead of reading outside. Opened with `O_NONBLOCK` (a FIFO swapped in is not waited on).
-#[cfg(unix)]
-pub fn open_beneath_for_read(dir: std::os::fd::BorrowedFd<'_>, below: &Path) -> io::Result<File> {
-    use rustix::fs::{Mode, OFlags};
-    if below.is_absolute() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not relative", below.display())));
-    }
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::ResolveFlags;
-        let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-        match rustix::fs::openat2(dir, below, flags, Mode::empty(), resolve) {
-            Ok(fd) => return Ok(File::from(fd)),
-            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
-            Err(rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) => return Err(changed_since_check(below)),
-            Err(e) => return Err(e.into()),
-        }
-    }
-    walk_below(dir, &plain_names(below)?, below, flags, Mode::empty(), false)
-}
-
 /// Open `real` for reading without following any symlink (see the module documentation) and
 /// without blocking (`O_NONBLOCK`: a FIFO swapped in is opened, not waited on, and the caller
 /// refuses it by its type).
@@ -396,7 +368,7 @@ pub fn read_resolved(real: &Path) -> io::Result<(Vec<u8>, fs::Metadata)> {
     Ok((bytes, meta))
 }
 
-/// [`atomic_write_checked`] for a path a check resolved: the folder of `real` is opened without
+/// `atomic_write_checked` for a path a check resolved: the folder of `real` is opened without
 /// following symlinks, the temp file is created in that folder's descriptor, and the rename
 /// happens within it. The file at `real` is replaced (a symlink that appeared there since the
 /// check is replaced, never followed); its permissions and owner are kept.
@@ -456,7 +428,7 @@ fn write_resolved(
 /// Remove the temp files (`.<name>.hands-tmp-<pid>-<n>`) in `dir` whose writing process no
 /// longer exists and that are older than a minute: what a process killed in the middle of a
 /// write leaves behind. Looks at the first 10 000 entries; the number removed.
-pub fn sweep_stale_temps(dir: &Path) -> usize {
+pub(crate) fn sweep_stale_temps(dir: &Path) -> usize {
     let Ok(entries) = fs::read_dir(dir) else { return 0 };
     let mut removed = 0;
     for entry in entries.take(SWEEP_SCAN_MAX).filter_map(Result::ok) {
@@ -538,7 +510,7 @@ pub fn atomic_write_scratch(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// [`atomic_write`] with a last check run after the new content is on disk and right before the
 /// rename: an error from `before_rename` abandons the write (e.g. the target changed meanwhile).
-pub fn atomic_write_checked(
+pub(crate) fn atomic_write_checked(
     path: &Path,
     bytes: &[u8],
     before_rename: impl FnOnce() -> io::Result<()>,
@@ -875,48 +847,6 @@ mod tests {
         let mut text = String::new();
         file.read_to_string(&mut text).unwrap();
         assert_eq!(text, "inside");
-    }
-
-    #[test]
-    fn beneath_opens_stay_below_the_folder_and_refuse_symlinks() {
-        let dir = tempfile::tempdir().unwrap();
-        let base = fs::canonicalize(dir.path()).unwrap();
-        let root = base.join("root");
-        fs::create_dir_all(root.join("a/b")).unwrap();
-        fs::write(root.join("a/b/f"), "inside").unwrap();
-        fs::create_dir(base.join("outside")).unwrap();
-        fs::write(base.join("outside/f"), "OUTSIDE").unwrap();
-        std::os::unix::fs::symlink(base.join("outside"), root.join("a/link")).unwrap();
-        std::os::unix::fs::symlink(base.join("outside/f"), root.join("a/flink")).unwrap();
-        let root_fd = File::open(&root).unwrap();
-        let read = |below: &str| -> io::Result<String> {
-            let mut text = String::new();
-            open_beneath_for_read(root_fd.as_fd(), Path::new(below))?.read_to_string(&mut text)?;
-            Ok(text)
-        };
-        assert_eq!(read("a/b/f").unwrap(), "inside");
-        for refused in ["a/link/f", "a/flink", "../outside/f", "a/../../outside/f"] {
-            assert!(read(refused).is_err(), "{refused} was opened");
-        }
-        assert!(read(base.join("outside/f").to_str().unwrap()).is_err());
-        // The walk (other Unix systems, old kernels) agrees.
-        let walk = |below: &str| {
-            let names = plain_names(Path::new(below))?;
-            walk_below(
-                root_fd.as_fd(),
-                &names,
-                Path::new(below),
-                rustix::fs::OFlags::RDONLY,
-                rustix::fs::Mode::empty(),
-                false,
-            )
-        };
-        let mut text = String::new();
-        walk("a/b/f").unwrap().read_to_string(&mut text).unwrap();
-        assert_eq!(text, "inside");
-        for refused in ["a/link/f", "a/flink", "../outside/f"] {
-            assert!(walk(refused).is_err(), "the walk opened {refused}");
-        }
     }
 
     #[test]

@@ -22,22 +22,22 @@ use serde_json::Value;
 use crate::error::LspError;
 
 /// Environment variable naming the configuration file (instead of the user's default one).
-pub const CONFIG_ENV: &str = "HANDS_LSP_CONFIG";
+pub(crate) const CONFIG_ENV: &str = "HANDS_LSP_CONFIG";
 
 /// Environment variable that, set to `0` or `false`, turns the built-in defaults off.
-pub const DEFAULTS_ENV: &str = "HANDS_LSP_DEFAULTS";
+pub(crate) const DEFAULTS_ENV: &str = "HANDS_LSP_DEFAULTS";
 
 /// Time a server gets to answer `initialize` unless configured otherwise.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Time a server gets to answer a request unless configured otherwise.
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Time a server gets to acknowledge `shutdown` and exit before it is killed.
-pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How many times a crashed or hung server is restarted in one session unless configured.
-pub const DEFAULT_MAX_RESTARTS: u32 = 1;
+pub(crate) const DEFAULT_MAX_RESTARTS: u32 = 1;
 
 /// One server's settings, as written in the configuration file (camelCase keys). Keys this
 /// client does not use (`workspaceFolder`, ...) are accepted and ignored.
@@ -197,7 +197,7 @@ impl ServerSet {
     }
 
     /// The executable `command` names, looked up in this set's search path (see
-    /// [`find_in`]).
+    /// `find_in`).
     pub fn find_command(&self, command: &str) -> Option<PathBuf> {
         match &self.search_path {
             Some(search_path) => find_in(command, Some(search_path)),
@@ -293,14 +293,14 @@ impl ServerSet {
 
 /// `$XDG_CONFIG_HOME/hands/lsp.json`, else `~/.config/hands/lsp.json` (on every platform, so
 /// one documented place; `HANDS_LSP_CONFIG` points elsewhere).
-pub fn user_config_path() -> Option<PathBuf> {
+pub(crate) fn user_config_path() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| {
         std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(|h| PathBuf::from(h).join(".config"))
     })?;
     Some(base.join("hands").join("lsp.json"))
 }
 
-/// The executable `command` names, looked up in the process's `PATH` (see [`find_in`]).
+/// The executable `command` names, looked up in the process's `PATH` (see `find_in`).
 pub fn find_on_path(command: &str) -> Option<PathBuf> {
     find_in(command, std::env::var_os("PATH").as_deref())
 }
@@ -308,7 +308,7 @@ pub fn find_on_path(command: &str) -> Option<PathBuf> {
 /// The executable `command` names: itself when it contains a path separator and exists, else
 /// the first match in `search_path`, a value shaped like `PATH` (with PATHEXT's extensions on
 /// Windows).
-pub fn find_in(command: &str, search_path: Option<&OsStr>) -> Option<PathBuf> {
+pub(crate) fn find_in(command: &str, search_path: Option<&OsStr>) -> Option<PathBuf> {
     let candidate = Path::new(command);
     if candidate.components().count() > 1 {
         return is_executable(candidate).then(|| candidate.to_path_buf());

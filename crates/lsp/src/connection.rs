@@ -31,7 +31,7 @@ const METHOD_NOT_FOUND: i32 = -32601;
 
 /// Why a request got no result.
 #[derive(Debug, Clone)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// No answer within the timeout (the server was told to cancel).
     TimedOut,
     /// The caller's token was cancelled (the server was told to cancel).
@@ -52,7 +52,7 @@ type Pending = Arc<Mutex<HashMap<RequestId, Waiter>>>;
 /// What the client answers when the server asks (`workspace/configuration`,
 /// `workspace/workspaceFolders`).
 #[derive(Debug, Clone, Default)]
-pub struct ClientAnswers {
+pub(crate) struct ClientAnswers {
     /// The configured `settings`, looked up by section.
     pub settings: Option<Value>,
     /// The workspace folders as sent in `initialize`.
@@ -60,7 +60,7 @@ pub struct ClientAnswers {
 }
 
 /// A running server process.
-pub struct Connection {
+pub(crate) struct Connection {
     outgoing: Mutex<Option<mpsc::Sender<Message>>>,
     pending: Pending,
     next_id: AtomicI32,
@@ -79,7 +79,12 @@ impl std::fmt::Debug for Connection {
 
 impl Connection {
     /// Start `program` with the server's arguments and environment in `cwd`.
-    pub fn spawn(program: &Path, config: &ServerConfig, cwd: &Path, answers: ClientAnswers) -> std::io::Result<Self> {
+    pub(crate) fn spawn(
+        program: &Path,
+        config: &ServerConfig,
+        cwd: &Path,
+        answers: ClientAnswers,
+    ) -> std::io::Result<Self> {
         let mut child = Command::new(program)
             .args(&config.args)
             .envs(&config.env)
@@ -120,17 +125,17 @@ impl Connection {
     }
 
     /// The process id.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.lock().unwrap_or_else(|e| e.into_inner()).id()
     }
 
     /// Whether the server still reads and writes (its output is open).
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         self.alive.load(Ordering::SeqCst)
     }
 
     /// The last lines the server wrote to stderr (at most 2000 characters).
-    pub fn stderr_tail(&self) -> String {
+    pub(crate) fn stderr_tail(&self) -> String {
         self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).trim().to_string()
     }
 
@@ -140,7 +145,7 @@ impl Connection {
     }
 
     /// Send a notification (nothing comes back).
-    pub fn notify(&self, method: &str, params: Value) {
+    pub(crate) fn notify(&self, method: &str, params: Value) {
         self.send(Message::Notification(Notification::new(method.to_string(), params)));
     }
 
@@ -155,7 +160,7 @@ impl Connection {
     }
 
     /// Send a request and wait for its answer, at most `timeout`, or until `cancel` fires.
-    pub async fn request(
+    pub(crate) async fn request(
         &self,
         method: &str,
         params: Value,
@@ -192,7 +197,7 @@ impl Connection {
     }
 
     /// Kill the process now (a hung server), without the shutdown handshake.
-    pub fn kill(&self) {
+    pub(crate) fn kill(&self) {
         self.closed.store(true, Ordering::SeqCst);
         self.outgoing.lock().unwrap_or_else(|e| e.into_inner()).take();
         let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
@@ -202,7 +207,7 @@ impl Connection {
 
     /// The protocol's goodbye: `shutdown`, then `exit`, each waited for at most the configured
     /// shutdown timeout; a server still running after that is killed. Idempotent.
-    pub fn shutdown(&self) {
+    pub(crate) fn shutdown(&self) {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
         }

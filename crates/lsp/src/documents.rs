@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::connection::Connection;
 
 /// Open documents kept per server; past this the least recently asked about is closed.
-pub const MAX_OPEN_DOCUMENTS: usize = 200;
+pub(crate) const MAX_OPEN_DOCUMENTS: usize = 200;
 
 #[derive(Debug)]
 struct OpenDocument {
@@ -25,7 +25,7 @@ struct OpenDocument {
 
 /// What a server has open, and the version and content it was last sent of each.
 #[derive(Debug, Default)]
-pub struct Documents {
+pub(crate) struct Documents {
     open: HashMap<PathBuf, OpenDocument>,
     clock: u64,
     /// `didSave` is sent (and with the text when this is `Some(true)`).
@@ -34,7 +34,7 @@ pub struct Documents {
 
 impl Documents {
     /// Documents for a server whose `textDocumentSync` capability is `sync`.
-    pub fn new(sync: Option<&Value>) -> Self {
+    pub(crate) fn new(sync: Option<&Value>) -> Self {
         let save = match sync.and_then(|s| s.get("save")) {
             Some(Value::Bool(true)) => Some(false),
             Some(Value::Object(options)) => Some(options.get("includeText").and_then(Value::as_bool).unwrap_or(false)),
@@ -44,18 +44,13 @@ impl Documents {
     }
 
     /// Number of open documents.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.open.len()
-    }
-
-    /// Whether nothing is open.
-    pub fn is_empty(&self) -> bool {
-        self.open.is_empty()
     }
 
     /// Bring every open document up to date with the disk, open `path` (as `language`) if it is
     /// not, and return `path`'s text as the server now has it.
-    pub fn sync(&mut self, connection: &Connection, path: &Path, language: &str) -> std::io::Result<String> {
+    pub(crate) fn sync(&mut self, connection: &Connection, path: &Path, language: &str) -> std::io::Result<String> {
         let others: Vec<PathBuf> = self.open.keys().filter(|p| p.as_path() != path).cloned().collect();
         for other in others {
             match read_text(&other) {

@@ -151,9 +151,7 @@ fn fingerprint(path: &Path) -> Option<Fingerprint> {
     let modified = meta.modified().ok();
     let racy = modified.is_none_or(|m| m.elapsed().map_or(true, |age| age < RACY_WINDOW));
     let content = if racy {
-        hands_fs::fs::read_regular_file_limited(path, MAX_SETTINGS_BYTES)
-            .ok()
-            .map(|b| hands_fs::file_state::hash_bytes(&b))
+        hands_fs::read_regular_file_limited(path, MAX_SETTINGS_BYTES).ok().map(|b| hands_fs::hash_bytes(&b))
     } else {
         None
     };
@@ -623,9 +621,9 @@ impl PermissionEngine {
             return Ok(());
         }
         let path = self.shared.cwd.join(".claude").join("settings.local.json");
-        let text = match hands_fs::fs::read_regular_file_limited(&path, MAX_SETTINGS_BYTES) {
+        let text = match hands_fs::read_regular_file_limited(&path, MAX_SETTINGS_BYTES) {
             Ok(bytes) => String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
-            Err(hands_fs::fs::LimitedReadError::Io(e)) => Err(e),
+            Err(hands_fs::LimitedReadError::Io(e)) => Err(e),
             Err(e) => Err(io::Error::new(io::ErrorKind::InvalidData, format!("{}: {e}", path.display()))),
         };
         let mut root = match text {
@@ -666,7 +664,7 @@ impl PermissionEngine {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir)?;
         }
-        hands_fs::fs::atomic_write(&path, text.as_bytes())?;
+        hands_fs::atomic_write(&path, text.as_bytes())?;
         self.reload();
         Ok(())
     }

@@ -53,7 +53,7 @@ pub(crate) enum PathPatternError {
 
 fn with_real(root: PathBuf) -> Vec<PathBuf> {
     let mut roots = vec![root.clone()];
-    if let Ok(real) = hands_fs::fs::real_path(&root) {
+    if let Ok(real) = hands_fs::real_path(&root) {
         if real != root {
             roots.push(real);
         }

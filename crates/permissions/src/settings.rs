@@ -189,9 +189,9 @@ pub(crate) fn read_settings_file(
     root: PathBuf,
 ) -> Result<Option<ScopeSettings>, SettingsError> {
     let file = origin.location.clone();
-    let bytes = match hands_fs::fs::read_regular_file_limited(path, MAX_SETTINGS_BYTES) {
+    let bytes = match hands_fs::read_regular_file_limited(path, MAX_SETTINGS_BYTES) {
         Ok(bytes) => bytes,
-        Err(hands_fs::fs::LimitedReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(hands_fs::LimitedReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(SettingsError::whole_file(&file, format!("cannot be read: {e}"))),
     };
     let text =

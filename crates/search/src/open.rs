@@ -8,7 +8,7 @@
 //! - [`RootOpener::open_root`] opens the root where its path check resolved it
 //!   ([`PathCheck::real`](hands_core::PathCheck::real), the path the decision judged)
 //!   with the kernel refusing every symlink on the way
-//!   ([`hands_fs::fs::open_resolved_for_read`]); a root swapped since its check fails here.
+//!   ([`hands_fs::open_resolved_for_read`]); a root swapped since its check fails here.
 //! - [`Beneath`] (one per thread) walks down from that descriptor to each file's folder with
 //!   `openat(O_NOFOLLOW | O_DIRECTORY)`, one component at a time, and keeps the chain of folders it
 //!   opened: a depth-first walk opens each folder once, and a file then costs one lookup of its
@@ -44,7 +44,7 @@ impl RootOpener {
     pub fn open_root(path: &Path, real: &Path) -> io::Result<Self> {
         #[cfg(target_os = "linux")]
         {
-            let dir = hands_fs::fs::open_resolved_for_read(real)?;
+            let dir = hands_fs::open_resolved_for_read(real)?;
             if !dir.metadata()?.is_dir() {
                 return Err(io::Error::new(
                     io::ErrorKind::NotADirectory,

@@ -101,11 +101,11 @@ fn with_suggestion(mut message: String, cwd: &Path, requested: &Path) -> String 
 ///
 /// `cwd = /src/repo`, `requested = /src/lib/a.rs` (missing) gives `/src/repo/lib/a.rs` when it
 /// exists.
-pub fn suggest_path_under_cwd(cwd: &Path, requested: &Path) -> Option<PathBuf> {
+pub(crate) fn suggest_path_under_cwd(cwd: &Path, requested: &Path) -> Option<PathBuf> {
     let parent = cwd.parent()?;
     // Resolve symlinks in the requested path's folder so the prefix test compares like with like
     // (the session's cwd is canonical).
-    let resolved = match (requested.parent().and_then(|p| hands_fs::fs::real_path(p).ok()), requested.file_name()) {
+    let resolved = match (requested.parent().and_then(|p| hands_fs::real_path(p).ok()), requested.file_name()) {
         (Some(dir), Some(name)) => dir.join(name),
         _ => requested.to_path_buf(),
     };

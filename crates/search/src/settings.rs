@@ -5,17 +5,17 @@ use std::time::Duration;
 
 /// Environment variable: milliseconds a Glob or Grep search may run before it stops and reports
 /// what it found so far (default 20 000, Claude Code's ripgrep timeout).
-pub const TIMEOUT_ENV: &str = "HANDS_GREP_TIMEOUT_MS";
+pub(crate) const TIMEOUT_ENV: &str = "HANDS_GREP_TIMEOUT_MS";
 
 /// Environment variable: worker threads for the walk (`0` or unset: one per core, at most 12,
 /// as ripgrep chooses). With one, Glob still reads the times of many matches on a second thread.
-pub const THREADS_ENV: &str = "HANDS_SEARCH_THREADS";
+pub(crate) const THREADS_ENV: &str = "HANDS_SEARCH_THREADS";
 
 /// The timeout when [`TIMEOUT_ENV`] is unset or unreadable.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The search timeout: [`TIMEOUT_ENV`] when it holds a positive whole number, else
-/// [`DEFAULT_TIMEOUT`].
+/// The search timeout: `TIMEOUT_ENV` when it holds a positive whole number, else
+/// `DEFAULT_TIMEOUT`.
 pub fn timeout() -> Duration {
     std::env::var(TIMEOUT_ENV)
         .ok()

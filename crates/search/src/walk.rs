@@ -19,7 +19,7 @@ use crate::stop::StopFlag;
 pub const VCS_DIRECTORIES: [&str; 6] = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"];
 
 /// Whether `name` is one of [`VCS_DIRECTORIES`].
-pub fn is_vcs_name(name: &OsStr) -> bool {
+pub(crate) fn is_vcs_name(name: &OsStr) -> bool {
     VCS_DIRECTORIES.iter().any(|v| OsStr::new(v) == name)
 }
 

@@ -11,7 +11,7 @@ use common::{Fixture, builtin_pool, fixture, github_fixture_tools};
 use hands_core::Pool;
 use hands_core::{DeferralSettings, ToolSearchMode};
 use hands_spec::{Format, RenderOptions, render};
-use hands_tool_tool_search::search::{Searchable, keyword_search};
+use hands_tool_tool_search::{Searchable, keyword_search};
 
 fn main() {
     divan::main();

@@ -11,7 +11,7 @@ use crate::names::ToolNames;
 use crate::plan::{Delivery, Plan};
 
 /// The `tools` array for `plan`.
-pub fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames) -> Value {
+pub(crate) fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames) -> Value {
     let last_builtin = plan.sent().enumerate().filter(|(_, t)| !t.external).map(|(i, _)| i).last();
     let tools = plan
         .sent()

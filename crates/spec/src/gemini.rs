@@ -42,7 +42,7 @@ fn supported_format(ty: &str, format: &str) -> bool {
 }
 
 /// The `tools` value for `plan`.
-pub fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames) -> Value {
+pub(crate) fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames) -> Value {
     let declarations: Vec<Value> = plan
         .sent()
         .map(|planned| {
@@ -62,7 +62,7 @@ pub fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames) -> Value {
 }
 
 /// The Gemini (OpenAPI subset) form of a JSON Schema.
-pub fn to_openapi(schema: &Value) -> Value {
+pub(crate) fn to_openapi(schema: &Value) -> Value {
     let Value::Object(node) = schema else {
         return json!({});
     };

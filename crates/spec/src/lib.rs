@@ -13,16 +13,20 @@
 //!   OpenAI, `null` for an optional property means absent) before the pipeline validates it.
 //! - [`stats()`]: bytes and estimated tokens of the full payload against the deferred one.
 //!
-//! Tool names are made portable by [`names`]; what is deferred and whether tool search is on is
+//! Tool names are made portable by `names`; what is deferred and whether tool search is on is
 //! decided by [`hands_core::DeferralSettings`]. Nothing here runs a tool or talks to an API.
 
-pub mod anthropic;
-pub mod gemini;
-pub mod names;
-pub mod openai;
-pub mod plan;
-pub mod stats;
-pub mod strict;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod anthropic;
+mod gemini;
+mod names;
+mod openai;
+mod plan;
+mod stats;
+mod strict;
 
 use std::fmt;
 use std::str::FromStr;
@@ -32,6 +36,8 @@ use hands_core::{Pool, Session, ToolCall};
 use serde_json::Value;
 
 pub use names::ToolNames;
+pub use names::{is_portable_name, portable};
+pub use plan::{ANNOUNCEMENT_HEAD, announcement_text};
 pub use plan::{Delivery, Plan};
 pub use stats::{Cost, Stats, stats};
 

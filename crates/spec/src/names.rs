@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use hands_core::Pool;
 
 /// The longest name every API accepts.
-pub const MAX_TOOL_NAME_LEN: usize = 64;
+pub(crate) const MAX_TOOL_NAME_LEN: usize = 64;
 
 /// Hex digits of the hash suffix of a shortened name.
 const HASH_HEX_DIGITS: usize = 8;
@@ -33,7 +33,7 @@ pub fn is_portable_name(name: &str) -> bool {
 
 /// `name` with every character outside `[A-Za-z0-9_-]` replaced by `_`, and a `_` in front when
 /// it does not start with a letter or `_` (the rule of reference §6, plus Gemini's first letter).
-pub fn sanitize(name: &str) -> String {
+pub(crate) fn sanitize(name: &str) -> String {
     let mut out: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         out.insert(0, '_');
@@ -43,7 +43,7 @@ pub fn sanitize(name: &str) -> String {
 
 /// The sanitized name cut to fit with an 8-hex-digit hash of the original name:
 /// `<first 55 chars>_<hash>`. Always portable, always 64 characters or fewer.
-pub fn hashed(name: &str) -> String {
+pub(crate) fn hashed(name: &str) -> String {
     let sanitized = sanitize(name);
     let keep = MAX_TOOL_NAME_LEN - 1 - HASH_HEX_DIGITS;
     let prefix = &sanitized[..sanitized.len().min(keep)];
@@ -52,7 +52,7 @@ pub fn hashed(name: &str) -> String {
 }
 
 /// The portable form of one name, without regard to other tools: the name itself when portable,
-/// else its sanitized form when that fits, else [`hashed`].
+/// else its sanitized form when that fits, else `hashed`.
 pub fn portable(name: &str) -> String {
     if is_portable_name(name) {
         return name.to_string();

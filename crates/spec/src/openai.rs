@@ -16,7 +16,7 @@ use crate::plan::Plan;
 use crate::strict;
 
 /// The `tools` array for `plan`.
-pub fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames, strict_mode: bool) -> Value {
+pub(crate) fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames, strict_mode: bool) -> Value {
     let tools = plan
         .sent()
         .map(|planned| {
@@ -37,7 +37,7 @@ pub fn tools(plan: &Plan<'_>, session: &Session, names: &ToolNames, strict_mode:
 }
 
 /// The parameters schema of `tool` and whether it is strict.
-pub fn parameters(tool: &dyn Tool, strict_mode: bool) -> (Value, bool) {
+pub(crate) fn parameters(tool: &dyn Tool, strict_mode: bool) -> (Value, bool) {
     if strict_mode {
         match strict::to_strict(tool.input_schema()) {
             Ok(schema) => return (schema, true),
@@ -52,6 +52,6 @@ pub fn parameters(tool: &dyn Tool, strict_mode: bool) -> (Value, bool) {
 }
 
 /// Whether `tool` is sent strict when strict mode is asked for.
-pub fn is_strict(tool: &dyn Tool) -> bool {
+pub(crate) fn is_strict(tool: &dyn Tool) -> bool {
     strict::to_strict(tool.input_schema()).is_ok()
 }

@@ -122,7 +122,7 @@ pub fn announcement_text<'a>(names: impl IntoIterator<Item = &'a str>) -> Option
 }
 
 /// The announcement for a plan, with the names the model must use (`names`).
-pub fn announcement_for(plan: &Plan<'_>, names: &ToolNames) -> Option<String> {
+pub(crate) fn announcement_for(plan: &Plan<'_>, names: &ToolNames) -> Option<String> {
     let wire: Vec<String> = plan.announced().map(|t| names.wire(t.tool.name())).collect();
     announcement_text(wire.iter().map(String::as_str))
 }

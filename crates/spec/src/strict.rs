@@ -35,7 +35,7 @@ const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "emai
 /// Why a schema cannot be sent in strict mode.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("schema at `{path}` cannot be made strict: {reason}")]
-pub struct NotStrict {
+pub(crate) struct NotStrict {
     /// JSON-pointer-like path of the offending subschema (`` for the root).
     pub path: String,
     /// What is wrong.
@@ -43,7 +43,7 @@ pub struct NotStrict {
 }
 
 /// The strict-mode form of `schema` (see the module doc).
-pub fn to_strict(schema: &Value) -> Result<Value, NotStrict> {
+pub(crate) fn to_strict(schema: &Value) -> Result<Value, NotStrict> {
     let strict = strictify(schema, "")?;
     if strict.get("type").and_then(Value::as_str) != Some("object") {
         return Err(NotStrict { path: String::new(), reason: "the root must be an object" });
@@ -197,7 +197,7 @@ fn make_nullable(schema: &mut Value) {
 
 /// Remove the `null`s a strict model sent for optional properties of `schema` (the original,
 /// non-strict schema), recursively, so that validation sees them as absent.
-pub fn restore_absent(schema: &Value, value: &mut Value) {
+pub(crate) fn restore_absent(schema: &Value, value: &mut Value) {
     let Value::Object(node) = schema else { return };
     match value {
         Value::Object(map) => {

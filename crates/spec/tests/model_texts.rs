@@ -15,7 +15,7 @@ mod common;
 
 use common::fixture;
 use hands_core::{CANCEL_MESSAGE, REJECT_MESSAGE, Session, Tool, schema_not_sent_hint};
-use hands_edit::line_format::LINE_FORMAT_KEY;
+use hands_edit::LINE_FORMAT_KEY;
 use serde_json::{Value, json};
 
 /// Phrases of the prompts and messages that were copied from Claude Code and rewritten. Compared
@@ -164,12 +164,12 @@ fn model_texts(session: &Session) -> Vec<(String, String)> {
         texts.extend(fields.into_iter().map(|text| (format!("{name} schema"), text)));
     }
     let names: Vec<&str> = all_tools().iter().map(|t| t.name()).collect();
-    texts.push(("announcement".into(), hands_spec::plan::announcement_text(names).unwrap_or_default()));
+    texts.push(("announcement".into(), hands_spec::announcement_text(names).unwrap_or_default()));
     for (label, text) in [
         ("cancel message", CANCEL_MESSAGE.to_string()),
         ("reject message", REJECT_MESSAGE.to_string()),
         ("schema-not-sent hint", schema_not_sent_hint("NotebookEdit")),
-        ("TodoWrite result", hands_tool_todo_write::prompt::RESULT_TEXT.to_string()),
+        ("TodoWrite result", hands_tool_todo_write::RESULT_TEXT.to_string()),
         ("not read", hands_edit::FILE_NOT_READ.to_string()),
         ("modified since read", hands_edit::FILE_MODIFIED_SINCE_READ.to_string()),
         ("unexpectedly modified", hands_edit::FILE_UNEXPECTEDLY_MODIFIED.to_string()),

@@ -9,7 +9,7 @@ use common::*;
 use hands_core::DISCOVERED_TOOLS_KEY;
 use hands_core::{CONTEXT_WINDOW_KEY, DeferralSettings, ToolSearchMode};
 use hands_core::{Engine, Pool, PoolConfig, ToolCall, Turn};
-use hands_spec::names::is_portable_name;
+use hands_spec::is_portable_name;
 use hands_spec::{Format, RenderOptions, announcement, render, restore_call};
 use serde_json::{Value, json};
 
@@ -32,13 +32,10 @@ fn anthropic_sends_core_tools_and_tool_search_and_announces_the_rest() {
     assert!(tools[0]["description"].as_str().unwrap().contains(&fx.session.cwd().display().to_string()));
 
     let text = announcement(&pool, &fx.session, &RenderOptions::new(Format::Anthropic)).unwrap();
-    let short = hands_spec::names::portable(LONG_MCP_NAME);
+    let short = hands_spec::portable(LONG_MCP_NAME);
     assert_eq!(
         text,
-        format!(
-            "<system-reminder>\n{}\nNotebookLike\n{short}\n</system-reminder>",
-            hands_spec::plan::ANNOUNCEMENT_HEAD
-        )
+        format!("<system-reminder>\n{}\nNotebookLike\n{short}\n</system-reminder>", hands_spec::ANNOUNCEMENT_HEAD)
     );
 }
 
@@ -66,7 +63,7 @@ fn discovered_deferred_tools_are_sent_with_defer_loading() {
 fn with_tool_search_off_every_schema_is_sent_and_tool_search_is_not() {
     let fx = fixture("false");
     let pool = fixed_pool();
-    let short = hands_spec::names::portable(LONG_MCP_NAME);
+    let short = hands_spec::portable(LONG_MCP_NAME);
     for format in [Format::Anthropic, Format::OpenAi] {
         let tools = render(&pool, &fx.session, &RenderOptions::new(format));
         let names: Vec<&str> = tools
@@ -128,7 +125,7 @@ fn output_is_byte_identical_across_runs_and_pools() {
 fn long_mcp_names_are_shortened_everywhere_and_mapped_back() {
     let fx = fixture("false");
     let pool = fixed_pool();
-    let short = hands_spec::names::portable(LONG_MCP_NAME);
+    let short = hands_spec::portable(LONG_MCP_NAME);
     assert!(is_portable_name(&short) && short.len() == 64, "{short}");
     let anthropic = render(&pool, &fx.session, &RenderOptions::new(Format::Anthropic));
     let openai = render(&pool, &fx.session, &RenderOptions::new(Format::OpenAi));

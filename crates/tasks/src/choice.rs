@@ -7,10 +7,10 @@
 //! anything else or unset keeps `TodoWrite`.
 
 /// hands' variable choosing the task list over TodoWrite.
-pub const ENABLE_TASKS_ENV: &str = "HANDS_ENABLE_TASKS";
+pub(crate) const ENABLE_TASKS_ENV: &str = "HANDS_ENABLE_TASKS";
 
 /// Claude Code's variable for the same choice, honoured when hands' own is unset.
-pub const CLAUDE_ENABLE_TASKS_ENV: &str = "CLAUDE_CODE_ENABLE_TASKS";
+pub(crate) const CLAUDE_ENABLE_TASKS_ENV: &str = "CLAUDE_CODE_ENABLE_TASKS";
 
 /// Whether the pool offers the task-list tools (and so not `TodoWrite`).
 pub fn task_list_enabled() -> bool {

@@ -12,15 +12,19 @@
 //! A task that ends by itself (not through [`TaskRegistry::stop`] or the session's end) queues a
 //! [`Notice::TaskFinished`] in its session.
 //!
-//! [`choice`] says which task-tracking tools a pool offers (TodoWrite or the task list); it
+//! `choice` says which task-tracking tools a pool offers (TodoWrite or the task list); it
 //! belongs to neither tool crate so that each can be built without the other.
 //!
 //! Spawning and reaping processes is the shell tool's business, not this module's: a task only
 //! holds the closure that kills it and is told when it ends ([`BackgroundTask::finish`]).
 
 #![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
 
-pub mod choice;
+mod choice;
+
+pub use choice::task_list_enabled;
 
 use std::collections::BTreeMap;
 use std::fmt;

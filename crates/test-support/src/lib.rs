@@ -18,6 +18,10 @@
 //! inside hands-core (`#[cfg(test)]` in its `src/`) is compiled as a second copy of the crate, so
 //! it cannot use this crate (the compiler says so: two `Session` types); it does not need to.
 
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -25,7 +29,7 @@ use std::time::{Duration, SystemTime};
 use hands_core::Hooks;
 use hands_core::{Asker, PermissionPolicy};
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
-use hands_fs::file_state::FileState;
+use hands_fs::FileState;
 use serde_json::Value;
 
 /// A working directory, a session and an engine over some tools; everything is removed on drop.

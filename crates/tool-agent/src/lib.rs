@@ -237,7 +237,7 @@ fn start_in_background(
     let id = task.id().to_string();
     tokio::spawn(async move {
         let report = run::run(launch, cancel, live).await;
-        if let Err(error) = hands_fs::fs::atomic_write(task.output_path(), report.full_text().as_bytes()) {
+        if let Err(error) = hands_fs::atomic_write(task.output_path(), report.full_text().as_bytes()) {
             tracing::warn!(task = task.id(), %error, "could not write the background agent's report");
         }
         task.finish_without_code(!report.failed && !report.aborted);

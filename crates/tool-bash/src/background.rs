@@ -14,16 +14,16 @@ use hands_tasks::{ReserveError, TaskRegistry};
 use crate::process::{Signal, signal_group, spawn_sandboxed, spawn_shell, wrap_command};
 
 /// `Command running in background with ID: <id>. Output is being written to: <path>`.
-pub fn started_message(id: &str, path: &std::path::Path) -> String {
+pub(crate) fn started_message(id: &str, path: &std::path::Path) -> String {
     format!("Command running in background with ID: {id}. Output is being written to: {}", path.display())
 }
 
 /// Added when the session ends with this call (`hands call`): the task will not outlive it.
-pub const ONE_SHOT_NOTE: &str = "\nThis process ends with the call (`hands call`) and stops the task then; to keep background tasks between calls, use `hands run` or `hands serve`.";
+pub(crate) const ONE_SHOT_NOTE: &str = "\nThis process ends with the call (`hands call`) and stops the task then; to keep background tasks between calls, use `hands run` or `hands serve`.";
 
 /// Start `command` as a background task of the call's session (confined when `sandbox` is given;
 /// the sandbox's proxy then lives as long as the task).
-pub fn start(
+pub(crate) fn start(
     command: &str,
     description: Option<&str>,
     ctx: &ToolContext,

@@ -33,10 +33,10 @@ use crate::effects;
 use crate::readonly_rules::{self, Arg, Scope};
 
 /// Longest command the classifier parses; anything longer is not read-only.
-pub const MAX_CLASSIFIED_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_CLASSIFIED_BYTES: usize = 64 * 1024;
 /// More subcommands than this make a command not read-only
 /// (`MAX_SUBCOMMANDS_FOR_SECURITY_CHECK`).
-pub const MAX_SUBCOMMANDS: usize = 50;
+pub(crate) const MAX_SUBCOMMANDS: usize = 50;
 /// Deepest nesting of `$(...)` and statements the classifier follows.
 const MAX_DEPTH: usize = 64;
 /// Deepest nesting of commands run by commands (`sh -c "xargs sh -c '...'"`) it follows.
@@ -142,7 +142,7 @@ pub fn classify(command: &str) -> Classification {
 
 /// Classify `command` run in `scope`: `cd` is read-only when its target is inside a working
 /// directory.
-pub fn classify_in(command: &str, scope: Option<Scope<'_>>) -> Classification {
+pub(crate) fn classify_in(command: &str, scope: Option<Scope<'_>>) -> Classification {
     classify_nested(command, scope, 0)
 }
 
@@ -224,14 +224,9 @@ pub fn split_subcommands(command: &str) -> Vec<String> {
     classify(command).subcommand_texts()
 }
 
-/// Whether `command` only reads (see [`classify`]).
-pub fn is_read_only(command: &str) -> bool {
-    classify(command).read_only
-}
-
 /// The name of the command whose exit status becomes the shell's, when that is certain: the
 /// last command of the last pipeline, unless an `&&` before it could have produced the status.
-pub fn status_command(command: &str) -> Option<String> {
+pub(crate) fn status_command(command: &str) -> Option<String> {
     if command.len() > MAX_CLASSIFIED_BYTES {
         return None;
     }

@@ -11,23 +11,27 @@
 //! change directory) come from it, and with them what the permission rules and the scheduler
 //! see.
 //!
-//! Layout: [`constants`] (names, limits), [`prompt`] (model-facing text), [`render`] (one-line
-//! summaries), [`classify`] and [`readonly_rules`] (the classifier), [`process`] (process
-//! groups), [`run`] (a foreground run), [`output`] (bounded capture and shaping),
-//! [`semantics`] (exit-code meanings), [`background`] (background tasks), [`sandboxing`] (whether a
+//! Layout: `constants` (names, limits), `prompt` (model-facing text), `render` (one-line
+//! summaries), [`classify`] and `readonly_rules` (the classifier), `process` (process
+//! groups), `run` (a foreground run), `output` (bounded capture and shaping),
+//! `semantics` (exit-code meanings), `background` (background tasks), `sandboxing` (whether a
 //! call runs in the operating-system sandbox, and its permission then).
 
-pub mod background;
-pub mod classify;
-pub mod constants;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod background;
+mod classify;
+mod constants;
 pub(crate) mod effects;
-pub mod output;
-pub mod process;
-pub mod prompt;
-pub mod readonly_rules;
-pub mod run;
-pub mod sandboxing;
-pub mod semantics;
+mod output;
+mod process;
+mod prompt;
+mod readonly_rules;
+mod run;
+mod sandboxing;
+mod semantics;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -40,15 +44,18 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-pub use classify::{Classification, Subcommand, classify, classify_in, split_subcommands};
-pub use readonly_rules::Scope;
+use classify::classify_in;
+pub use classify::{Classification, Subcommand, classify, split_subcommands};
+pub use constants::{ABORTED_MESSAGE, MAX_PERSISTED_OUTPUT_BYTES};
+pub(crate) use readonly_rules::Scope;
+pub use sandboxing::settings_watch_events;
 
-use constants::{ABORTED_MESSAGE, Limits, MAX_ERROR_CHARS, TOOL_NAME};
+use constants::{Limits, MAX_ERROR_CHARS, TOOL_NAME};
 use run::{Ending, OnTimeout, RunOutcome, RunRequest};
 use semantics::ExitMeaning;
 
 /// Set to `1` to move the shell back to the project directory after every command.
-pub const MAINTAIN_PROJECT_DIR_ENV: &str = "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR";
+pub(crate) const MAINTAIN_PROJECT_DIR_ENV: &str = "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR";
 
 /// The input of a `Bash` call.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -92,7 +99,7 @@ pub struct BashTool;
 
 /// The classifier's view of `command` in `session`: `cd` is judged against its working
 /// directories.
-pub fn classify_for_session(command: &str, session: &Session) -> Classification {
+pub(crate) fn classify_for_session(command: &str, session: &Session) -> Classification {
     let cwd = session.cwd();
     let dirs = session.working_dirs();
     classify_in(command, Some(Scope { cwd: &cwd, working_dirs: &dirs }))

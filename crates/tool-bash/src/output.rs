@@ -18,7 +18,7 @@ use crate::constants::MAX_PERSISTED_OUTPUT_BYTES;
 
 /// The output of one command, as it arrives.
 #[derive(Debug)]
-pub struct OutputCapture {
+pub(crate) struct OutputCapture {
     head: Vec<u8>,
     memory_limit: usize,
     spill: Option<tempfile::NamedTempFile>,
@@ -32,7 +32,7 @@ pub struct OutputCapture {
 
 /// What the model gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShapedOutput {
+pub(crate) struct ShapedOutput {
     /// Inline text or the persisted-output block.
     pub text: String,
     /// Whether the output was persisted to a file.
@@ -47,7 +47,7 @@ const LAST_LINE_MAX: usize = 200;
 impl OutputCapture {
     /// A capture whose text may be inlined up to `max_output_chars` characters; a larger output
     /// is written to `final_path`.
-    pub fn new(max_output_chars: usize, final_path: PathBuf) -> Self {
+    pub(crate) fn new(max_output_chars: usize, final_path: PathBuf) -> Self {
         // UTF-8 needs at most 4 bytes per char: more bytes than this means more chars than the
         // limit, so the output will be persisted whatever its content.
         let memory_limit = max_output_chars.saturating_mul(4).max(4096);
@@ -64,17 +64,17 @@ impl OutputCapture {
     }
 
     /// Bytes received so far.
-    pub fn total_bytes(&self) -> u64 {
+    pub(crate) fn total_bytes(&self) -> u64 {
         self.total_bytes
     }
 
     /// The last non-empty line seen, for progress reports.
-    pub fn last_line(&self) -> String {
+    pub(crate) fn last_line(&self) -> String {
         String::from_utf8_lossy(&self.last_line).trim().to_string()
     }
 
     /// Take one chunk.
-    pub fn push(&mut self, chunk: &[u8]) -> io::Result<()> {
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> io::Result<()> {
         self.total_bytes += chunk.len() as u64;
         self.remember_last_line(chunk);
         if self.spill.is_none() {
@@ -127,7 +127,7 @@ impl OutputCapture {
 
     /// Shape the output for the model: inline when it fits `max_output_chars`, else persisted to
     /// the final path with a preview.
-    pub fn finish(self, max_output_chars: usize) -> io::Result<ShapedOutput> {
+    pub(crate) fn finish(self, max_output_chars: usize) -> io::Result<ShapedOutput> {
         let head_text = String::from_utf8_lossy(&self.head);
         let trimmed = trim_output(&head_text);
         let empty = trimmed.is_empty() && self.spill.is_none();
@@ -152,7 +152,7 @@ impl OutputCapture {
     /// What the command printed so far, for a result given while it keeps running: the trimmed
     /// text when it fits `max_output_chars`, else its start and how much there is in all (the
     /// whole output is in the file named next to it).
-    pub fn partial_text(&self, max_output_chars: usize) -> String {
+    pub(crate) fn partial_text(&self, max_output_chars: usize) -> String {
         let head_text = String::from_utf8_lossy(&self.head);
         let trimmed = trim_output(&head_text);
         if self.spill.is_none() && trimmed.chars().count() <= max_output_chars {
@@ -167,7 +167,7 @@ impl OutputCapture {
 
     /// Write everything kept so far to `path` (a new file) and return it open for appending the
     /// rest, for a command that goes on in the background.
-    pub fn into_log(self, path: &Path) -> io::Result<std::fs::File> {
+    pub(crate) fn into_log(self, path: &Path) -> io::Result<std::fs::File> {
         let file = match self.spill {
             Some(mut spill) => {
                 spill.flush()?;
@@ -195,7 +195,7 @@ impl OutputCapture {
 }
 
 /// Drop leading blank lines and trailing whitespace.
-pub fn trim_output(text: &str) -> &str {
+pub(crate) fn trim_output(text: &str) -> &str {
     let mut start = 0;
     for line in text.split_inclusive('\n') {
         if line.trim().is_empty() && line.ends_with('\n') {
@@ -209,7 +209,7 @@ pub fn trim_output(text: &str) -> &str {
 
 /// Keep the first and last halves of an over-long error text, as Claude Code's `formatError`
 /// does: `... [N characters truncated] ...` in between.
-pub fn truncate_error(text: &str, max_chars: usize) -> String {
+pub(crate) fn truncate_error(text: &str, max_chars: usize) -> String {
     let count = text.chars().count();
     if count <= max_chars {
         return text.to_string();

@@ -16,7 +16,7 @@ use tokio::process::{Child, Command};
 
 /// How to stop a group: ask it to end, or end it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
+pub(crate) enum Signal {
     /// `SIGTERM` (Windows: `taskkill /T`, a close request to the tree's windows and consoles).
     Term,
     /// `SIGKILL` (Windows: `taskkill /T /F`).
@@ -24,13 +24,13 @@ pub enum Signal {
 }
 
 /// Quote `text` as one single-quoted shell word.
-pub fn shell_quote(text: &str) -> String {
+pub(crate) fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// The script bash runs: merge stderr into stdout, record the final directory in `cwd_file` (when
 /// given) however the command ends, then run the command.
-pub fn wrap_command(command: &str, cwd_file: Option<&Path>) -> String {
+pub(crate) fn wrap_command(command: &str, cwd_file: Option<&Path>) -> String {
     let mut script = String::from("exec 2>&1\n");
     if let Some(file) = cwd_file {
         let record = format!("pwd -P >{} 2>/dev/null", shell_quote(&file.to_string_lossy()));
@@ -44,7 +44,7 @@ pub fn wrap_command(command: &str, cwd_file: Option<&Path>) -> String {
 
 /// Start bash running `script` in `cwd`, stdin from `/dev/null`, stdout to `stdout`, in a new
 /// process group whose id is the shell's pid.
-pub fn spawn_shell(script: &str, cwd: &Path, stdout: Stdio) -> std::io::Result<Child> {
+pub(crate) fn spawn_shell(script: &str, cwd: &Path, stdout: Stdio) -> std::io::Result<Child> {
     let mut command = Command::new("bash");
     command.arg("-c").arg(script).stdin(Stdio::null());
     spawn_in_group(command, cwd, stdout)
@@ -52,7 +52,11 @@ pub fn spawn_shell(script: &str, cwd: &Path, stdout: Stdio) -> std::io::Result<C
 
 /// Start a sandboxed command (`prepared` runs `bash -c <script>` confined; it sets stdin itself)
 /// the same way: in `cwd`, stdout to `stdout`, leader of a new process group.
-pub fn spawn_sandboxed(prepared: &mut hands_sandbox::Prepared, cwd: &Path, stdout: Stdio) -> std::io::Result<Child> {
+pub(crate) fn spawn_sandboxed(
+    prepared: &mut hands_sandbox::Prepared,
+    cwd: &Path,
+    stdout: Stdio,
+) -> std::io::Result<Child> {
     spawn_in_group(prepared.command(), cwd, stdout)
 }
 
@@ -65,7 +69,7 @@ fn spawn_in_group(mut command: Command, cwd: &Path, stdout: Stdio) -> std::io::R
 
 /// Send `signal` to every process in group `pgid`. A group that is already gone is not an error.
 #[cfg(unix)]
-pub fn signal_group(pgid: u32, signal: Signal) {
+pub(crate) fn signal_group(pgid: u32, signal: Signal) {
     use rustix::process::Pid;
     let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
         return;
@@ -99,24 +103,24 @@ pub fn signal_group(pgid: u32, signal: Signal) {
 /// Kills a process group with SIGKILL when dropped, unless disarmed: whatever path a call takes
 /// out (return, error, cancellation of its future), nothing it started keeps running.
 #[derive(Debug)]
-pub struct GroupGuard {
+pub(crate) struct GroupGuard {
     pgid: u32,
     armed: bool,
 }
 
 impl GroupGuard {
     /// Guard group `pgid`.
-    pub fn new(pgid: u32) -> Self {
+    pub(crate) fn new(pgid: u32) -> Self {
         Self { pgid, armed: true }
     }
 
     /// The guarded group.
-    pub fn pgid(&self) -> u32 {
+    pub(crate) fn pgid(&self) -> u32 {
         self.pgid
     }
 
     /// Stop guarding (the group was reaped and must not be signalled again).
-    pub fn disarm(&mut self) {
+    pub(crate) fn disarm(&mut self) {
         self.armed = false;
     }
 }

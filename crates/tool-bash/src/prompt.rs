@@ -4,10 +4,10 @@
 use crate::constants::Limits;
 
 /// The one-line description.
-pub const DESCRIPTION: &str = "Run a bash command and return what it printed";
+pub(crate) const DESCRIPTION: &str = "Run a bash command and return what it printed";
 
 /// The full prompt for the current limits.
-pub fn prompt(limits: &Limits) -> String {
+pub(crate) fn prompt(limits: &Limits) -> String {
     let default_ms = limits.default_timeout_ms;
     let max_ms = limits.max_timeout_ms;
     let max_chars = limits.max_output_chars;

@@ -15,7 +15,7 @@ use crate::effects;
 
 /// One word of a simple command, as far as the source text tells.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Arg {
+pub(crate) struct Arg {
     /// The word after quote removal, when it has no part known only at run time.
     pub value: Option<String>,
     /// It holds a parameter expansion or a command substitution.
@@ -26,19 +26,19 @@ pub struct Arg {
 
 impl Arg {
     /// A word known from the source.
-    pub fn literal(value: &str) -> Self {
+    pub(crate) fn literal(value: &str) -> Self {
         Self { value: Some(value.to_string()), expansion: false, glob: false }
     }
 
     /// A word whose value is not known.
-    pub fn dynamic() -> Self {
+    pub(crate) fn dynamic() -> Self {
         Self { value: None, expansion: true, glob: false }
     }
 }
 
 /// Where a command runs, so `cd` can be checked against the working directories.
 #[derive(Debug, Clone, Copy)]
-pub struct Scope<'a> {
+pub(crate) struct Scope<'a> {
     /// The shell's directory.
     pub cwd: &'a Path,
     /// The session's working directories (project directory first).
@@ -59,7 +59,7 @@ const ANY_ARGS: &[&str] = &[
 const GLOB_TOLERANT: &[&str] = &["ls", "grep", "egrep", "fgrep"];
 
 /// Whether the simple command `name args...` only reads. `Err` says why not.
-pub fn check(name: &str, args: &[Arg], scope: Option<Scope<'_>>) -> Result<(), String> {
+pub(crate) fn check(name: &str, args: &[Arg], scope: Option<Scope<'_>>) -> Result<(), String> {
     if ANY_ARGS.contains(&name) {
         return Ok(());
     }

@@ -25,7 +25,7 @@ use crate::process::{GroupGuard, Signal, signal_group, spawn_sandboxed, spawn_sh
 
 /// What to run.
 #[derive(Debug, Clone)]
-pub struct RunRequest<'a> {
+pub(crate) struct RunRequest<'a> {
     /// The model's command.
     pub command: &'a str,
     /// Where to run it.
@@ -44,7 +44,7 @@ pub struct RunRequest<'a> {
 
 /// What happens to a command still running when its timeout expires.
 #[derive(Debug, Clone)]
-pub enum OnTimeout<'a> {
+pub(crate) enum OnTimeout<'a> {
     /// Stop it and every process it started.
     Stop,
     /// Move it to the background as a task of `registry` (stopped instead when no task can
@@ -63,7 +63,7 @@ pub enum OnTimeout<'a> {
 
 /// A command that went on in the background after its timeout.
 #[derive(Debug, Clone)]
-pub struct MovedToBackground {
+pub(crate) struct MovedToBackground {
     /// The task's id.
     pub task_id: String,
     /// The file its whole output (from the start) is written to.
@@ -72,7 +72,7 @@ pub struct MovedToBackground {
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// The shell exited by itself.
     Exited,
     /// The timeout expired and the group was stopped.
@@ -85,7 +85,7 @@ pub enum Ending {
 
 /// What a run produced.
 #[derive(Debug)]
-pub struct RunOutcome {
+pub(crate) struct RunOutcome {
     /// The output, shaped for the model.
     pub output: ShapedOutput,
     /// How the run ended.
@@ -94,8 +94,6 @@ pub struct RunOutcome {
     pub exit_code: Option<i32>,
     /// The directory the shell was in when it exited, when it recorded one.
     pub final_cwd: Option<PathBuf>,
-    /// How long the run took.
-    pub elapsed: Duration,
     /// Destinations the sandbox's proxy refused (`host:port`).
     pub sandbox_refused: Vec<String>,
     /// The task the command became, when it went on in the background.
@@ -105,7 +103,7 @@ pub struct RunOutcome {
 }
 
 /// Progress as the run sees it: elapsed time, bytes so far, last output line.
-pub trait RunProgress {
+pub(crate) trait RunProgress {
     /// Called about once per [`PROGRESS_INTERVAL`] after the first.
     fn report(&self, elapsed: Duration, total_bytes: u64, last_line: &str);
 }
@@ -190,7 +188,7 @@ async fn stop_group(drain: &mut Drain<'_>, guard: &GroupGuard) -> io::Result<()>
 }
 
 /// Run `request` to its end.
-pub async fn run_foreground(
+pub(crate) async fn run_foreground(
     request: RunRequest<'_>,
     cancel: &CancellationToken,
     progress: &(dyn RunProgress + Sync),
@@ -267,7 +265,6 @@ pub async fn run_foreground(
                         ending: Ending::Backgrounded,
                         exit_code: None,
                         final_cwd: None,
-                        elapsed: started.elapsed(),
                         sandbox_refused: Vec::new(),
                         moved: Some(MovedToBackground { task_id, output_path }),
                         background_refused: None,
@@ -307,7 +304,6 @@ pub async fn run_foreground(
         ending,
         exit_code: status.and_then(exit_code),
         final_cwd,
-        elapsed: started.elapsed(),
         sandbox_refused,
         moved: None,
         background_refused,

@@ -39,7 +39,7 @@ use crate::BashInput;
 /// The session's sandbox: the mechanism, the temp folder its commands may write, and whether the
 /// "unavailable" note was given.
 #[derive(Debug)]
-pub struct SessionSandbox {
+pub(crate) struct SessionSandbox {
     sandbox: Sandbox,
     temp: Option<tempfile::TempDir>,
     warned: AtomicBool,
@@ -98,7 +98,7 @@ impl SessionSandbox {
 
     /// The session's sandbox (created on first use). Its persistent bubblewrap sandbox, once
     /// started, ends when the session closes.
-    pub fn of(session: &Session) -> Arc<SessionSandbox> {
+    pub(crate) fn of(session: &Session) -> Arc<SessionSandbox> {
         let mut created = false;
         let sandbox = session.extension(|| {
             created = true;
@@ -113,7 +113,7 @@ impl SessionSandbox {
 
     /// Whether the one-time "unavailable" note is still to be given; true once per session (the
     /// warning is logged then too).
-    pub fn take_note(&self) -> bool {
+    pub(crate) fn take_note(&self) -> bool {
         let first = !self.warned.swap(true, Ordering::SeqCst);
         if first {
             tracing::warn!(reason = %self.sandbox.status().reason, "the sandbox is enabled but unavailable; Bash runs unsandboxed");
@@ -122,14 +122,14 @@ impl SessionSandbox {
     }
 
     /// The sandbox itself (status, proxy asker).
-    pub fn sandbox(&self) -> &Sandbox {
+    pub(crate) fn sandbox(&self) -> &Sandbox {
         &self.sandbox
     }
 }
 
 /// How one call runs.
 #[derive(Debug)]
-pub enum SandboxPlan {
+pub(crate) enum SandboxPlan {
     /// The sandbox is off: the normal flow.
     Off,
     /// Confined.
@@ -149,7 +149,7 @@ pub enum SandboxPlan {
 }
 
 /// What a confined run needs.
-pub struct Launch {
+pub(crate) struct Launch {
     /// The session's sandbox.
     pub session_sandbox: Arc<SessionSandbox>,
     /// What the command may touch.
@@ -172,19 +172,19 @@ impl std::fmt::Debug for Launch {
 
 impl Launch {
     /// Put questions about unlisted domains to `asker` (the session's asker) while this runs.
-    pub fn asking(mut self: Box<Self>, asker: &Arc<dyn Asker>) -> Box<Self> {
+    pub(crate) fn asking(mut self: Box<Self>, asker: &Arc<dyn Asker>) -> Box<Self> {
         self.ask = Some(ask_domain_through(Arc::clone(asker)));
         self
     }
 
     /// The command that runs `bash -c script` confined.
-    pub fn prepare(&self, script: &str) -> Result<Prepared, hands_sandbox::SandboxError> {
+    pub(crate) fn prepare(&self, script: &str) -> Result<Prepared, hands_sandbox::SandboxError> {
         let argv: Vec<OsString> = ["bash", "-c", script].into_iter().map(OsString::from).collect();
         self.session_sandbox.sandbox.prepare_asking(&self.policy, &argv, self.ask.clone())
     }
 
     /// The temp folder confined commands may write (the place for files the host reads back).
-    pub fn temp_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn temp_dir(&self) -> Option<PathBuf> {
         self.policy.temp_dir.clone()
     }
 }
@@ -209,12 +209,12 @@ pub fn settings_watch_events(session: &Session) -> Option<tokio::sync::watch::Re
 }
 
 /// The `sandbox` settings that apply to `session` now (see the module's note on reloading).
-pub fn settings_for(session: &Session) -> Arc<SandboxSettings> {
+pub(crate) fn settings_for(session: &Session) -> Arc<SandboxSettings> {
     session.extension(SettingsCache::default).get(&settings_files(session))
 }
 
 /// Decide how `input` runs in `session`.
-pub fn plan(input: &BashInput, session: &Session) -> SandboxPlan {
+pub(crate) fn plan(input: &BashInput, session: &Session) -> SandboxPlan {
     let settings = settings_for(session);
     if !settings.enabled {
         return SandboxPlan::Off;
@@ -272,7 +272,7 @@ pub fn plan(input: &BashInput, session: &Session) -> SandboxPlan {
 }
 
 /// The permission answer for a plan (`None`: no opinion from the sandbox).
-pub fn permission(plan: &SandboxPlan) -> Option<PermissionResult> {
+pub(crate) fn permission(plan: &SandboxPlan) -> Option<PermissionResult> {
     match plan {
         SandboxPlan::Off => None,
         SandboxPlan::Sandboxed(launch) if launch.auto_allow => Some(PermissionResult::allow(
@@ -291,7 +291,7 @@ pub fn permission(plan: &SandboxPlan) -> Option<PermissionResult> {
 /// permission asks use). Only a yes lets the command through; with nobody to answer it is a
 /// refusal, and the command's result says how to allow the domain. The proxy remembers the answer
 /// for the rest of the session.
-pub fn ask_domain_through(asker: Arc<dyn Asker>) -> AskDomain {
+pub(crate) fn ask_domain_through(asker: Arc<dyn Asker>) -> AskDomain {
     Arc::new(move |host: String, port: u16| {
         let asker = Arc::clone(&asker);
         Box::pin(async move {

@@ -7,7 +7,7 @@ use crate::classify::status_command;
 
 /// How to present a non-zero exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitMeaning {
+pub(crate) enum ExitMeaning {
     /// A real failure: an error result starting with `Exit code N`.
     Failure,
     /// An answer, not an error; the text says what it means.
@@ -15,7 +15,7 @@ pub enum ExitMeaning {
 }
 
 /// What exit status `code` of `command` means.
-pub fn exit_meaning(command: &str, code: i32) -> ExitMeaning {
+pub(crate) fn exit_meaning(command: &str, code: i32) -> ExitMeaning {
     if code != 1 {
         return ExitMeaning::Failure;
     }

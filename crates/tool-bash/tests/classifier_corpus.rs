@@ -2,7 +2,7 @@
 //! a tab, the command with `\n`, `\t`, `\\` escapes), and the property that no command with a
 //! write redirection is ever read-only.
 
-use hands_tool_bash::classify::{classify, split_subcommands};
+use hands_tool_bash::{classify, split_subcommands};
 use proptest::prelude::*;
 
 fn unescape(text: &str) -> String {

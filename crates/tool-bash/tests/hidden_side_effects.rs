@@ -8,7 +8,7 @@
 //! open-endedly.
 
 use hands_permissions::{command_forms, pattern_matches};
-use hands_tool_bash::classify::classify;
+use hands_tool_bash::classify;
 use proptest::prelude::*;
 
 /// The side effect, as `(program, command)`.

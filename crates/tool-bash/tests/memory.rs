@@ -5,7 +5,7 @@
 mod common;
 
 use common::Harness;
-use hands_tool_bash::constants::MAX_PERSISTED_OUTPUT_BYTES;
+use hands_tool_bash::MAX_PERSISTED_OUTPUT_BYTES;
 
 /// Peak resident set size of this process, in bytes (`VmHWM`).
 fn peak_rss_bytes() -> u64 {

@@ -10,8 +10,8 @@ use common::{Harness, alive, eventually, group_members, numbers_after};
 use hands_core::ProgressEvent;
 use hands_core::{ToolInput, Turn};
 use hands_tasks::{TaskRegistry, TaskStatus};
+use hands_tool_bash::ABORTED_MESSAGE;
 use hands_tool_bash::BashTool;
-use hands_tool_bash::constants::ABORTED_MESSAGE;
 use serde_json::json;
 
 #[tokio::test]

@@ -197,7 +197,7 @@ async fn an_edited_sandbox_block_applies_to_the_next_call() {
     let command = json!({ "command": format!("echo x > {}", target.display()) });
     let r = h.call(command.clone()).await;
     assert!(r.is_error && !target.exists(), "{r:?}");
-    let mut events = hands_tool_bash::sandboxing::settings_watch_events(&h.session).expect("the block was read");
+    let mut events = hands_tool_bash::settings_watch_events(&h.session).expect("the block was read");
     events.mark_unchanged();
     // The user makes the outside folder writable; no restart, no new session.
     let settings = json!({ "sandbox": { "enabled": true, "filesystem": { "allowWrite": [h.outside] } } });

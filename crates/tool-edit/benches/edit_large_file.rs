@@ -15,7 +15,7 @@ use std::sync::{Arc, LazyLock};
 
 use divan::Bencher;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
-use hands_fs::file_state::{FileState, hash_bytes};
+use hands_fs::{FileState, hash_bytes};
 use hands_tool_edit::EditTool;
 
 const TARGET_BYTES: usize = 100 * 1024 * 1024;

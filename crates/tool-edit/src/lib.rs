@@ -6,12 +6,18 @@
 //! (UTF-8 with or without BOM, UTF-16) and line endings; bytes outside the edit stay as they were.
 //! Beyond Claude Code, a failed match says where the closest text is and how it differs.
 //!
-//! The checks are in [`plan`]; the replacement engine and the atomic commit are shared with
+//! The checks are in `plan`; the replacement engine and the atomic commit are shared with
 //! MultiEdit and NotebookEdit in `hands_edit`.
 
-pub mod constants;
-pub mod plan;
-pub mod prompt;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod plan;
+mod prompt;
+
+pub use constants::FILE_EXISTS;
 
 use hands_core::tool_use_error;
 use hands_core::{EffectKinds, Effects};
@@ -48,7 +54,7 @@ const PLAN_KEEP_MAX_BYTES: usize = 256 * 1024 * 1024;
 pub struct EditTool;
 
 /// `The file <path> has been updated successfully.` or the `replace_all` variant.
-pub fn success_message(file_path: &str, replace_all: bool) -> String {
+pub(crate) fn success_message(file_path: &str, replace_all: bool) -> String {
     if replace_all {
         format!("The file {file_path} has been updated. All occurrences were successfully replaced.")
     } else {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use hands_core::Session;
 use hands_core::{FileKind, PathCheck, missing_file_message};
-use hands_edit::line_format::LineNumberFormat;
+use hands_edit::LineNumberFormat;
 use hands_edit::{
     self as edit, EditError, EditSpec, FileSnapshot, ReadState, TextFile, normalize_edit_input, read_with_snapshot,
 };
@@ -17,7 +17,7 @@ use crate::constants::{self, codes};
 
 /// A check that failed: the model-visible message and Claude Code's `errorCode`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// What the model reads.
     pub message: String,
     /// Claude Code's error code (see [`codes`]).
@@ -55,7 +55,7 @@ fn not_editable(path: &Path, why: impl std::fmt::Display) -> Refusal {
 /// or a special file: nothing is read here, and the permission check refuses it. `check` is the
 /// call's own path check (`ToolContext::check_path`), the one the permission decision judges:
 /// the file is read and later written where it resolved.
-pub fn plan(session: &Session, check: PathCheck, input: &EditInput) -> Result<Option<PlannedWrite>, Refusal> {
+pub(crate) fn plan(session: &Session, check: PathCheck, input: &EditInput) -> Result<Option<PlannedWrite>, Refusal> {
     // 1. Nothing to change.
     if input.old_string == input.new_string {
         return Err(Refusal::new(constants::NO_CHANGES, codes::NO_CHANGES));
@@ -97,7 +97,7 @@ pub fn plan(session: &Session, check: PathCheck, input: &EditInput) -> Result<Op
         not_editable(&path, format!("{e}, and rewriting it would destroy the bytes that do not decode"))
     })?;
     let content = file.normalized();
-    let markdown = edit::apply::is_markdown_path(&input.file_path);
+    let markdown = edit::is_markdown_path(&input.file_path);
     let spec = normalize_edit_input(
         &content,
         &EditSpec::new(input.old_string.as_str(), input.new_string.as_str(), input.replace_all),

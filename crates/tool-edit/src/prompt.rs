@@ -4,13 +4,13 @@
 //! and `hands_edit`.
 
 use hands_core::Session;
-use hands_edit::line_format::LineNumberFormat;
+use hands_edit::LineNumberFormat;
 
 /// The one-line description.
-pub const DESCRIPTION: &str = "Replace exact text in a file";
+pub(crate) const DESCRIPTION: &str = "Replace exact text in a file";
 
 /// The full prompt for `session`.
-pub fn prompt(session: &Session) -> String {
+pub(crate) fn prompt(session: &Session) -> String {
     let prefix = match LineNumberFormat::current(session) {
         LineNumberFormat::Compact => "its number and a tab",
         LineNumberFormat::Legacy => "padding, its number and an arrow (→)",

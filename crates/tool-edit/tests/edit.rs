@@ -16,7 +16,7 @@ use hands_edit::{
     FILE_MODIFIED_SINCE_READ, FILE_NOT_READ, FILE_UNEXPECTEDLY_MODIFIED, NOTE_CHANGED_SINCE_READ, NOTE_NOT_READ,
     REQUIRE_READ_KEY,
 };
-use hands_fs::file_state::FileState;
+use hands_fs::FileState;
 use hands_tool_edit::EditTool;
 use serde_json::json;
 
@@ -76,7 +76,7 @@ async fn empty_old_string_refuses_existing_content_but_fills_an_empty_file() {
     let fx = fixture();
     let full = fx.create_read("full.txt", "content\n");
     let r = fx.edit(&full, "", "x").await;
-    assert_eq!(r.text(), tool_error(hands_tool_edit::constants::FILE_EXISTS));
+    assert_eq!(r.text(), tool_error(hands_tool_edit::FILE_EXISTS));
 
     let blank = fx.path("blank.txt");
     fs::write(&blank, "  \n").unwrap();
@@ -407,7 +407,7 @@ async fn the_prompt_names_the_read_line_format() {
     let fx = fixture();
     let tool = hands_core::Typed::new(EditTool);
     assert!(tool.prompt(&fx.session).contains("Read puts its number and a tab before each line"));
-    fx.session.set_data(hands_edit::line_format::LINE_FORMAT_KEY, Some(json!("legacy")));
+    fx.session.set_data(hands_edit::LINE_FORMAT_KEY, Some(json!("legacy")));
     assert!(tool.prompt(&fx.session).contains("Read puts padding, its number and an arrow (→) before each line"));
     assert!(!tool.prompt(&fx.session).contains("hands-tool-marker"));
 }

@@ -15,6 +15,10 @@
 //!   `prompt.rs`: the description; `render.rs`: one-line summaries; `constants.rs`: name, limits
 //!   and settings.
 
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
 mod constants;
 mod pattern;
 mod prompt;
@@ -27,15 +31,15 @@ use hands_core::{EffectKinds, Effects};
 use hands_core::{FileKind, PathCheck, requested_path};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
-use hands_search::display::display_path;
-use hands_search::root::{check_root, directory_root, root_path};
+use hands_search::display_path;
 use hands_search::settings::{self, describe_duration, env_flag};
-use hands_search::stop::{Finished, run_blocking};
+use hands_search::{Finished, run_blocking};
+use hands_search::{check_root, directory_root, root_path};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-pub use constants::{GLOB_TOOL_NAME, MAX_RESULT_SIZE_CHARS, MAX_RESULTS, TRUNCATED_PREFIX};
-pub use prompt::DESCRIPTION;
+use constants::{GLOB_TOOL_NAME, MAX_RESULT_SIZE_CHARS, MAX_RESULTS, TRUNCATED_PREFIX};
+use prompt::DESCRIPTION;
 
 use crate::pattern::split_pattern;
 use crate::search::{GlobSearch, Visibility};
@@ -105,7 +109,7 @@ fn searched_folder(ctx: &ToolContext, input: &GlobInput) -> PathCheck {
 
 /// The model-visible list: paths one per line and, when `omitted` matches were left out, a
 /// last line saying how many; or `No files found`.
-pub fn format_files(names: &[String], omitted: usize) -> String {
+pub(crate) fn format_files(names: &[String], omitted: usize) -> String {
     if names.is_empty() {
         return "No files found".to_string();
     }
@@ -119,7 +123,7 @@ pub fn format_files(names: &[String], omitted: usize) -> String {
 
 /// The last line of a cut list: `(Showing the 100 oldest of 137 matching files; 37 more are not
 /// listed. Narrow the path or pattern to see them.)`.
-pub fn truncated_notice(shown: usize, omitted: usize) -> String {
+pub(crate) fn truncated_notice(shown: usize, omitted: usize) -> String {
     let total = shown + omitted;
     let more = if omitted == 1 { "1 more is".to_string() } else { format!("{omitted} more are") };
     format!(

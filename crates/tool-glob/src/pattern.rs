@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// A pattern split into the folder to search and the glob to match under it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SplitPattern {
+pub(crate) struct SplitPattern {
     /// The folder named by the pattern itself (absolute patterns only).
     pub base: Option<PathBuf>,
     /// The glob, relative to the folder searched.
@@ -17,7 +17,7 @@ pub struct SplitPattern {
 
 /// Split `pattern`. A relative pattern keeps no base; a leading `./` is dropped since globs are
 /// matched against paths relative to the searched folder.
-pub fn split_pattern(pattern: &str) -> SplitPattern {
+pub(crate) fn split_pattern(pattern: &str) -> SplitPattern {
     if !Path::new(pattern).is_absolute() {
         let glob = pattern.strip_prefix("./").unwrap_or(pattern);
         return SplitPattern { base: None, glob: glob.to_string() };

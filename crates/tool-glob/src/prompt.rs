@@ -3,7 +3,7 @@
 //! `constants.rs`.
 
 /// The tool description sent to the model.
-pub const DESCRIPTION: &str = r#"Finds files by name with a glob pattern such as "**/*.rs" or "src/**/*.{ts,tsx}"; quick in projects of any size.
+pub(crate) const DESCRIPTION: &str = r#"Finds files by name with a glob pattern such as "**/*.rs" or "src/**/*.{ts,tsx}"; quick in projects of any size.
 - Answers with the matching paths, one per line, relative to the working directory, least recently modified first. At most 100 are listed; when more matched, a last line says how many were left out. Nothing found: "No files found".
 - Hidden files are included and .gitignore is not applied, unless the user's settings say otherwise.
 - To look inside files, use Grep instead."#;

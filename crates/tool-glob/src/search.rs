@@ -21,11 +21,11 @@ use std::sync::mpsc;
 use std::thread::{Scope, ScopedJoinHandle};
 
 use hands_core::PathFilter;
-use hands_search::open::{Beneath, RootOpener};
-use hands_search::order::{DatedPath, OldestKept};
-use hands_search::root::SearchRoot;
-use hands_search::stop::StopFlag;
-use hands_search::walk::{walk_builder, walk_collect};
+use hands_search::SearchRoot;
+use hands_search::StopFlag;
+use hands_search::{Beneath, RootOpener};
+use hands_search::{DatedPath, OldestKept};
+use hands_search::{walk_builder, walk_collect};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 
@@ -38,7 +38,7 @@ const BATCH: usize = 64;
 
 /// Which files the walk lists besides the matching rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Visibility {
+pub(crate) struct Visibility {
     /// Respect `.gitignore`, `.ignore`, `.rgignore` and the git excludes.
     pub respect_ignore_files: bool,
     /// List hidden (dot) files and folders.
@@ -46,7 +46,7 @@ pub struct Visibility {
 }
 
 /// A glob search ready to run.
-pub struct GlobSearch {
+pub(crate) struct GlobSearch {
     walk: WalkBuilder,
     threads: usize,
     root: SearchRoot,
@@ -57,7 +57,7 @@ impl GlobSearch {
     /// Prepare a search of the folder `root` for `glob` (matched relative to it, gitignore-style:
     /// a glob without `/` matches file names at any depth), keeping the `cap` oldest matches.
     /// Errors are messages for the model.
-    pub fn new(
+    pub(crate) fn new(
         root: SearchRoot,
         glob: &str,
         visibility: Visibility,
@@ -80,7 +80,7 @@ impl GlobSearch {
     /// The oldest matching regular files (up to the cap) and the count of all that verified.
     /// Stops early when `stop` is raised; matches found by then but not yet dated are dropped.
     /// An error when the root folder can no longer be opened where its check resolved it.
-    pub fn run(&self, stop: &StopFlag) -> std::io::Result<OldestKept> {
+    pub(crate) fn run(&self, stop: &StopFlag) -> std::io::Result<OldestKept> {
         let opener = RootOpener::open_root(&self.root.path, &self.root.real)?;
         if self.threads == 1 {
             return Ok(std::thread::scope(|scope| self.run_one_walker(scope, &opener, stop)));
@@ -247,7 +247,7 @@ impl<'scope> Dater<'scope> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hands_search::root::RootKind;
+    use hands_search::RootKind;
     use std::collections::BTreeSet;
     use std::time::{Duration, SystemTime};
 
@@ -318,7 +318,7 @@ mod tests {
             std::fs::write(dir.path().join(format!("f{i}.c")), "x").unwrap();
         }
         let stop = StopFlag::new();
-        stop.raise(hands_search::stop::StopReason::Cancelled);
+        stop.raise(hands_search::StopReason::Cancelled);
         assert_eq!(search(dir.path(), 1, 100).run(&stop).unwrap().offered(), 0);
     }
 }

@@ -2,22 +2,22 @@
 //! live in `prompt.rs` and `format.rs`.
 
 /// Wire name.
-pub const GREP_TOOL_NAME: &str = "Grep";
+pub(crate) const GREP_TOOL_NAME: &str = "Grep";
 
 /// ToolSearch keywords.
-pub const SEARCH_HINT: &str = "search file contents with regex (ripgrep)";
+pub(crate) const SEARCH_HINT: &str = "search file contents with regex (ripgrep)";
 
 /// Results above this many characters are persisted to disk with a preview.
-pub const MAX_RESULT_SIZE_CHARS: usize = 20_000;
+pub(crate) const MAX_RESULT_SIZE_CHARS: usize = 20_000;
 
 /// Entries (lines, files, count lines) shown when `head_limit` is not given.
-pub const DEFAULT_HEAD_LIMIT: usize = 250;
+pub(crate) const DEFAULT_HEAD_LIMIT: usize = 250;
 
 /// Lines longer than this many bytes are replaced by `[Omitted long matching line]` (context
 /// lines by `[Omitted long context line]`), as
 /// ripgrep's `--max-columns 500` does.
-pub const MAX_COLUMNS: u64 = 500;
+pub(crate) const MAX_COLUMNS: u64 = 500;
 
 /// Content-mode output kept in memory at most (Claude Code's ripgrep stdout buffer is 20 MB); a
 /// search that finds more stops and says so.
-pub const MAX_CONTENT_BYTES: usize = 20_000_000;
+pub(crate) const MAX_CONTENT_BYTES: usize = 20_000_000;

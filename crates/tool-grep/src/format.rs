@@ -3,8 +3,8 @@
 //! lines come file by file in path order (ripgrep's `--sort path` order), so the same search
 //! always reads the same.
 
-use hands_search::display::display_path;
-use hands_search::order::{path_order, sort_newest_first};
+use hands_search::display_path;
+use hands_search::{path_order, sort_newest_first};
 use serde_json::{Value, json};
 
 use crate::input::{GrepOptions, HeadLimit, OutputMode};
@@ -12,7 +12,7 @@ use crate::search::Found;
 
 /// The text and the structured form of one result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Formatted {
+pub(crate) struct Formatted {
     /// What the model reads.
     pub text: String,
     /// Claude Code's output object (`mode`, `numFiles`, `filenames`, ...), for programmatic callers;
@@ -22,7 +22,7 @@ pub struct Formatted {
 
 /// One page of `items`: skip `offset`, keep `limit`. The applied limit is reported only when the
 /// limit really cut something, so the model knows more can be paged in with `offset`.
-pub fn paginate<T>(items: &[T], limit: HeadLimit, offset: usize) -> (&[T], Option<usize>) {
+pub(crate) fn paginate<T>(items: &[T], limit: HeadLimit, offset: usize) -> (&[T], Option<usize>) {
     let rest = items.get(offset..).unwrap_or(&[]);
     match limit {
         HeadLimit::Unlimited => (rest, None),
@@ -49,7 +49,7 @@ fn plural(n: usize, word: &str) -> String {
 
 /// Order, page and word `found` for `options.mode`. `single_file`: the search root was one file
 /// (count lines then carry no path, as ripgrep prints them).
-pub fn format(mut found: Found, options: &GrepOptions, cwd: &std::path::Path, single_file: bool) -> Formatted {
+pub(crate) fn format(mut found: Found, options: &GrepOptions, cwd: &std::path::Path, single_file: bool) -> Formatted {
     match options.mode {
         OutputMode::FilesWithMatches => {
             sort_newest_first(&mut found.files);
@@ -74,7 +74,7 @@ pub fn format(mut found: Found, options: &GrepOptions, cwd: &std::path::Path, si
 }
 
 /// `Found N file(s)[ limit: X, offset: Y]` and the paths, or `No files found`.
-pub fn files_with_matches(names: &[String], limit: HeadLimit, offset: usize) -> Formatted {
+pub(crate) fn files_with_matches(names: &[String], limit: HeadLimit, offset: usize) -> Formatted {
     let (page, applied) = paginate(names, limit, offset);
     let info = limit_info(applied, offset);
     let text = if page.is_empty() {
@@ -92,7 +92,7 @@ pub fn files_with_matches(names: &[String], limit: HeadLimit, offset: usize) -> 
 /// found` when there are none; the pagination notice when something was cut. One pass over the
 /// printed bytes: only the lines of the page are copied, and the walk stops once the page is
 /// full and one more line proves something was cut.
-pub fn content<'a>(
+pub(crate) fn content<'a>(
     chunks: impl IntoIterator<Item = &'a [u8]>,
     separate_files: bool,
     limit: HeadLimit,
@@ -157,7 +157,7 @@ fn lines_of(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 /// `path:N` lines (just `N` for a single-file search) and `Found T total occurrence(s) across F
 /// file(s).`, totals over the lines shown.
-pub fn count(entries: &[(String, u64)], limit: HeadLimit, offset: usize) -> Formatted {
+pub(crate) fn count(entries: &[(String, u64)], limit: HeadLimit, offset: usize) -> Formatted {
     let (page, applied) = paginate(entries, limit, offset);
     let info = limit_info(applied, offset);
     let lines: Vec<String> =

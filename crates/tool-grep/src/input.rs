@@ -12,6 +12,7 @@ use crate::constants::DEFAULT_HEAD_LIMIT;
 /// What Grep prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[allow(missing_docs)] // Said below; doc comments would put the texts into the schema the model reads.
 pub enum OutputMode {
     // Matching lines, `path:line:text`.
     Content,
@@ -155,7 +156,7 @@ fn count_field(name: &str, value: Option<f64>) -> Result<Option<usize>, ToolErro
 
 /// Claude Code's `glob` splitting: split on whitespace; a piece containing both `{` and `}` is
 /// kept whole, any other piece is split on commas; empty pieces are dropped.
-pub fn split_globs(glob: &str) -> Vec<String> {
+pub(crate) fn split_globs(glob: &str) -> Vec<String> {
     let mut globs = Vec::new();
     for piece in glob.split_whitespace() {
         if piece.contains('{') && piece.contains('}') {

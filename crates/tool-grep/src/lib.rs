@@ -15,6 +15,10 @@
 //!   search share that check, and the search opens the file or folder where it resolved,
 //!   refusing any symlink met on the way since (`search.rs`).
 
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
 mod constants;
 mod format;
 mod input;
@@ -26,13 +30,13 @@ use std::time::Duration;
 use hands_core::ToolSpec;
 use hands_core::{EffectKinds, Effects};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
-use hands_search::root::{check_root, file_or_directory_root, root_path};
 use hands_search::settings::{self, describe_duration};
-use hands_search::stop::{Finished, run_blocking};
+use hands_search::{Finished, run_blocking};
+use hands_search::{check_root, file_or_directory_root, root_path};
 
-pub use constants::{DEFAULT_HEAD_LIMIT, GREP_TOOL_NAME, MAX_RESULT_SIZE_CHARS};
+use constants::{GREP_TOOL_NAME, MAX_RESULT_SIZE_CHARS};
 pub use input::{GrepInput, OutputMode};
-pub use prompt::DESCRIPTION;
+use prompt::DESCRIPTION;
 
 use crate::search::{Plan, SearchSpec};
 
@@ -134,7 +138,7 @@ impl TypedTool for GrepTool {
             text.push_str(&format!(
                 "\n\n(Grep stopped after {waited}, so these results may be incomplete. A narrower folder, glob or type finishes sooner.)"
             ));
-        } else if stopped == Some(hands_search::stop::StopReason::Full) {
+        } else if stopped == Some(hands_search::StopReason::Full) {
             text.push_str("\n\n(Search stopped after 20 MB of matching lines; these results are partial. Narrow the pattern, path or glob.)");
         }
         Ok(ToolOutput::text(text))

@@ -2,7 +2,7 @@
 //! are the doc comments of `GrepInput` in `input.rs`; result lines are built in `format.rs`.
 
 /// The tool description sent to the model.
-pub const DESCRIPTION: &str = r#"Searches the contents of files for a regular expression, with ripgrep's engine and syntax.
+pub(crate) const DESCRIPTION: &str = r#"Searches the contents of files for a regular expression, with ripgrep's engine and syntax.
 
 - Search with this tool, not with grep or rg through Bash: it applies the session's read permissions and formats results for you.
 - Regex syntax is ripgrep's (Rust regex), e.g. "fn\s+\w+" or "TODO|FIXME". Escape literal braces: `map\{\}` finds `map{}`.

@@ -22,13 +22,13 @@ use grep_printer::{Standard, StandardBuilder, Summary, SummaryBuilder, SummaryKi
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink};
 use hands_core::PathFilter;
-use hands_fs::fs::fill_from;
-use hands_search::display::display_path;
-use hands_search::open::RootOpener;
-use hands_search::order::{DatedPath, path_order};
-use hands_search::root::{RootKind, SearchRoot};
-use hands_search::stop::{StopFlag, StopReader, StopReason};
-use hands_search::walk::{VCS_DIRECTORIES, walk_builder, walk_collect};
+use hands_fs::fill_from;
+use hands_search::RootOpener;
+use hands_search::display_path;
+use hands_search::{DatedPath, path_order};
+use hands_search::{RootKind, SearchRoot};
+use hands_search::{StopFlag, StopReader, StopReason};
+use hands_search::{VCS_DIRECTORIES, walk_builder, walk_collect};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
@@ -38,7 +38,7 @@ use crate::constants::{MAX_COLUMNS, MAX_CONTENT_BYTES};
 use crate::input::{GrepOptions, OutputMode};
 
 /// Everything a search needs, gathered on the async side.
-pub struct SearchSpec {
+pub(crate) struct SearchSpec {
     /// Where to search.
     pub root: SearchRoot,
     /// The session's working directory: printed paths are relative to it, and `glob` patterns
@@ -55,7 +55,7 @@ pub struct SearchSpec {
 }
 
 /// A search ready to run.
-pub struct Plan {
+pub(crate) struct Plan {
     spec: SearchSpec,
     matcher: RegexMatcher,
     searcher: SearcherBuilder,
@@ -64,7 +64,7 @@ pub struct Plan {
 
 /// What a search found, before ordering and paging.
 #[derive(Debug, Default)]
-pub struct Found {
+pub(crate) struct Found {
     /// `files_with_matches`: the matching files and their modification times.
     pub files: Vec<DatedPath>,
     /// `content`: per matching file, ripgrep's output lines for it.
@@ -75,7 +75,7 @@ pub struct Found {
 
 impl Found {
     /// Whether nothing was found.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.files.is_empty() && self.content.is_empty() && self.counts.is_empty()
     }
 
@@ -93,24 +93,24 @@ const PRINTED_BUFFER_SIZE: usize = 256 * 1024;
 /// buffers of its own, so a file's lines cost no allocation of their own; a chunk names its file,
 /// its buffer and its byte range.
 #[derive(Debug, Default)]
-pub struct Printed {
+pub(crate) struct Printed {
     buffers: Vec<Vec<u8>>,
     chunks: Vec<(PathBuf, usize, Range<usize>)>,
 }
 
 impl Printed {
     /// Whether no file printed anything.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.chunks.is_empty()
     }
 
     /// Put the files in path order (ripgrep's `--sort path`).
-    pub fn sort_by_path(&mut self) {
+    pub(crate) fn sort_by_path(&mut self) {
         self.chunks.sort_unstable_by(|a, b| path_order(&a.0, &b.0));
     }
 
     /// Each file's printed bytes, in the current order.
-    pub fn chunks(&self) -> impl Iterator<Item = &[u8]> {
+    pub(crate) fn chunks(&self) -> impl Iterator<Item = &[u8]> {
         self.chunks.iter().map(|(_, buffer, range)| &self.buffers[*buffer][range.clone()])
     }
 
@@ -141,7 +141,7 @@ impl Printed {
 impl Plan {
     /// Build the matcher, the searcher and the walk. Errors are messages for the model: an
     /// invalid regex, an invalid glob, an unknown file type.
-    pub fn new(spec: SearchSpec) -> Result<Plan, String> {
+    pub(crate) fn new(spec: SearchSpec) -> Result<Plan, String> {
         let options = &spec.options;
         let matcher = build_matcher(&spec.pattern, options)?;
         let binary = match spec.root.kind {
@@ -173,7 +173,7 @@ impl Plan {
 
     /// Run the search, stopping early when `stop` is raised (cancellation, timeout) or when
     /// content output passes [`MAX_CONTENT_BYTES`] (then the flag's reason is `Full`).
-    pub fn run(&self, stop: &StopFlag) -> Result<Found, String> {
+    pub(crate) fn run(&self, stop: &StopFlag) -> Result<Found, String> {
         let collected = AtomicUsize::new(0);
         let root = &self.spec.root;
         let cannot = |e: io::Error| format!("Cannot search {}: {e}", root.path.display());
@@ -183,7 +183,7 @@ impl Plan {
             }
             // The file the path check resolved (and the permission decision judged), opened
             // with no symlink followed: one swapped in since makes the open fail.
-            let file = hands_fs::fs::open_resolved_for_read(&root.real).map_err(cannot)?;
+            let file = hands_fs::open_resolved_for_read(&root.real).map_err(cannot)?;
             if !file.metadata().map_err(cannot)?.is_file() {
                 return Err(format!("Cannot search {}: it is no longer a regular file.", root.path.display()));
             }
@@ -215,18 +215,18 @@ impl Plan {
     }
 
     /// The options this plan runs with.
-    pub fn options(&self) -> &GrepOptions {
+    pub(crate) fn options(&self) -> &GrepOptions {
         &self.spec.options
     }
 
     /// Whether the search root is a single file (paths are then left out of content and count
     /// lines, as ripgrep leaves them out).
-    pub fn is_single_file(&self) -> bool {
+    pub(crate) fn is_single_file(&self) -> bool {
         self.spec.root.kind == RootKind::File
     }
 
     /// The working directory printed paths are relative to.
-    pub fn cwd(&self) -> &Path {
+    pub(crate) fn cwd(&self) -> &Path {
         &self.spec.cwd
     }
 }
@@ -320,7 +320,7 @@ struct Worker<'p> {
 /// The most memory one file's search may hold for its buffer (grep-searcher's heap limit): a
 /// longer line, or a larger file in multiline mode, ends that file's search (what was found
 /// before it is kept).
-pub const HEAP_LIMIT_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const HEAP_LIMIT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Walked files up to this size are read whole into the worker's buffer and searched as a
 /// slice: two `read`s (the data, then end of file) where grep-searcher's reader makes three (it

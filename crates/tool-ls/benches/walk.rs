@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use hands_tool_ls::walk::{self, IgnoreSet, WalkOptions};
+use hands_tool_ls::{IgnoreSet, WalkOptions, list};
 
 fn main() {
     divan::main();
@@ -37,7 +37,7 @@ fn tree() -> Tree {
 fn ls_walk(root: &Path) -> usize {
     let ignore = IgnoreSet::default();
     let options = WalkOptions { ignore: &ignore, max_entries: usize::MAX, is_denied: None, is_cancelled: &|| false };
-    walk::list(root, &options).unwrap().entries.len()
+    list(root, &options).unwrap().entries.len()
 }
 
 fn ignore_walk(root: &Path) -> usize {

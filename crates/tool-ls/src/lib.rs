@@ -2,15 +2,21 @@
 //!
 //! `LS` (legacy, reference §1.10): Claude Code v1's directory lister, kept for models and prompts
 //! that still call it. Lists a directory as an indented tree, breadth-first, at most
-//! [`MAX_ENTRIES`](constants::MAX_ENTRIES) entries with a notice when cut, leaving out hidden
+//! `MAX_ENTRIES` entries with a notice when cut, leaving out hidden
 //! names, `node_modules`, `__pycache__`, the caller's `ignore` globs and paths the read-deny rules
 //! forbid. Read-only and concurrency-safe; `Read(...)` permission rules apply to its path.
 //!
 //! Built only with the `ls` feature of `hands-tools` (group `legacy`).
 
-pub mod constants;
-pub mod prompt;
-pub mod walk;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod prompt;
+mod walk;
+
+pub use walk::{IgnoreSet, WalkOptions, list};
 
 use hands_core::{EffectKinds, Effects};
 use hands_core::{Plan, ToolSpec};
@@ -19,7 +25,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::constants::{MAX_ENTRIES, MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
-use crate::walk::{IgnoreSet, WalkError, WalkOptions};
+use crate::walk::WalkError;
 
 /// LS's input.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

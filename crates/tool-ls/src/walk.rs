@@ -149,7 +149,7 @@ pub fn list(root: &Path, options: &WalkOptions<'_>) -> Result<Listing, WalkError
 
 /// The tree: `- /root/` then one `- name` line per entry, indented two spaces per level,
 /// directories with a trailing `/`.
-pub fn render_tree(root: &Path, entries: &[Entry]) -> String {
+pub(crate) fn render_tree(root: &Path, entries: &[Entry]) -> String {
     let mut out = format!("- {}/\n", root.display().to_string().trim_end_matches('/'));
     for entry in entries {
         let depth = entry.relative.components().count();

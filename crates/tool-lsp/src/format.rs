@@ -68,10 +68,10 @@ impl<'a> Formatter<'a> {
     fn shown(&self, path: &Path) -> String {
         let relative = |base: &Path| path.strip_prefix(base).ok().filter(|r| !r.as_os_str().is_empty()).map(|_| ());
         if relative(&self.cwd).is_some() {
-            return hands_search::display::display_path(&self.cwd, path);
+            return hands_search::display_path(&self.cwd, path);
         }
         if let Some(real) = self.cwd_real.as_ref().filter(|real| relative(real).is_some()) {
-            return hands_search::display::display_path(real, path);
+            return hands_search::display_path(real, path);
         }
         path.to_string_lossy().into_owned()
     }
@@ -84,7 +84,7 @@ impl<'a> Formatter<'a> {
                 if !meta.is_file() || meta.len() > MAX_SHOWN_FILE_BYTES {
                     return None;
                 }
-                hands_lsp::documents::read_text(path).ok()
+                hands_lsp::read_text(path).ok()
             })
             .as_deref()
     }

@@ -5,14 +5,20 @@
 //! position the model gives. Which server serves a file, its lifecycle and document sync are
 //! `hands-lsp`'s; this crate checks the path as Read does (path policy, `Read(...)` rules), turns
 //! the position into the server's coordinates, sends the request through the session's
-//! [`LspSession`] and renders the answer ([`format`]). Texts the model reads are in [`prompt`].
+//! [`LspSession`] and renders the answer ([`format`]). Texts the model reads are in `prompt`.
 //!
 //! The servers of a session live in its [`LspSession`] extension: started on first use, kept
 //! warm, shut down when the session ends (the extension is dropped with it).
 
-pub mod constants;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
 mod format;
-pub mod prompt;
+mod prompt;
+
+pub use prompt::DENIED_BY_SETTINGS;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -38,8 +44,8 @@ use crate::format::Formatter;
 /// What to ask the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // The names say it; doc comments would turn the schema's `enum` into a `oneOf`.
 pub enum Operation {
-    // No doc comments on the variants: they would turn the schema's `enum` into a `oneOf`.
     GoToDefinition,
     FindReferences,
     Hover,
@@ -210,7 +216,7 @@ impl LspTool {
     ) -> Result<String, LspError> {
         let cancel = ctx.cancel_token();
         let operation = input.operation;
-        let shown = hands_search::display::display_path(&session.cwd(), path);
+        let shown = hands_search::display_path(&session.cwd(), path);
         let at = format!("{shown}:{}:{}", input.line, input.character);
         let positional = |extra: Option<Value>| {
             let shown = shown.clone();

@@ -2,11 +2,12 @@
 //! its results and refusals. Nothing here runs.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str =
+pub(crate) const DESCRIPTION: &str =
     "Ask a language server about code: definitions, references, hover, symbols, call hierarchy";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = "Answers questions about code from the language server that understands the file's language \
+pub(crate) const PROMPT: &str =
+    "Answers questions about code from the language server that understands the file's language \
 (pyright or pylsp for Python, rust-analyzer, gopls, clangd, typescript-language-server, or one the user configured). \
 Unlike Grep, it knows what a name refers to: a definition in another module, every real use of a function \
 and not just matching text, the type of an expression.
@@ -32,19 +33,19 @@ take a few seconds; later calls are fast. If no server handles the file's langua
 how to configure one: fall back to Grep and Read then.";
 
 /// The position's line is past the end of the file.
-pub fn line_past_end(path: &str, line: u64, lines: usize) -> String {
+pub(crate) fn line_past_end(path: &str, line: u64, lines: usize) -> String {
     format!("Line {line} is past the end of {path}, which has {lines} lines. Lines count from 1.")
 }
 
 /// The position's character is past the end of its line.
-pub fn character_past_end(path: &str, line: u64, character: u64, length: usize) -> String {
+pub(crate) fn character_past_end(path: &str, line: u64, character: u64, length: usize) -> String {
     format!(
         "Character {character} is past the end of line {line} of {path}, which has {length} characters. Characters count from 1."
     )
 }
 
 /// The path is a directory.
-pub fn is_directory(path: &str) -> String {
+pub(crate) fn is_directory(path: &str) -> String {
     format!("{path} is a directory. LSP needs a source file: give the path of a file in the language to ask about.")
 }
 
@@ -52,16 +53,16 @@ pub fn is_directory(path: &str) -> String {
 pub const DENIED_BY_SETTINGS: &str = "File is in a directory that is denied by your permission settings.";
 
 /// The tool's configuration could not be loaded.
-pub fn config_error(message: &str) -> String {
+pub(crate) fn config_error(message: &str) -> String {
     format!("{message} Fix the file, then try again.")
 }
 
 /// Results that were left out because Read rules deny their files.
-pub fn denied_results(count: usize) -> String {
+pub(crate) fn denied_results(count: usize) -> String {
     format!("({count} more in files your permission settings deny reading were left out.)")
 }
 
 /// Results beyond the cap.
-pub fn more_results(count: usize) -> String {
+pub(crate) fn more_results(count: usize) -> String {
     format!("({count} more not shown.)")
 }

@@ -333,7 +333,7 @@ async fn defaults_are_used_only_when_their_server_is_found() {
     );
 
     // The same lookup with pylsp in that folder: the `pylsp` default serves Python files.
-    let installed = hands_lsp::config::find_on_path("pylsp").expect("pylsp is installed (.ci/run)");
+    let installed = hands_lsp::find_on_path("pylsp").expect("pylsp is installed (.ci/run)");
     let present = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(&installed, present.path().join("pylsp")).unwrap();
     let mut found = ServerSet::new(Vec::new(), "no configuration").with_search_path(search_path(present.path()));
@@ -477,7 +477,7 @@ async fn files_the_read_rules_deny_are_neither_asked_about_nor_shown() {
     assert!(definition.starts_with("No definition found") && !definition.contains("def helper"), "{definition}");
     let denied = project.lsp("documentSymbol", "pkg/util.py", 1, 1).await;
     assert!(denied.is_error);
-    assert!(denied.text().contains(hands_tool_lsp::prompt::DENIED_BY_SETTINGS), "{}", denied.text());
+    assert!(denied.text().contains(hands_tool_lsp::DENIED_BY_SETTINGS), "{}", denied.text());
 }
 
 const SHAPES_TS: &str = r#"export interface Shape {
@@ -510,7 +510,7 @@ const TSCONFIG: &str = r#"{ "compilerOptions": { "strict": true, "target": "es20
 /// Whether `command` is on `PATH`; when it is not, a local run skips (saying so) and a CI run
 /// (`CI=true`) fails.
 fn server_present(command: &str) -> bool {
-    if hands_lsp::config::find_on_path(command).is_some() {
+    if hands_lsp::find_on_path(command).is_some() {
         return true;
     }
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");

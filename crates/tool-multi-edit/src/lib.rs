@@ -6,8 +6,12 @@
 //! follows Edit's rules; the engine, the read checks and the atomic commit are the ones Edit uses,
 //! in `hands_edit`.
 
-pub mod constants;
-pub mod prompt;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod prompt;
 
 use std::io;
 
@@ -16,7 +20,7 @@ use hands_core::{EffectKinds, Effects};
 use hands_core::{FileKind, PathCheck, missing_file_message};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
-use hands_edit::line_format::LineNumberFormat;
+use hands_edit::LineNumberFormat;
 use hands_edit::{self as edit, CommitError, EditError, EditSpec, FileSnapshot, ReadState, TextFile};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -142,7 +146,7 @@ fn plan(session: &Session, check: PathCheck, input: &MultiEditInput) -> Result<O
             ReadState::Current => None,
         };
     }
-    let markdown = edit::apply::is_markdown_path(&input.file_path);
+    let markdown = edit::is_markdown_path(&input.file_path);
     let normalized: Vec<EditSpec> = specs.iter().map(|s| edit::normalize_edit_input(&content, s, markdown)).collect();
     let (new_text, _) = edit::apply_edits(&content, &normalized).map_err(|(i, e)| {
         let mut message = match &e {

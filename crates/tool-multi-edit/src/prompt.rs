@@ -2,10 +2,10 @@
 //! for hands. Field descriptions are the doc comments of the input structs in `lib.rs`.
 
 /// The one-line description.
-pub const DESCRIPTION: &str = "Apply several exact-text replacements to one file, all or none";
+pub(crate) const DESCRIPTION: &str = "Apply several exact-text replacements to one file, all or none";
 
 /// The full prompt.
-pub fn prompt() -> String {
+pub(crate) fn prompt() -> String {
     "Makes several Edit-style replacements in one file with a single call. Reach for it instead of \
 Edit when one file needs more than one change.
 

@@ -3,12 +3,18 @@
 //! The NotebookEdit tool (reference §1.11): replace a cell's source, insert a cell (after
 //! `cell_id`, or at the start), or delete one, addressing cells by id or by `cell-N` index. The
 //! notebook must have been read and be unchanged since. The file stays byte-stable outside the
-//! edited cell (see [`notebook`]); it is written atomically with the shared commit of
+//! edited cell (see `notebook`); it is written atomically with the shared commit of
 //! `hands_edit`. Deferred behind ToolSearch, as in Claude Code.
 
-pub mod constants;
-pub mod notebook;
-pub mod prompt;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod notebook;
+mod prompt;
+
+pub use constants::NOT_A_NOTEBOOK;
 
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -134,7 +140,7 @@ fn plan(session: &Session, check: PathCheck, input: &NotebookEditInput) -> Resul
 }
 
 /// The result text Claude Code sends for each mode.
-pub fn result_message(mode: EditMode, cell_id: &str, new_source: &str) -> String {
+pub(crate) fn result_message(mode: EditMode, cell_id: &str, new_source: &str) -> String {
     match mode {
         EditMode::Replace => format!("Updated cell {cell_id} with {new_source}"),
         EditMode::Insert => format!("Inserted cell {cell_id} with {new_source}"),

@@ -60,7 +60,7 @@ impl CellType {
 
 /// One edit request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellEdit<'a> {
+pub(crate) struct CellEdit<'a> {
     /// A cell id, or `cell-N` (0-based index). Required unless inserting.
     pub cell_id: Option<&'a str>,
     /// The new source (ignored for delete).
@@ -73,7 +73,7 @@ pub struct CellEdit<'a> {
 
 /// Why an edit cannot be made. `Display` is the model-visible message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NotebookError {
+pub(crate) enum NotebookError {
     /// The text is not JSON.
     #[error("This notebook cannot be edited: its file is not valid JSON.")]
     InvalidJson,
@@ -96,7 +96,7 @@ pub enum NotebookError {
 
 /// The outcome of an edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EditedNotebook {
+pub(crate) struct EditedNotebook {
     /// The whole new notebook text.
     pub text: String,
     /// The cell's id for the result message: the id given, the new cell's id, or `cell-N`.
@@ -125,7 +125,7 @@ struct CellHead {
 
 /// A parsed notebook: where each cell's JSON is in the text, and what the editor needs to know.
 #[derive(Debug)]
-pub struct Notebook<'t> {
+pub(crate) struct Notebook<'t> {
     text: &'t str,
     /// Byte range of the `cells` array (`[` to `]`).
     array: Range<usize>,
@@ -173,7 +173,7 @@ fn as_u64(v: &Option<Value>) -> Option<u64> {
 }
 
 /// Parse `cell-N`.
-pub fn parse_cell_index(cell_id: &str) -> Option<usize> {
+pub(crate) fn parse_cell_index(cell_id: &str) -> Option<usize> {
     let digits = cell_id.strip_prefix("cell-")?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -188,7 +188,7 @@ fn source_lines(source: &str) -> Value {
 
 impl<'t> Notebook<'t> {
     /// Parse a notebook's (LF-normalized) text.
-    pub fn parse(text: &'t str) -> Result<Notebook<'t>, NotebookError> {
+    pub(crate) fn parse(text: &'t str) -> Result<Notebook<'t>, NotebookError> {
         let top: TopLevel<'t> = serde_json::from_str(text).map_err(|_| NotebookError::InvalidJson)?;
         let cells_raw = top.cells.ok_or(NotebookError::NoCells)?;
         let cells: Vec<&'t RawValue> = serde_json::from_str(cells_raw.get()).map_err(|_| NotebookError::NoCells)?;
@@ -225,18 +225,8 @@ impl<'t> Notebook<'t> {
         })
     }
 
-    /// Number of cells.
-    pub fn len(&self) -> usize {
-        self.cells.len()
-    }
-
-    /// Whether there are no cells.
-    pub fn is_empty(&self) -> bool {
-        self.cells.is_empty()
-    }
-
     /// The index of the cell named `cell_id`: a real id first, then `cell-N`.
-    pub fn locate(&self, cell_id: &str) -> Result<usize, NotebookError> {
+    pub(crate) fn locate(&self, cell_id: &str) -> Result<usize, NotebookError> {
         if let Some(i) = self.ids.iter().position(|id| id.as_deref() == Some(cell_id)) {
             return Ok(i);
         }
@@ -248,7 +238,7 @@ impl<'t> Notebook<'t> {
     }
 
     /// Check `edit` against this notebook without applying it (the validation step).
-    pub fn check(&self, edit: &CellEdit<'_>) -> Result<(), NotebookError> {
+    pub(crate) fn check(&self, edit: &CellEdit<'_>) -> Result<(), NotebookError> {
         match (edit.cell_id, edit.mode) {
             (None, EditMode::Insert) => Ok(()),
             (None, _) => Err(NotebookError::CellIdRequired),
@@ -293,7 +283,7 @@ impl<'t> Notebook<'t> {
     }
 
     /// Apply `edit`. `seed` makes the id of an inserted cell (pass something random).
-    pub fn apply(&self, edit: &CellEdit<'_>, seed: u64) -> Result<EditedNotebook, NotebookError> {
+    pub(crate) fn apply(&self, edit: &CellEdit<'_>, seed: u64) -> Result<EditedNotebook, NotebookError> {
         self.check(edit)?;
         let (base, separator) = self.cell_layout();
         let text = self.text;
@@ -500,7 +490,7 @@ mod tests {
 
         let first = nb.apply(&edit(None, "# Top", Some(CellType::Markdown), EditMode::Insert), 9).unwrap();
         let nb3 = Notebook::parse(&first.text).unwrap();
-        assert_eq!(nb3.len(), 3);
+        assert_eq!(nb3.cells.len(), 3);
         assert_eq!(nb3.apply(&edit(Some("cell-0"), "", None, EditMode::Delete), 0).unwrap().text, NB);
         // Deleting the last cell.
         let last = nb.apply(&edit(Some("cell-1"), "", None, EditMode::Delete), 0).unwrap();

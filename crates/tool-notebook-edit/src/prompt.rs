@@ -3,10 +3,10 @@
 //! `constants.rs` and `notebook.rs`.
 
 /// The one-line description.
-pub const DESCRIPTION: &str = "Replace, insert or delete one cell of a Jupyter notebook";
+pub(crate) const DESCRIPTION: &str = "Replace, insert or delete one cell of a Jupyter notebook";
 
 /// The full prompt.
-pub fn prompt() -> String {
+pub(crate) fn prompt() -> String {
     "Changes one cell of a Jupyter notebook (.ipynb) at a time; notebook_path is absolute. \
 Name the cell with cell_id: the id Read shows for it, or \"cell-N\" for the N-th cell counting from 0. \
 edit_mode replace (the default) swaps the cell's source for new_source; insert adds a new cell \

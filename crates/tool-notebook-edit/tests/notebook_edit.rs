@@ -125,7 +125,7 @@ async fn validation_messages_in_claude_codes_order() {
     let cases = [
         (
             json!({"notebook_path": txt, "cell_id": "intro", "new_source": "x"}),
-            hands_tool_notebook_edit::constants::NOT_A_NOTEBOOK,
+            hands_tool_notebook_edit::NOT_A_NOTEBOOK,
         ),
         (
             json!({"notebook_path": path, "new_source": "x", "edit_mode": "insert"}),

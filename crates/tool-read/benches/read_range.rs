@@ -6,8 +6,8 @@
 use std::fs::File;
 use std::path::PathBuf;
 
-use hands_tool_read::constants::SCAN_CHUNK_BYTES;
-use hands_tool_read::range::{Limits, select};
+use hands_tool_read::SCAN_CHUNK_BYTES;
+use hands_tool_read::{Limits, select};
 
 fn main() {
     if !bench_file().exists() {

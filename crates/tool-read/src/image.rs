@@ -14,17 +14,6 @@ use image::{ImageFormat, ImageReader};
 
 use crate::constants::{MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
 
-/// An image ready for the model, and whether it was scaled down.
-#[derive(Debug)]
-pub struct PreparedImage {
-    /// The image block.
-    pub block: ContentBlock,
-    /// Original width and height.
-    pub original: (u32, u32),
-    /// Width and height sent.
-    pub sent: (u32, u32),
-}
-
 fn media_type(format: ImageFormat) -> Option<&'static str> {
     Some(match format {
         ImageFormat::Png => "image/png",
@@ -35,8 +24,9 @@ fn media_type(format: ImageFormat) -> Option<&'static str> {
     })
 }
 
-/// Prepare `bytes` as an image block; the error says why the bytes are not a usable image.
-pub fn image_block(bytes: &[u8]) -> Result<PreparedImage, String> {
+/// Prepare `bytes` as an image block (scaled down when too large); the error says why the bytes
+/// are not a usable image.
+pub(crate) fn image_block(bytes: &[u8]) -> Result<ContentBlock, String> {
     if bytes.is_empty() {
         return Err("the file is empty".into());
     }
@@ -47,11 +37,7 @@ pub fn image_block(bytes: &[u8]) -> Result<PreparedImage, String> {
     let (width, height) = reader.into_dimensions().map_err(|e| e.to_string())?;
     let encode = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
     if width <= MAX_IMAGE_SIDE && height <= MAX_IMAGE_SIDE && bytes.len() <= MAX_IMAGE_BYTES {
-        return Ok(PreparedImage {
-            block: ContentBlock::image(media, encode(bytes)),
-            original: (width, height),
-            sent: (width, height),
-        });
+        return Ok(ContentBlock::image(media, encode(bytes)));
     }
     let decoded = ImageReader::with_format(Cursor::new(bytes), format).decode().map_err(|e| e.to_string())?;
     let mut side = MAX_IMAGE_SIDE.min(width.max(height));
@@ -63,11 +49,7 @@ pub fn image_block(bytes: &[u8]) -> Result<PreparedImage, String> {
             .write_to(&mut Cursor::new(&mut out), ImageFormat::Jpeg)
             .map_err(|e| e.to_string())?;
         if out.len() <= MAX_IMAGE_BYTES || side <= 64 {
-            return Ok(PreparedImage {
-                block: ContentBlock::image("image/jpeg", encode(&out)),
-                original: (width, height),
-                sent: (scaled.width(), scaled.height()),
-            });
+            return Ok(ContentBlock::image("image/jpeg", encode(&out)));
         }
         side = side * 3 / 4;
     }
@@ -84,23 +66,25 @@ mod tests {
         out
     }
 
+    /// The media type and the width and height of the image in `block`.
+    fn sent(block: ContentBlock) -> (String, (u32, u32)) {
+        let ContentBlock::Image { source } = block else { panic!("not an image") };
+        let bytes = base64::engine::general_purpose::STANDARD.decode(source.data).unwrap();
+        let size = ImageReader::new(Cursor::new(bytes)).with_guessed_format().unwrap().into_dimensions().unwrap();
+        (source.media_type, size)
+    }
+
     #[test]
     fn small_images_pass_unchanged() {
         let bytes = png(10, 20);
-        let p = image_block(&bytes).unwrap();
-        assert_eq!(p.sent, (10, 20));
-        let ContentBlock::Image { source } = p.block else { panic!("not an image") };
+        let ContentBlock::Image { source } = image_block(&bytes).unwrap() else { panic!("not an image") };
         assert_eq!(source.media_type, "image/png");
         assert_eq!(base64::engine::general_purpose::STANDARD.decode(source.data).unwrap(), bytes);
     }
 
     #[test]
     fn large_images_are_scaled_down() {
-        let p = image_block(&png(3000, 1500)).unwrap();
-        assert_eq!(p.original, (3000, 1500));
-        assert_eq!(p.sent, (2000, 1000));
-        let ContentBlock::Image { source } = p.block else { panic!("not an image") };
-        assert_eq!(source.media_type, "image/jpeg");
+        assert_eq!(sent(image_block(&png(3000, 1500)).unwrap()), ("image/jpeg".to_string(), (2000, 1000)));
     }
 
     #[test]

@@ -23,12 +23,20 @@
 //! Where a path points and whether it may be read is the shared path policy's answer
 //! ([`hands_core::check_path`]); encodings are `hands_fs::encoding`'s.
 
-pub mod constants;
-pub mod image;
-pub mod notebook;
-pub mod pdf;
-pub mod prompt;
-pub mod range;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod image;
+mod notebook;
+mod pdf;
+mod prompt;
+mod range;
+
+pub use constants::SCAN_CHUNK_BYTES;
+pub use prompt::{EMPTY_FILE, binary_file, is_directory, offset_past_end, too_large, too_many_pages, too_many_tokens};
+pub use range::{Limits, select};
 
 use std::fs::File;
 use std::io::Read as _;
@@ -39,14 +47,14 @@ use hands_core::format_size;
 use hands_core::{ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{EffectKinds, Effects, missing_file_message, requested_path};
 use hands_core::{Plan, ToolSpec};
-use hands_edit::line_format::LineNumberFormat;
-use hands_fs::encoding::{self, Encoding};
-use hands_fs::file_state::{FileState, hash_bytes, mtime_ms};
+use hands_edit::LineNumberFormat;
+use hands_fs::{Encoding, decode, detect_encoding, looks_binary};
+use hands_fs::{FileState, hash_bytes, mtime_ms};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::constants::*;
-use crate::range::{Limits, Selection};
+use crate::range::Selection;
 
 /// Read's input (Appendix A: `{ file_path, offset?: integer>=0, limit?: integer>0, pages? }`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -70,23 +78,23 @@ pub struct ReadInput {
 }
 
 /// Validation error codes (Claude Code's `errorCode`s where it has one).
-pub mod codes {
+pub(crate) mod codes {
     /// Under a Read deny rule.
-    pub const DENIED: u32 = 1;
+    pub(crate) const DENIED: u32 = 1;
     /// The file does not exist.
-    pub const MISSING: u32 = 2;
+    pub(crate) const MISSING: u32 = 2;
     /// A binary file by extension or content.
-    pub const BINARY: u32 = 4;
+    pub(crate) const BINARY: u32 = 4;
     /// `pages` is not a page or a range.
-    pub const INVALID_PAGES: u32 = 7;
+    pub(crate) const INVALID_PAGES: u32 = 7;
     /// `pages` spans too many pages.
-    pub const TOO_MANY_PAGES: u32 = 8;
+    pub(crate) const TOO_MANY_PAGES: u32 = 8;
     /// A device, FIFO, socket or UNC path.
-    pub const SPECIAL_FILE: u32 = 9;
+    pub(crate) const SPECIAL_FILE: u32 = 9;
     /// A directory.
-    pub const DIRECTORY: u32 = 10;
+    pub(crate) const DIRECTORY: u32 = 10;
     /// `pages` on a file that is not a PDF.
-    pub const PAGES_NOT_PDF: u32 = 11;
+    pub(crate) const PAGES_NOT_PDF: u32 = 11;
 }
 
 /// The `Read` tool.
@@ -116,7 +124,7 @@ fn kind_of(path: &Path) -> Kind {
 }
 
 /// The output-token cap in force (environment override or the default).
-pub fn max_tokens() -> usize {
+pub(crate) fn max_tokens() -> usize {
     MAX_TOKENS_ENV
         .iter()
         .find_map(|name| std::env::var(name).ok().and_then(|v| v.trim().parse::<usize>().ok()))
@@ -174,11 +182,11 @@ impl ReadTool {
 
 /// Open the file the model named `path`, at `real` (where the path check resolved it), for
 /// reading without ever blocking and without following a symlink
-/// ([`hands_fs::fs::open_resolved_for_read`]): a FIFO swapped in after the path check does not
+/// ([`hands_fs::open_resolved_for_read`]): a FIFO swapped in after the path check does not
 /// hang the open, a symlink swapped in makes it fail, and anything but a regular file is refused
 /// after it.
 fn open_regular(path: &Path, real: &Path) -> Result<(File, std::fs::Metadata), ToolError> {
-    let file = hands_fs::fs::open_resolved_for_read(real).map_err(|e| io_error(path, e))?;
+    let file = hands_fs::open_resolved_for_read(real).map_err(|e| io_error(path, e))?;
     let meta = file.metadata().map_err(|e| io_error(path, e))?;
     if !meta.is_file() {
         let message = format!("Cannot read '{}': it is not a regular file.", path.display());
@@ -234,10 +242,10 @@ fn read_text(session: &Session, path: &Path, real: &Path, input: &ReadInput) -> 
         Ok(size @ 1..HEAD_BYTES) => size,
         _ => HEAD_BYTES,
     };
-    let head_len = hands_fs::fs::fill_from(&mut file, &mut head[..head_want]).map_err(|e| io_error(path, e))?;
+    let head_len = hands_fs::fill_from(&mut file, &mut head[..head_want]).map_err(|e| io_error(path, e))?;
     let head = &head[..head_len];
-    let utf16 = matches!(encoding::detect_encoding(head), Encoding::Utf16Le | Encoding::Utf16Be);
-    if encoding::looks_binary(head) {
+    let utf16 = matches!(detect_encoding(head), Encoding::Utf16Le | Encoding::Utf16Be);
+    if looks_binary(head) {
         return Ok(ToolOutput::error(prompt::binary_file(extension(path).as_deref())));
     }
     if utf16 && meta.len() > MAX_UTF16_BYTES {
@@ -257,7 +265,7 @@ fn read_text(session: &Session, path: &Path, real: &Path, input: &ReadInput) -> 
         if head.len() == HEAD_BYTES {
             file.read_to_end(&mut bytes).map_err(|e| io_error(path, e))?;
         }
-        let text = encoding::decode(&bytes).text;
+        let text = decode(&bytes).text;
         let selection =
             range::select(text.as_bytes(), offset, limits, text.len().max(1)).map_err(|e| io_error(path, e))?;
         file_lines = selection.total_lines.or_else(|| Some(count_lines(&text)));
@@ -367,9 +375,9 @@ fn read_image(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput,
         return Ok(ToolOutput::error(prompt::bad_image(&path.to_string_lossy(), &why)));
     };
     match image::image_block(&bytes) {
-        Ok(prepared) => {
+        Ok(block) => {
             record_whole(session, path, &bytes, &meta);
-            Ok(ToolOutput::blocks(vec![prepared.block]))
+            Ok(ToolOutput::blocks(vec![block]))
         }
         Err(why) => Ok(ToolOutput::error(prompt::bad_image(&path.to_string_lossy(), &why))),
     }

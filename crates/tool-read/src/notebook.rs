@@ -22,7 +22,7 @@ fn joined(value: &Value) -> String {
 }
 
 /// Turn a notebook's JSON into content blocks; `path` is used in the large-output hint.
-pub fn notebook_blocks(bytes: &[u8], path: &str) -> Result<Vec<ContentBlock>, String> {
+pub(crate) fn notebook_blocks(bytes: &[u8], path: &str) -> Result<Vec<ContentBlock>, String> {
     let notebook: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
     let cells = notebook.get("cells").and_then(Value::as_array).ok_or("no `cells` array")?;
     let language = notebook

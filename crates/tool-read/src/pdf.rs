@@ -12,7 +12,7 @@ use crate::constants::MAX_PDF_PAGES_PER_READ;
 
 /// A 1-based, inclusive page range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PageRange {
+pub(crate) struct PageRange {
     /// First page.
     pub first: u32,
     /// Last page.
@@ -21,7 +21,7 @@ pub struct PageRange {
 
 /// Why a `pages` value was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PagesError {
+pub(crate) enum PagesError {
     /// Not a page number or a `first-last` range of them.
     Invalid,
     /// More than [`MAX_PDF_PAGES_PER_READ`] pages.
@@ -29,7 +29,7 @@ pub enum PagesError {
 }
 
 /// Parse `"3"` or `"1-5"` (spaces allowed around the parts).
-pub fn parse_pages(pages: &str) -> Result<PageRange, PagesError> {
+pub(crate) fn parse_pages(pages: &str) -> Result<PageRange, PagesError> {
     let number = |s: &str| s.trim().parse::<u32>().ok().filter(|n| *n >= 1);
     let range = match pages.split_once('-') {
         None => number(pages).map(|n| PageRange { first: n, last: n }),
@@ -43,7 +43,7 @@ pub fn parse_pages(pages: &str) -> Result<PageRange, PagesError> {
 }
 
 /// The number of pages of the PDF in `bytes`, when it can be told.
-pub fn count_pages(bytes: &[u8]) -> Option<u32> {
+pub(crate) fn count_pages(bytes: &[u8]) -> Option<u32> {
     let mut tally = Tally::default();
     tally.scan(bytes);
     for stream in object_streams(bytes) {

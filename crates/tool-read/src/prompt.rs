@@ -3,15 +3,15 @@
 //! models key on (`<system-reminder>`, `EISDIR`, `PARTIAL view`, `File content (N tokens)`,
 //! `PDF file read:`) are kept. Nothing here touches the disk.
 
-use hands_edit::line_format::LineNumberFormat;
+use hands_edit::LineNumberFormat;
 
 use crate::constants::{MAX_PDF_PAGES_PER_READ, MAX_SIZE_BYTES, PDF_PAGES_WITHOUT_RANGE};
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Read a text file, image, PDF or notebook from the local disk";
+pub(crate) const DESCRIPTION: &str = "Read a text file, image, PDF or notebook from the local disk";
 
 /// The full prompt, naming the line-number format in force.
-pub fn prompt(format: LineNumberFormat) -> String {
+pub(crate) fn prompt(format: LineNumberFormat) -> String {
     let numbering = match format {
         LineNumberFormat::Compact => "its line number (from 1) and a tab",
         LineNumberFormat::Legacy => "its line number (from 1), padded to six columns, and an arrow (→)",
@@ -63,7 +63,7 @@ pub fn too_large(size: &str, max: &str) -> String {
 
 /// What follows a view that was cut by a cap: which lines were shown and how to read on;
 /// `suggest_whole` adds that `allow_large` would show the rest.
-pub fn partial_view(
+pub(crate) fn partial_view(
     first: u64,
     last: u64,
     total_lines: Option<u64>,
@@ -86,7 +86,7 @@ pub fn partial_view(
 }
 
 /// A UTF-16 file too large to decode whole.
-pub fn utf16_too_large(size: &str) -> String {
+pub(crate) fn utf16_too_large(size: &str) -> String {
     format!(
         "This UTF-16 file ({size}) is too large to decode here. Make a UTF-8 copy through Bash (iconv -f UTF-16 -t UTF-8 FILE > /tmp/copy.txt) and read that, or search it with Grep."
     )
@@ -110,10 +110,10 @@ pub fn is_directory(path: &str) -> String {
 }
 
 /// Reading under a Read deny rule.
-pub const DENIED_BY_SETTINGS: &str = "Reading this file is denied by the permission settings.";
+pub(crate) const DENIED_BY_SETTINGS: &str = "Reading this file is denied by the permission settings.";
 
 /// A `pages` value that is not a page or a range.
-pub fn invalid_pages(pages: &str) -> String {
+pub(crate) fn invalid_pages(pages: &str) -> String {
     format!("Invalid pages parameter: \"{pages}\". Give one page (\"3\") or a range (\"2-7\"), counting from 1.")
 }
 
@@ -125,29 +125,29 @@ pub fn too_many_pages(pages: &str) -> String {
 }
 
 /// `pages` given for a file that is not a PDF.
-pub const PAGES_NOT_PDF: &str = "pages is for PDFs only; choose lines of a text file with offset and limit.";
+pub(crate) const PAGES_NOT_PDF: &str = "pages is for PDFs only; choose lines of a text file with offset and limit.";
 
 /// A PDF with too many pages read without `pages`.
-pub fn pdf_needs_pages(page_count: u32) -> String {
+pub(crate) fn pdf_needs_pages(page_count: u32) -> String {
     format!(
         "This PDF has {page_count} pages, too many for one read. Choose some with pages (e.g. pages: \"1-5\"), at most {MAX_PDF_PAGES_PER_READ} per call."
     )
 }
 
 /// A page range past the end of the document.
-pub fn pages_out_of_range(pages: &str, page_count: u32) -> String {
+pub(crate) fn pages_out_of_range(pages: &str, page_count: u32) -> String {
     format!("Page range \"{pages}\" goes past the end: the PDF has {page_count} pages.")
 }
 
 /// A PDF larger than can be sent.
-pub fn pdf_too_large(size: &str, max: &str) -> String {
+pub(crate) fn pdf_too_large(size: &str, max: &str) -> String {
     format!(
         "PDF file ({size}) is larger than can be sent ({max}). Get its text through Bash instead, e.g. with pdftotext."
     )
 }
 
 /// The text result accompanying a PDF sent as a document block.
-pub fn pdf_read(path: &str, size: &str, pages: Option<(&str, u32)>) -> String {
+pub(crate) fn pdf_read(path: &str, size: &str, pages: Option<(&str, u32)>) -> String {
     match pages {
         None => format!("PDF file read: {path} ({size})"),
         Some((range, count)) => format!(
@@ -157,24 +157,24 @@ pub fn pdf_read(path: &str, size: &str, pages: Option<(&str, u32)>) -> String {
 }
 
 /// An image file that could not be decoded.
-pub fn bad_image(path: &str, why: &str) -> String {
+pub(crate) fn bad_image(path: &str, why: &str) -> String {
     format!("Could not read image {path}: {why}")
 }
 
 /// A notebook whose JSON does not parse.
-pub fn bad_notebook(path: &str, why: &str) -> String {
+pub(crate) fn bad_notebook(path: &str, why: &str) -> String {
     format!("Could not read notebook {path}: its JSON does not parse ({why}).")
 }
 
 /// A notebook file too large to parse.
-pub fn notebook_too_large(path: &str, size: &str) -> String {
+pub(crate) fn notebook_too_large(path: &str, size: &str) -> String {
     format!(
         "Notebook {path} ({size}) is too large for one read. Pick cells out through Bash with jq, e.g. jq '.cells[0]' {path}"
     )
 }
 
 /// Outputs of a notebook cell too large to include.
-pub fn notebook_outputs_too_large(path: &str, index: usize) -> String {
+pub(crate) fn notebook_outputs_too_large(path: &str, index: usize) -> String {
     format!("Outputs left out, too large. See them through Bash: jq '.cells[{index}].outputs' {path}")
 }
 

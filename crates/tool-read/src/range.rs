@@ -9,7 +9,7 @@
 
 use std::io::{self, Read};
 
-use hands_fs::fs::fill_from;
+use hands_fs::fill_from;
 
 /// How much to select.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

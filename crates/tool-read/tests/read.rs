@@ -11,10 +11,12 @@ use std::sync::Arc;
 use hands_core::tool_use_error;
 use hands_core::typed_arc;
 use hands_core::{ContentBlock, Engine, PermissionMode, Pool, PoolConfig, ToolCall, ToolResult, Turn};
-use hands_edit::line_format::LINE_FORMAT_KEY;
-use hands_fs::file_state::FileState;
+use hands_edit::LINE_FORMAT_KEY;
+use hands_fs::FileState;
 use hands_test_support::Fixture;
-use hands_tool_read::{ReadTool, prompt};
+use hands_tool_read::{
+    EMPTY_FILE, ReadTool, binary_file, is_directory, offset_past_end, too_large, too_many_pages, too_many_tokens,
+};
 use serde_json::json;
 
 /// The workspace's test fixture over Read, working in `project` inside the temporary directory
@@ -93,8 +95,8 @@ async fn relative_paths_and_offset_limit() {
 async fn empty_file_and_offset_past_the_end() {
     let fx = fixture(PermissionMode::Default);
     let empty = fx.create("empty.txt", "");
-    assert_eq!(ok_text(&read_path(&fx, &empty).await), prompt::EMPTY_FILE);
-    assert!(prompt::EMPTY_FILE.starts_with("<system-reminder>Warning:") && prompt::EMPTY_FILE.contains("no content"));
+    assert_eq!(ok_text(&read_path(&fx, &empty).await), EMPTY_FILE);
+    assert!(EMPTY_FILE.starts_with("<system-reminder>Warning:") && EMPTY_FILE.contains("no content"));
     assert!(!recorded(&fx, &empty).partial, "an empty file read is a full read");
 
     // Three newlines make four lines: the last, empty one is numbered and counted, and an
@@ -103,17 +105,14 @@ async fn empty_file_and_offset_past_the_end() {
     assert_eq!(ok_text(&read_path(&fx, &short).await), "1\ta\n2\tb\n3\tc\n4\t");
     assert_eq!(ok_text(&fx.call("Read", json!({"file_path": short, "offset": 4})).await), "4\t");
     let result = fx.call("Read", json!({"file_path": short, "offset": 5})).await;
-    assert_eq!(ok_text(&result), prompt::offset_past_end(5, 4));
+    assert_eq!(ok_text(&result), offset_past_end(5, 4));
     let result = fx.call("Read", json!({"file_path": short, "offset": 10})).await;
-    assert_eq!(ok_text(&result), prompt::offset_past_end(10, 4));
+    assert_eq!(ok_text(&result), offset_past_end(10, 4));
     assert!(ok_text(&result).contains("offset 10 is past the end of this file, which has 4 lines"));
     // Without a final newline the last line is the last text.
     let open_end = fx.create("open.txt", "a\nb");
     assert_eq!(ok_text(&read_path(&fx, &open_end).await), "1\ta\n2\tb");
-    assert_eq!(
-        ok_text(&fx.call("Read", json!({"file_path": open_end, "offset": 3})).await),
-        prompt::offset_past_end(3, 2)
-    );
+    assert_eq!(ok_text(&fx.call("Read", json!({"file_path": open_end, "offset": 3})).await), offset_past_end(3, 2));
 }
 
 #[tokio::test]
@@ -147,13 +146,13 @@ async fn directories_and_binary_files_are_refused() {
     assert!(result.text().contains("`ls` through Bash"));
 
     let zip = fx.create("a.zip", "PK\x03\x04");
-    assert_eq!(read_path(&fx, &zip).await.text(), tool_use_error(&prompt::binary_file(Some("zip"))));
-    assert!(prompt::binary_file(Some("zip")).contains("binary .zip file"));
+    assert_eq!(read_path(&fx, &zip).await.text(), tool_use_error(&binary_file(Some("zip"))));
+    assert!(binary_file(Some("zip")).contains("binary .zip file"));
     // No telling extension, but NUL bytes in the content.
     let blob = fx.create("blob.txt", b"abc\x00\x01\x02def");
     let result = read_path(&fx, &blob).await;
     assert!(result.is_error);
-    assert_eq!(result.text(), prompt::binary_file(Some("txt")));
+    assert_eq!(result.text(), binary_file(Some("txt")));
 }
 
 #[tokio::test]
@@ -240,7 +239,7 @@ async fn a_file_over_the_size_cap_is_refused_whole_unless_allow_large() {
     let path = fx.create("big.txt", &body);
     let result = read_path(&fx, &path).await;
     assert!(result.is_error);
-    assert_eq!(result.text(), prompt::too_large("293.0KB", "256.0KB"));
+    assert_eq!(result.text(), too_large("293.0KB", "256.0KB"));
     assert!(result.text().contains("allow_large: true"), "{}", result.text());
     assert!(fx.session.file_state().get(&path).is_none(), "a refused read records nothing");
     // offset 1 is still the whole file; a range or an offset past 1 is read as asked.
@@ -303,7 +302,7 @@ async fn an_explicit_range_over_the_token_cap_is_an_error() {
     let path = fx.create("wide.txt", &wide);
     let result = fx.call("Read", json!({"file_path": path, "offset": 1, "limit": 1000})).await;
     assert!(result.is_error);
-    assert_eq!(result.text(), prompt::too_many_tokens(50000, 25000));
+    assert_eq!(result.text(), too_many_tokens(50000, 25000));
     assert!(result.text().starts_with("File content (50000 tokens) is more than one read may return (25000 tokens)."));
 }
 
@@ -439,7 +438,7 @@ async fn pdfs_are_documents_and_pages_are_checked() {
     assert!(result.text().contains("the PDF has 30 pages"), "{}", result.text());
 
     let result = fx.call("Read", json!({"file_path": big, "pages": "1-21"})).await;
-    assert_eq!(result.text(), tool_use_error(&prompt::too_many_pages("1-21")));
+    assert_eq!(result.text(), tool_use_error(&too_many_pages("1-21")));
     assert!(result.text().contains("wider than 20 pages"));
     let result = fx.call("Read", json!({"file_path": big, "pages": "x"})).await;
     assert!(result.text().contains("Invalid pages parameter: \"x\""));
@@ -512,5 +511,5 @@ async fn the_read_looks_again_after_a_permission_prompt() {
     let result = engine.run_one(ToolCall::new("toolu_1", "Read", json!({ "file_path": outside })), &Turn::new()).await;
     // What is there after the answer decides: the directory message, not a failed file read.
     assert!(result.is_error);
-    assert_eq!(result.text(), prompt::is_directory(&outside.to_string_lossy()));
+    assert_eq!(result.text(), is_directory(&outside.to_string_lossy()));
 }

@@ -8,12 +8,18 @@
 //!   in the `proactive` group and not in `default`. A build without it contains none of this code
 //!   or text (`cargo xtask feature-matrix` checks the binary for its registration's build marker).
 //! - **run time**: even when compiled in, the tool is hidden from every pool unless
-//!   `HANDS_ENABLE_SLEEP=1` ([`constants::ENABLE_ENV`]) is set, through `is_enabled`. This is the
+//!   `HANDS_ENABLE_SLEEP=1` ([`ENABLE_ENV`]) is set, through `is_enabled`. This is the
 //!   counterpart of Claude Code's `USER_TYPE` checks, which keep a shipped tool invisible to
 //!   users who have not opted in.
 
-pub mod constants;
-pub mod prompt;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod prompt;
+
+pub use constants::ENABLE_ENV;
 
 use std::ffi::OsStr;
 use std::time::Duration;
@@ -24,7 +30,7 @@ use hands_core::{ResultLimit, Session, ToolContext, ToolError, ToolOutput, Typed
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::constants::{ENABLE_ENV, MAX_DURATION_SECONDS, MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
+use crate::constants::{MAX_DURATION_SECONDS, MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
 
 /// Sleep's input.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

@@ -2,10 +2,10 @@
 //! Code's proactive-mode Sleep), the description and the result text. Nothing here waits.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Pause for some seconds; the user can cut the pause short";
+pub(crate) const DESCRIPTION: &str = "Pause for some seconds; the user can cut the pause short";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = "Pauses for the given number of seconds, at most 3600 (one hour). \
+pub(crate) const PROMPT: &str = "Pauses for the given number of seconds, at most 3600 (one hour). \
 The user can end the pause at any moment.
 
 Pause when the user asks you to wait, while something outside your control finishes, or when there \
@@ -13,7 +13,7 @@ is truly nothing useful to do; check for useful work first. A pause blocks no ot
 run beside them, and unlike `sleep` in Bash it keeps no shell busy.";
 
 /// The result after a full wait.
-pub fn slept(seconds: f64) -> String {
+pub(crate) fn slept(seconds: f64) -> String {
     format!("Slept for {seconds} second{}.", if seconds == 1.0 { "" } else { "s" })
 }
 

@@ -72,7 +72,7 @@ async fn out_of_range_durations_are_refused() {
 #[test]
 fn the_registered_instance_follows_the_environment_gate() {
     let tool = typed_arc(SleepTool::default());
-    let expected = hands_tool_sleep::gate_allows(std::env::var_os(hands_tool_sleep::constants::ENABLE_ENV).as_deref());
+    let expected = hands_tool_sleep::gate_allows(std::env::var_os(hands_tool_sleep::ENABLE_ENV).as_deref());
     assert_eq!(tool.is_enabled(), expected);
     let pool = Pool::assemble(vec![tool], PoolConfig::default());
     assert_eq!(pool.find("Sleep").is_some(), expected, "the pool hides a gated tool");

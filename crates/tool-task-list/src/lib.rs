@@ -6,26 +6,30 @@
 //! an optional owner, dependencies kept on both sides (`blocks` / `blockedBy`) and free-form
 //! metadata. TaskUpdate with status `deleted` removes a task and every link to it.
 //!
-//! The list is stored on disk in the session's state directory ([`store`]), changed under a
+//! The list is stored on disk in the session's state directory (`store`), changed under a
 //! file lock with atomic renames, so two `hands` processes on one session and sub-agents sharing
 //! their parent's list lose no update. It is not in the session's saved data: a saved session is
 //! written whole by whichever process saves last.
 //!
 //! These tools and `TodoWrite` exclude each other: the pool offers these when
 //! `HANDS_ENABLE_TASKS=1` (or `CLAUDE_CODE_ENABLE_TASKS=1`), TodoWrite otherwise
-//! ([`hands_tasks::choice`]). They are deferred (loaded through ToolSearch), allow themselves
+//! (`hands_tasks::choice`). They are deferred (loaded through ToolSearch), allow themselves
 //! (the list is the session's bookkeeping, not the user's files), and declare what they do:
 //! TaskCreate and TaskUpdate change the session (the scheduler runs them alone, in order),
 //! TaskGet and TaskList only read it.
 //!
-//! Texts are in [`prompt`], names and limits in [`constants`], the shown forms in [`render`].
+//! Texts are in `prompt`, names and limits in `constants`, the shown forms in `render`.
 //! The background tasks of `Bash` (`TaskOutput`, `TaskStop`) are another thing, in
 //! `hands-tool-tasks`.
 
-pub mod constants;
-pub mod prompt;
-pub mod render;
-pub mod store;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod prompt;
+mod render;
+mod store;
 
 use hands_core::PermissionResult;
 use hands_core::{
@@ -36,9 +40,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::constants::*;
-use crate::store::{Task, TaskList, TaskStatus};
+use crate::store::{Task, TaskList};
 
-pub use store::{list_dir, share_task_list};
+// What the stored list looks like, for tests and tools that inspect it.
+pub use store::{TaskStatus, list_dir, load as load_stored, share_task_list};
 
 /// Schema of `metadata`: an object with any values (as Claude Code sends it).
 fn metadata_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -192,7 +197,7 @@ fn own_bookkeeping() -> PermissionResult {
 /// What decides whether a task-list tool is in the pool.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum Gate {
-    /// In the pool only when [`hands_tasks::choice::task_list_enabled`] (the registered tools).
+    /// In the pool only when [`hands_tasks::task_list_enabled`] (the registered tools).
     #[default]
     Environment,
     /// Always in the pool (embedders that chose the task list by constructing it, tests).
@@ -201,7 +206,7 @@ pub enum Gate {
 
 impl Gate {
     fn allows(self) -> bool {
-        self == Gate::Open || hands_tasks::choice::task_list_enabled()
+        self == Gate::Open || hands_tasks::task_list_enabled()
     }
 }
 

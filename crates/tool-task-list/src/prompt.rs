@@ -2,16 +2,16 @@
 //! prompts and the result and error lines. Nothing here reads or stores a task.
 
 /// TaskCreate's one-line description.
-pub const CREATE_DESCRIPTION: &str = "Add a task to the session's shared task list";
+pub(crate) const CREATE_DESCRIPTION: &str = "Add a task to the session's shared task list";
 /// TaskGet's one-line description.
-pub const GET_DESCRIPTION: &str = "Show one task of the task list in full";
+pub(crate) const GET_DESCRIPTION: &str = "Show one task of the task list in full";
 /// TaskUpdate's one-line description.
-pub const UPDATE_DESCRIPTION: &str = "Change a task of the task list, link it to others, or delete it";
+pub(crate) const UPDATE_DESCRIPTION: &str = "Change a task of the task list, link it to others, or delete it";
 /// TaskList's one-line description.
-pub const LIST_DESCRIPTION: &str = "List every task of the task list with its status";
+pub(crate) const LIST_DESCRIPTION: &str = "List every task of the task list with its status";
 
 /// TaskCreate's prompt.
-pub const CREATE_PROMPT: &str = "Adds one task to this session's task list. The list is kept \
+pub(crate) const CREATE_PROMPT: &str = "Adds one task to this session's task list. The list is kept \
 on disk, survives restarts and is shared with sub-agents and other hands processes working on \
 the same session, so it is the place to plan work that has several steps and to let others see \
 who does what.
@@ -27,13 +27,13 @@ A new task is pending and has no owner. The result gives its id (`#3` is id \"3\
 with that id to start it, finish it or make it wait for another task.";
 
 /// TaskGet's prompt.
-pub const GET_PROMPT: &str = "Shows one task of the session's task list: subject, status, \
+pub(crate) const GET_PROMPT: &str = "Shows one task of the session's task list: subject, status, \
 owner, description, active form, the tasks it waits for and those waiting for it, and its \
 metadata. Give its id as taskId (\"3\" or \"#3\"). Read a task in full before you start on it, \
 especially one another agent created.";
 
 /// TaskUpdate's prompt.
-pub const UPDATE_PROMPT: &str = "Changes one task of the session's task list, chosen by taskId \
+pub(crate) const UPDATE_PROMPT: &str = "Changes one task of the session's task list, chosen by taskId \
 (\"3\" or \"#3\"). Only the fields you send change.
 
 - status: pending, in_progress or completed. Set in_progress when you start on the task and \
@@ -49,43 +49,43 @@ for each other in a circle is refused.
 Prefer the next pending task whose blockers are all completed; TaskList shows them.";
 
 /// TaskList's prompt.
-pub const LIST_PROMPT: &str = "Lists every task of the session's task list, one a line, in \
+pub(crate) const LIST_PROMPT: &str = "Lists every task of the session's task list, one a line, in \
 the order they were created: id, status, subject, owner, and the ids of unfinished tasks it \
 still waits for. Use it to choose what to work on next (a pending task with no unfinished \
 blockers) and to see what others on the same list are doing. TaskGet shows one task in full.";
 
 /// TaskList's result when the list is empty.
-pub const EMPTY_LIST: &str = "The task list is empty.";
+pub(crate) const EMPTY_LIST: &str = "The task list is empty.";
 
 /// The error for an id that names no task.
-pub fn no_such_task(id: &str) -> String {
+pub(crate) fn no_such_task(id: &str) -> String {
     format!("There is no task #{id} in the task list. TaskList shows the ids that exist.")
 }
 
 /// The error for a blank field.
-pub fn blank_field(field: &str) -> String {
+pub(crate) fn blank_field(field: &str) -> String {
     format!("{field} is blank: give it some text.")
 }
 
 /// The error for a subject over the length limit.
-pub fn subject_too_long(limit: usize) -> String {
+pub(crate) fn subject_too_long(limit: usize) -> String {
     format!("subject is longer than {limit} characters: keep it a short title and put the rest in description.")
 }
 
 /// The error for a task made to wait for itself.
-pub fn self_dependency(id: &str) -> String {
+pub(crate) fn self_dependency(id: &str) -> String {
     format!("Task #{id} cannot wait for itself: name other tasks in addBlocks and addBlockedBy.")
 }
 
 /// The error for a link that closes a cycle.
-pub fn cycle(blocker: &str, blocked: &str) -> String {
+pub(crate) fn cycle(blocker: &str, blocked: &str) -> String {
     format!(
         "Task #{blocker} already waits for task #{blocked} (directly or through other tasks); making #{blocked} wait for #{blocker} too would block both for ever. Nothing was changed."
     )
 }
 
 /// The error when the list on disk cannot be read or written.
-pub fn store_failed(error: &str) -> String {
+pub(crate) fn store_failed(error: &str) -> String {
     format!("The task list could not be read or written: {error}")
 }
 

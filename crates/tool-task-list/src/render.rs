@@ -4,7 +4,7 @@
 use crate::store::{Task, TaskList};
 
 /// One TaskList line: `#2 [in_progress] Write the parser (owner: ana) [blocked by #1]`.
-pub fn list_line(list: &TaskList, task: &Task) -> String {
+pub(crate) fn list_line(list: &TaskList, task: &Task) -> String {
     let mut line = format!("#{} [{}] {}", task.id, task.status.as_str(), task.subject);
     if let Some(owner) = &task.owner {
         line.push_str(&format!(" (owner: {owner})"));
@@ -17,12 +17,12 @@ pub fn list_line(list: &TaskList, task: &Task) -> String {
 }
 
 /// The whole list for TaskList, one task a line, in creation order.
-pub fn list_text(list: &TaskList) -> String {
+pub(crate) fn list_text(list: &TaskList) -> String {
     list.tasks.iter().map(|t| list_line(list, t)).collect::<Vec<_>>().join("\n")
 }
 
 /// TaskGet's block: one `Field: value` line each, description last (it may span lines).
-pub fn task_text(list: &TaskList, task: &Task) -> String {
+pub(crate) fn task_text(list: &TaskList, task: &Task) -> String {
     let mut lines = vec![format!("Task #{}: {}", task.id, task.subject), format!("Status: {}", task.status.as_str())];
     if let Some(owner) = &task.owner {
         lines.push(format!("Owner: {owner}"));
@@ -52,6 +52,6 @@ pub fn task_text(list: &TaskList, task: &Task) -> String {
 }
 
 /// `#1, #3`.
-pub fn ids(ids: &[String]) -> String {
+pub(crate) fn ids(ids: &[String]) -> String {
     ids.iter().map(|id| format!("#{id}")).collect::<Vec<_>>().join(", ")
 }

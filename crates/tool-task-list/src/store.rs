@@ -19,7 +19,7 @@ use serde_json::Value;
 
 /// Session data key naming the folder of the list a session uses when it is not its own (set by
 /// [`share_task_list`]).
-pub const SHARED_LIST_KEY: &str = "task_list_dir";
+pub(crate) const SHARED_LIST_KEY: &str = "task_list_dir";
 
 /// Where a task stands. `deleted` is not a status a task keeps: TaskUpdate removes the task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -211,7 +211,7 @@ pub fn load(dir: &Path) -> Result<TaskList, StoreError> {
 
 /// Change the list in `dir` under its lock: `change` sees the current list and returns `Ok` to
 /// have it written back, `Err` to leave it as it was. Blocks while another writer holds the lock.
-pub fn update<R, E>(
+pub(crate) fn update<R, E>(
     dir: &Path,
     change: impl FnOnce(&mut TaskList) -> Result<R, E>,
 ) -> Result<Result<R, E>, StoreError> {
@@ -231,7 +231,7 @@ pub fn update<R, E>(
         if result.is_ok() {
             let path = dir.join("tasks.json");
             let bytes = serde_json::to_vec_pretty(&list).expect("a task list serializes");
-            hands_fs::fs::atomic_write(&path, &bytes).map_err(io_error(&path))?;
+            hands_fs::atomic_write(&path, &bytes).map_err(io_error(&path))?;
         }
         Ok(result)
     })();

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
-use hands_tool_task_list::store::{self, TaskStatus};
+use hands_tool_task_list::{TaskStatus, load_stored};
 use hands_tool_task_list::{list_dir, share_task_list, tools_always_enabled};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -82,7 +82,7 @@ async fn create_get_update_list_in_default_mode() {
     );
     // A null metadata value removes the key; the others stay.
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "1", "metadata": { "area": null } })).await;
-    let stored = store::load(&list_dir(h.engine.session())).unwrap();
+    let stored = load_stored(&list_dir(h.engine.session())).unwrap();
     assert_eq!(stored.get("1").unwrap().metadata, [("effort".to_string(), json!(3))].into_iter().collect());
     assert!(list_dir(h.engine.session()).starts_with(h.state.path()), "kept in the session's state directory");
     assert!(!list_dir(h.engine.session()).starts_with(h.work.path()));
@@ -96,7 +96,7 @@ async fn dependencies_are_symmetric_and_cycles_are_refused() {
     }
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "2", "addBlockedBy": ["1"] })).await;
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "2", "addBlocks": ["#3"] })).await;
-    let list = store::load(&list_dir(h.engine.session())).unwrap();
+    let list = load_stored(&list_dir(h.engine.session())).unwrap();
     assert_eq!(list.get("1").unwrap().blocks, ["2"]);
     assert_eq!(list.get("2").unwrap().blocked_by, ["1"]);
     assert_eq!(list.get("2").unwrap().blocks, ["3"]);
@@ -111,7 +111,7 @@ async fn dependencies_are_symmetric_and_cycles_are_refused() {
     let cycle = call(&h.engine, "TaskUpdate", json!({ "taskId": "1", "addBlockedBy": ["3"], "owner": "x" })).await;
     assert!(cycle.is_error);
     assert!(cycle.text().contains("would block both for ever. Nothing was changed."), "{}", cycle.text());
-    let after = store::load(&list_dir(h.engine.session())).unwrap();
+    let after = load_stored(&list_dir(h.engine.session())).unwrap();
     assert_eq!(after.get("1").unwrap().owner, None, "a refused update changes nothing");
     let itself = call(&h.engine, "TaskUpdate", json!({ "taskId": "1", "addBlocks": ["1"] })).await;
     assert!(itself.is_error && itself.text().contains("cannot wait for itself"), "{}", itself.text());
@@ -132,7 +132,7 @@ async fn deletion_removes_the_task_and_every_link_and_ids_are_not_reused() {
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "2", "addBlockedBy": ["1"] })).await;
     assert_eq!(ok(&h.engine, "TaskUpdate", json!({ "taskId": "1", "status": "deleted" })).await, "Deleted task #1: A");
     assert_eq!(ok(&h.engine, "TaskList", json!({})).await, "#2 [pending] B");
-    let list = store::load(&list_dir(h.engine.session())).unwrap();
+    let list = load_stored(&list_dir(h.engine.session())).unwrap();
     assert!(list.get("2").unwrap().blocked_by.is_empty(), "the link to the deleted task is gone");
     let get = call(&h.engine, "TaskGet", json!({ "taskId": "1" })).await;
     assert!(get.is_error);
@@ -203,7 +203,7 @@ async fn bad_input_gets_errors_the_model_can_act_on() {
         ok(&h.engine, "TaskUpdate", json!({ "taskId": "1" })).await,
         "Task #1 unchanged: no field to change was given."
     );
-    let list = store::load(&list_dir(h.engine.session())).unwrap();
+    let list = load_stored(&list_dir(h.engine.session())).unwrap();
     assert_eq!(list.get("1").unwrap().status, TaskStatus::Pending);
 }
 

@@ -1,24 +1,21 @@
 //! Names, aliases and limits of the task tools (reference §1.3).
 
 /// Wire name of the tool that reads a task's output.
-pub const TASK_OUTPUT_NAME: &str = "TaskOutput";
+pub(crate) const TASK_OUTPUT_NAME: &str = "TaskOutput";
 /// Older names of `TaskOutput`.
-pub const TASK_OUTPUT_ALIASES: &[&str] = &["BashOutput", "BashOutputTool", "AgentOutputTool"];
+pub(crate) const TASK_OUTPUT_ALIASES: &[&str] = &["BashOutput", "BashOutputTool", "AgentOutputTool"];
 /// Wire name of the tool that stops a task.
-pub const TASK_STOP_NAME: &str = "TaskStop";
+pub(crate) const TASK_STOP_NAME: &str = "TaskStop";
 /// Older names of `TaskStop`.
-pub const TASK_STOP_ALIASES: &[&str] = &["KillShell", "KillBash"];
+pub(crate) const TASK_STOP_ALIASES: &[&str] = &["KillShell", "KillBash"];
 
 /// How long `TaskOutput` waits by default, in ms.
-pub const DEFAULT_WAIT_MS: u64 = 30_000;
+pub(crate) const DEFAULT_WAIT_MS: u64 = 30_000;
 /// Longest wait a call may ask for, in ms.
-pub const MAX_WAIT_MS: u64 = 600_000;
+pub(crate) const MAX_WAIT_MS: u64 = 600_000;
 
 /// Output beyond this many bytes is shown as its tail, with a pointer to the file.
-pub const MAX_SHOWN_OUTPUT_BYTES: u64 = 30_000;
+pub(crate) const MAX_SHOWN_OUTPUT_BYTES: u64 = 30_000;
 
 /// With a `filter`, a line longer than this many bytes is matched and shown by its start only.
-pub const MAX_FILTERED_LINE_BYTES: usize = 64 * 1024;
-
-/// The `<task_type>` of tasks started by Bash.
-pub const LOCAL_BASH_TASK_TYPE: &str = "local_bash";
+pub(crate) const MAX_FILTERED_LINE_BYTES: usize = 64 * 1024;

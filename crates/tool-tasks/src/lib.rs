@@ -10,11 +10,15 @@
 //!   `shell_id`).
 //!
 //! Both read the session's [`TaskRegistry`] (hands-core); starting tasks is the Bash tool's job.
-//! Layout: [`constants`], [`prompt`], [`render`], [`output`] (reading output files).
+//! Layout: `constants`, `prompt`, `render`, `output` (reading output files).
 
-pub mod constants;
-pub mod output;
-pub mod prompt;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod output;
+mod prompt;
 
 use std::time::Duration;
 
@@ -124,7 +128,7 @@ fn retrieval_status(block: bool, state: TaskState) -> &'static str {
 }
 
 /// The `TaskOutput` reply: XML-ish parts joined by blank lines (reference §1.3).
-pub fn format_task_output(retrieval: &str, task: &BackgroundTask, state: TaskState, output: &str) -> String {
+pub(crate) fn format_task_output(retrieval: &str, task: &BackgroundTask, state: TaskState, output: &str) -> String {
     let mut parts = vec![
         format!("<retrieval_status>{retrieval}</retrieval_status>"),
         format!("<task_id>{}</task_id>", task.id()),

@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::constants::{MAX_FILTERED_LINE_BYTES, MAX_SHOWN_OUTPUT_BYTES};
 
 /// The part of the output file to show, or an empty string when it does not exist yet.
-pub fn read_tail(path: &Path) -> std::io::Result<String> {
+pub(crate) fn read_tail(path: &Path) -> std::io::Result<String> {
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
@@ -40,7 +40,7 @@ pub fn read_tail(path: &Path) -> std::io::Result<String> {
 /// string when the file does not exist yet. When the matches exceed [`MAX_SHOWN_OUTPUT_BYTES`],
 /// the last ones are shown after a note giving how many matched and the path of the whole
 /// output. A line longer than [`MAX_FILTERED_LINE_BYTES`] is judged and shown by its start.
-pub fn read_matching(path: &Path, filter: &regex::Regex) -> std::io::Result<String> {
+pub(crate) fn read_matching(path: &Path, filter: &regex::Regex) -> std::io::Result<String> {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),

@@ -2,13 +2,13 @@
 //! reference §1.3.
 
 /// One-line description of `TaskOutput`.
-pub const TASK_OUTPUT_DESCRIPTION: &str = "Show the status and output of a background task";
+pub(crate) const TASK_OUTPUT_DESCRIPTION: &str = "Show the status and output of a background task";
 
 /// One-line description of `TaskStop`.
-pub const TASK_STOP_DESCRIPTION: &str = "End a background task";
+pub(crate) const TASK_STOP_DESCRIPTION: &str = "End a background task";
 
 /// The full prompt of `TaskOutput`.
-pub fn task_output_prompt() -> String {
+pub(crate) fn task_output_prompt() -> String {
     "Shows how a background task is doing: its status, its exit code once it has ended, and what \
 it has printed so far. task_id is the id Bash answered with when it started a command with \
 run_in_background. By default (block: true) the answer waits until the task ends or timeout \
@@ -18,7 +18,7 @@ output file, named when it started, can also be read whole with Read."
 }
 
 /// The full prompt of `TaskStop`.
-pub fn task_stop_prompt() -> String {
+pub(crate) fn task_stop_prompt() -> String {
     "Ends a background task started by Bash with run_in_background, and every process it \
 started; its output file is kept. task_id is the id Bash gave. Stop servers, watchers and other \
 tasks you no longer need or that run too long."

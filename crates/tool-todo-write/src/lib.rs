@@ -2,20 +2,25 @@
 //!
 //! `TodoWrite` (reference §1.14): the model keeps a structured task list for the session. Every
 //! call replaces the whole list; the list lives in the session's persisted store under
-//! [`SESSION_KEY`](constants::SESSION_KEY), so a named session keeps it across `hands`
+//! `SESSION_KEY`, so a named session keeps it across `hands`
 //! invocations. When every item is completed the stored list is cleared, as Claude Code does.
 //!
 //! The tool is deferred (its schema is loaded through ToolSearch), neither read-only nor
 //! concurrency-safe (it replaces shared state), and allows itself: the list is the session's own
 //! bookkeeping, not the user's files. It is in the pool unless the task list is chosen instead
-//! (`HANDS_ENABLE_TASKS=1`, see `hands_tasks::choice`). [`current_todos`] and [`render::render_list`] let a front
-//! end print the list.
+//! (`HANDS_ENABLE_TASKS=1`, see `hands_tasks::task_list_enabled`). [`current_todos`] lets a
+//! front end show the list.
 //!
-//! Texts are in [`prompt`]; limits and names in [`constants`]; one-line summaries in [`render`].
+//! Texts are in `prompt`; limits and names in `constants`.
 
-pub mod constants;
-pub mod prompt;
-pub mod render;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod prompt;
+
+pub use prompt::RESULT_TEXT;
 
 use hands_core::PermissionResult;
 use hands_core::{EffectKinds, Effects};
@@ -69,7 +74,7 @@ pub struct TodoWriteTool {
 }
 
 impl TodoWriteTool {
-    /// A TodoWrite that stays in the pool whatever [`hands_tasks::choice`] says: for embedders
+    /// A TodoWrite that stays in the pool whatever `hands_tasks::choice` says: for embedders
     /// that chose it themselves, and tests.
     pub fn always_enabled() -> Self {
         Self { always: true }
@@ -138,7 +143,7 @@ impl TypedTool for TodoWriteTool {
     /// The registered TodoWrite leaves the pool when the task list (TaskCreate and the rest) is
     /// chosen instead (`HANDS_ENABLE_TASKS=1`): a model gets one way to keep tasks, not two.
     fn is_enabled(&self) -> bool {
-        self.always || !hands_tasks::choice::task_list_enabled()
+        self.always || !hands_tasks::task_list_enabled()
     }
 
     /// Items in the older shape `{"id", "content", "status", "priority"}` (Claude Code 1.x and

@@ -3,10 +3,10 @@
 //! that look for it). Nothing here validates or stores a list.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Keep the session's task list: what is pending, under way and done";
+pub(crate) const DESCRIPTION: &str = "Keep the session's task list: what is pending, under way and done";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = "Keeps a task list for this session, so that you can plan work in steps, \
+pub(crate) const PROMPT: &str = "Keeps a task list for this session, so that you can plan work in steps, \
 keep track of it, and let the user see where things stand.
 
 Keep a list when the work takes three or more real steps or needs planning, when the user hands \

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use hands_core::typed_arc;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
-use hands_tool_todo_write::prompt::RESULT_TEXT;
+use hands_tool_todo_write::RESULT_TEXT;
 use hands_tool_todo_write::{TodoStatus, TodoWriteTool, current_todos};
 use serde_json::{Value, json};
 use tempfile::TempDir;

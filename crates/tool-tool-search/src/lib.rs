@@ -12,9 +12,15 @@
 //! What is deferrable and whether tool search is on is decided in [`hands_core::DeferralSettings`]; how
 //! tools are rendered per API is `hands_spec`.
 
-pub mod constants;
-pub mod prompt;
-pub mod search;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod prompt;
+mod search;
+
+pub use search::{Searchable, keyword_search};
 
 use std::sync::Arc;
 
@@ -28,7 +34,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::constants::{DEFAULT_MAX_RESULTS, MAX_RESULT_SIZE_CHARS, NAME, NO_MATCHES, SELECT_PREFIX};
-use crate::search::Searchable;
 
 /// ToolSearch's input.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -123,7 +128,7 @@ fn no_matches(session: &Session, mut data: Value) -> ToolOutput {
 
 /// `<functions>` with one `<function>{description, name, parameters}</function>` line per tool:
 /// what the API would have expanded the `tool_reference` blocks into.
-pub fn functions_block(tools: &[&Arc<dyn Tool>], session: &Session, names: &ToolNames) -> String {
+pub(crate) fn functions_block(tools: &[&Arc<dyn Tool>], session: &Session, names: &ToolNames) -> String {
     let mut text = String::from("<functions>");
     for tool in tools {
         let definition = json!({

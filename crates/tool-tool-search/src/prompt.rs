@@ -3,10 +3,10 @@
 //! in a `<system-reminder>` (`hands_spec::announcement`); the prompt says how to load them.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Load the schemas of deferred tools so that they can be called";
+pub(crate) const DESCRIPTION: &str = "Load the schemas of deferred tools so that they can be called";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = concat!(
+pub(crate) const PROMPT: &str = concat!(
     "Loads the input schemas of deferred tools. A deferred tool is listed by name only, in a ",
     "<system-reminder>; without its schema you cannot call it. Search for it here first: the answer ",
     "holds a <functions> block with one <function>{\"description\": ..., \"name\": ..., \"parameters\": ...}",

@@ -67,7 +67,7 @@ fn is_word_char(c: Option<char>) -> bool {
 
 /// Whether `term` occurs in `text` with a word boundary on both sides (as a `\bterm\b` regex
 /// would match, ASCII word characters).
-pub fn contains_word(text: &str, term: &str) -> bool {
+pub(crate) fn contains_word(text: &str, term: &str) -> bool {
     if term.is_empty() {
         return false;
     }

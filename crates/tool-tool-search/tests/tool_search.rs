@@ -224,7 +224,7 @@ async fn the_schema_hint_goes_away_once_the_tool_is_loaded() {
 #[tokio::test]
 async fn portable_names_select_long_mcp_tools() {
     let fx = fixture();
-    let short = hands_spec::names::portable(LONG);
+    let short = hands_spec::portable(LONG);
     let r = fx.call("ToolSearch", json!({"query": format!("select:{short}")})).await;
     assert_eq!(references(&r), [short.as_str()]);
     assert!(discovered_tools(&fx.session).contains(LONG));

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 /// Most commits or files listed when a removal is refused.
-pub const LISTED_CHANGES: usize = 20;
+pub(crate) const LISTED_CHANGES: usize = 20;
 
 /// A failure to run git or of a git command.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +61,7 @@ impl Git {
         Self { program: program.into() }
     }
 
-    /// Run `git args` in `dir`. A non-zero exit is [`GitError::Failed`].
+    /// Run `git args` in `dir`. A non-zero exit is `GitError::Failed`.
     pub async fn run(&self, dir: &Path, args: &[&str]) -> Result<Output, GitError> {
         let (code, stdout, stderr) = self.status(dir, args).await?;
         if code == Some(0) {
@@ -201,7 +201,7 @@ fn exit_text(code: Option<i32>) -> String {
 /// Add the line `/<relative>/` to the repository's `info/exclude` (in `common_dir`) unless a line
 /// already names it, so worktrees checked out below the repository do not show as untracked
 /// files. The file is written atomically; `Ok(false)` when it already had the line.
-pub fn exclude(common_dir: &Path, relative: &Path) -> std::io::Result<bool> {
+pub(crate) fn exclude(common_dir: &Path, relative: &Path) -> std::io::Result<bool> {
     let pattern = format!("/{}/", relative.to_string_lossy().replace('\\', "/").trim_matches('/'));
     let file = common_dir.join("info").join("exclude");
     let current = match std::fs::read_to_string(&file) {
@@ -221,7 +221,7 @@ pub fn exclude(common_dir: &Path, relative: &Path) -> std::io::Result<bool> {
     updated.push_str(&pattern);
     updated.push('\n');
     std::fs::create_dir_all(common_dir.join("info"))?;
-    hands_fs::fs::atomic_write(&file, updated.as_bytes())?;
+    hands_fs::atomic_write(&file, updated.as_bytes())?;
     Ok(true)
 }
 

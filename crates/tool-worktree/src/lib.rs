@@ -4,19 +4,25 @@
 //! `.claude/worktrees/NAME` of the repository's main folder, or `HANDS_WORKTREES_DIR`), or enter an
 //! existing one, and move the session into it; later move back and keep or remove it. Removal
 //! refuses while the worktree holds uncommitted files or commits the starting branch lacks,
-//! unless `discard_changes` is set. Everything is done by running the real `git` ([`git`]).
+//! unless `discard_changes` is set. Everything is done by running the real `git` (`git`).
 //!
 //! Entering changes the session as a `cd` does (the working directory, with its between-turn
 //! notice) and makes the worktree a working directory when it is not inside one already; leaving
 //! undoes both. The active worktree is recorded in the session's data store (key
-//! [`constants::STATE_KEY`]), so it survives a saved and restored session.
+//! `constants::STATE_KEY`), so it survives a saved and restored session.
 //!
 //! Not here: the model-visible texts (`prompt`), Claude Code's WorktreeCreate/WorktreeRemove
 //! hooks for repositories that are not git (not supported), tmux sessions.
 
-pub mod constants;
-pub mod git;
-pub mod prompt;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
+mod constants;
+mod git;
+mod prompt;
+
+pub use git::Git;
 
 use std::path::{Path, PathBuf};
 
@@ -31,7 +37,7 @@ use crate::constants::{
     BASE_REF_SETTING, BRANCH_PREFIX, DEFAULT_WORKTREES_DIR, ENTER_SEARCH_HINT, ENTER_TOOL_NAME, EXIT_SEARCH_HINT,
     EXIT_TOOL_NAME, MAX_NAME_LEN, MAX_RESULT_SIZE_CHARS, PROJECT_SETTINGS_FILES, STATE_KEY, WORKTREES_DIR_ENV,
 };
-use crate::git::{Git, GitError, LISTED_CHANGES};
+use crate::git::{GitError, LISTED_CHANGES};
 
 /// EnterWorktree's input.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -66,7 +72,7 @@ pub struct ExitWorktreeInput {
     pub discard_changes: Option<bool>,
 }
 
-/// The worktree a session is in, as recorded under [`STATE_KEY`].
+/// The worktree a session is in, as recorded under `STATE_KEY`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActiveWorktree {
     /// Where the session was before the first EnterWorktree.
@@ -128,7 +134,7 @@ impl ExitWorktreeTool {
 }
 
 /// Whether `name` is a worktree name we accept.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= MAX_NAME_LEN
         && !name.starts_with(['.', '-'])
@@ -191,7 +197,7 @@ fn git_error(error: &GitError) -> ToolOutput {
 
 /// `path` with symlinks resolved when it exists.
 fn real(path: &Path) -> PathBuf {
-    hands_fs::fs::real_path(path).unwrap_or_else(|_| path.to_path_buf())
+    hands_fs::real_path(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Whether `path` (symlinks resolved) lies inside one of the session's working directories.

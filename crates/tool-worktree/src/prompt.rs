@@ -4,10 +4,11 @@
 use std::path::Path;
 
 /// EnterWorktree's one-line summary.
-pub const ENTER_DESCRIPTION: &str = "Check out a separate git worktree on a new branch and move this session into it.";
+pub(crate) const ENTER_DESCRIPTION: &str =
+    "Check out a separate git worktree on a new branch and move this session into it.";
 
 /// EnterWorktree's full text.
-pub const ENTER_PROMPT: &str = r#"Check out a separate git worktree on a new branch and move this session into it, so the work happens in its own copy of the repository while the user's checkout stays untouched.
+pub(crate) const ENTER_PROMPT: &str = r#"Check out a separate git worktree on a new branch and move this session into it, so the work happens in its own copy of the repository while the user's checkout stays untouched.
 
 Only reach for this when the user (or the project's instructions) asks for a worktree. For an ordinary change of branch, or ordinary work on a feature or a fix, use git through Bash as usual.
 
@@ -18,11 +19,11 @@ Only reach for this when the user (or the project's instructions) asks for a wor
 Relative paths and Bash commands then start in the worktree. Use ExitWorktree to go back to where you were, keeping or removing the worktree."#;
 
 /// ExitWorktree's one-line summary.
-pub const EXIT_DESCRIPTION: &str =
+pub(crate) const EXIT_DESCRIPTION: &str =
     "Leave the worktree EnterWorktree moved this session into, keeping it on disk or removing it.";
 
 /// ExitWorktree's full text.
-pub const EXIT_PROMPT: &str = r#"Leave the worktree that EnterWorktree moved this session into and return to the directory the session was in before.
+pub(crate) const EXIT_PROMPT: &str = r#"Leave the worktree that EnterWorktree moved this session into and return to the directory the session was in before.
 
 Call it only when the user wants to leave the worktree. It acts on the worktree of this session's EnterWorktree and nothing else: a worktree made by hand, or in another session, is never touched, and without an active worktree session it changes nothing and says so.
 
@@ -31,18 +32,18 @@ Call it only when the user wants to leave the worktree. It acts on the worktree 
 - A worktree entered with `path` (not created by this session) can only be left with `keep`."#;
 
 /// `name` and `path` were both given.
-pub const BOTH_NAME_AND_PATH: &str =
+pub(crate) const BOTH_NAME_AND_PATH: &str =
     "Give either name (to create a new worktree) or path (to enter an existing one), not both.";
 
 /// A bad worktree name.
-pub fn bad_name(name: &str, max: usize) -> String {
+pub(crate) fn bad_name(name: &str, max: usize) -> String {
     format!(
         "The worktree name {name:?} cannot be used: a name is 1 to {max} letters, digits, '.', '_' or '-', and does not start with '.' or '-'."
     )
 }
 
 /// Not in a repository.
-pub fn not_a_repository(cwd: &Path) -> String {
+pub(crate) fn not_a_repository(cwd: &Path) -> String {
     format!(
         "{} is not inside a git repository, so no worktree can be created there. Change into a repository first (or initialise one with git init).",
         cwd.display()
@@ -50,17 +51,17 @@ pub fn not_a_repository(cwd: &Path) -> String {
 }
 
 /// git could not be run at all.
-pub fn git_unavailable(error: &str) -> String {
+pub(crate) fn git_unavailable(error: &str) -> String {
     format!("{error}. Worktrees need git installed and on PATH; nothing was changed.")
 }
 
 /// A git command failed.
-pub fn git_failed(error: &str) -> String {
+pub(crate) fn git_failed(error: &str) -> String {
     format!("{error}\nNothing was changed by this call.")
 }
 
 /// A worktree session is already active and `name` asked for a new one.
-pub fn already_active(path: &Path) -> String {
+pub(crate) fn already_active(path: &Path) -> String {
     format!(
         "This session is already working in the worktree {}. Leave it with ExitWorktree before creating another, or pass path to switch to a different existing worktree.",
         path.display()
@@ -68,22 +69,22 @@ pub fn already_active(path: &Path) -> String {
 }
 
 /// The branch exists.
-pub fn branch_exists(branch: &str) -> String {
+pub(crate) fn branch_exists(branch: &str) -> String {
     format!(
         "A branch named {branch} already exists, so a worktree cannot be created on it. Choose another name, or pass the path of its worktree to enter it."
     )
 }
 
 /// The folder exists.
-pub fn folder_exists(path: &Path) -> String {
+pub(crate) fn folder_exists(path: &Path) -> String {
     format!("{} already exists. Choose another worktree name.", path.display())
 }
 
 /// The repository has no commit to branch from.
-pub const NO_COMMIT: &str = "The repository has no commit yet, so there is nothing to check out in a worktree. Make a first commit, then try again.";
+pub(crate) const NO_COMMIT: &str = "The repository has no commit yet, so there is nothing to check out in a worktree. Make a first commit, then try again.";
 
 /// `path` is not a registered worktree.
-pub fn not_a_worktree(path: &Path, registered: &[std::path::PathBuf]) -> String {
+pub(crate) fn not_a_worktree(path: &Path, registered: &[std::path::PathBuf]) -> String {
     let list: Vec<String> = registered.iter().map(|p| format!("- {}", p.display())).collect();
     format!(
         "{} is not a worktree of this repository. Its registered worktrees are:\n{}",
@@ -93,7 +94,7 @@ pub fn not_a_worktree(path: &Path, registered: &[std::path::PathBuf]) -> String 
 }
 
 /// Created and entered.
-pub fn created(path: &Path, branch: &str, base: &str) -> String {
+pub(crate) fn created(path: &Path, branch: &str, base: &str) -> String {
     format!(
         "Created a worktree at {} on the new branch {branch} (starting from {base}) and moved the session into it. Work there as usual; ExitWorktree goes back, keeping or removing it.",
         path.display()
@@ -101,7 +102,7 @@ pub fn created(path: &Path, branch: &str, base: &str) -> String {
 }
 
 /// Entered an existing one.
-pub fn entered(path: &Path, branch: Option<&str>) -> String {
+pub(crate) fn entered(path: &Path, branch: Option<&str>) -> String {
     let on = branch.map(|b| format!(" (branch {b})")).unwrap_or_else(|| " (detached HEAD)".to_string());
     format!(
         "Moved the session into the existing worktree {}{on}. ExitWorktree with action \"keep\" goes back; this worktree was not created by this session, so it will not be removed.",
@@ -110,10 +111,10 @@ pub fn entered(path: &Path, branch: Option<&str>) -> String {
 }
 
 /// ExitWorktree without a session.
-pub const NO_SESSION: &str = "No worktree session is active (EnterWorktree was not used in this session, or it was already left), so nothing was changed.";
+pub(crate) const NO_SESSION: &str = "No worktree session is active (EnterWorktree was not used in this session, or it was already left), so nothing was changed.";
 
 /// Removal of a worktree entered with `path`.
-pub fn not_ours(path: &Path) -> String {
+pub(crate) fn not_ours(path: &Path) -> String {
     format!(
         "{} was entered with path, not created by this session, so it is not removed. Call ExitWorktree with action \"keep\" to leave it.",
         path.display()
@@ -121,7 +122,7 @@ pub fn not_ours(path: &Path) -> String {
 }
 
 /// Refusal to remove a worktree with work in it.
-pub fn has_work(path: &Path, base: &str, files: &[String], commits: &[String], listed: usize) -> String {
+pub(crate) fn has_work(path: &Path, base: &str, files: &[String], commits: &[String], listed: usize) -> String {
     let mut text = format!("{} was not removed because it holds work that would be lost:", path.display());
     let mut section = |title: String, lines: &[String]| {
         if lines.is_empty() {
@@ -144,7 +145,7 @@ pub fn has_work(path: &Path, base: &str, files: &[String], commits: &[String], l
 }
 
 /// Left, worktree kept.
-pub fn kept(path: &Path, branch: Option<&str>, back: &Path) -> String {
+pub(crate) fn kept(path: &Path, branch: Option<&str>, back: &Path) -> String {
     let on = branch.map(|b| format!(" and its branch {b} are")).unwrap_or_else(|| " is".to_string());
     format!(
         "Left the worktree; the session is back in {}. The worktree {}{on} kept on disk.",
@@ -154,7 +155,7 @@ pub fn kept(path: &Path, branch: Option<&str>, back: &Path) -> String {
 }
 
 /// Left, worktree removed.
-pub fn removed(path: &Path, branch: &str, back: &Path, files: usize, commits: usize) -> String {
+pub(crate) fn removed(path: &Path, branch: &str, back: &Path, files: usize, commits: usize) -> String {
     let discarded = if files + commits > 0 {
         format!(" Discarded {files} uncommitted file(s) and {commits} commit(s).")
     } else {
@@ -168,12 +169,12 @@ pub fn removed(path: &Path, branch: &str, back: &Path, files: usize, commits: us
 }
 
 /// The original directory is gone; the session goes to the project directory instead.
-pub fn original_gone(original: &Path) -> String {
+pub(crate) fn original_gone(original: &Path) -> String {
     format!(" ({} no longer exists, so the session went to the project directory.)", original.display())
 }
 
 /// The worktrees folder could not be added to `info/exclude`.
-pub fn not_excluded(relative: &Path, error: &str) -> String {
+pub(crate) fn not_excluded(relative: &Path, error: &str) -> String {
     format!(
         " (Adding {} to the repository's info/exclude failed: {error}; git status in the main checkout may list it as untracked.)",
         relative.display()

@@ -11,7 +11,7 @@ use hands_core::Notice;
 use hands_core::typed_arc;
 use hands_core::{PermissionMode, ToolResult};
 use hands_test_support::Fixture;
-use hands_tool_worktree::git::Git;
+use hands_tool_worktree::Git;
 use hands_tool_worktree::{ActiveWorktree, EnterWorktreeTool, ExitWorktreeTool};
 use serde_json::json;
 

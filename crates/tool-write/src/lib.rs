@@ -11,18 +11,24 @@
 //! Where a path points and whether it may be written is the shared path policy's answer
 //! ([`hands_core::check_path`]).
 
-pub mod constants;
-pub mod prompt;
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
 
-use std::path::{Path, PathBuf};
+mod constants;
+mod prompt;
 
-use hands_core::{EffectKinds, Effects, check_path};
+pub use prompt::{MODIFIED_SINCE_READ, NOT_READ, NOTE_NOT_READ};
+
+use std::path::Path;
+
+use hands_core::{EffectKinds, Effects};
 use hands_core::{FileKind, PathCheck};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
 use hands_edit as edit;
-use hands_fs::encoding::{self, Encoding, LineEnding};
-use hands_fs::file_state::{FileState, Freshness, hash_bytes, hash_file};
+use hands_fs::{Encoding, LineEnding, detect_encoding, encode};
+use hands_fs::{FileState, Freshness, hash_bytes, hash_file};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -39,15 +45,15 @@ pub struct WriteInput {
 }
 
 /// Validation error codes (Claude Code's `errorCode`s where it has one).
-pub mod codes {
+pub(crate) mod codes {
     /// The existing file was not (fully) read.
-    pub const NOT_READ: u32 = 2;
+    pub(crate) const NOT_READ: u32 = 2;
     /// The existing file changed since it was read.
-    pub const MODIFIED: u32 = 3;
+    pub(crate) const MODIFIED: u32 = 3;
     /// A device, FIFO, socket or UNC path.
-    pub const SPECIAL_FILE: u32 = 9;
+    pub(crate) const SPECIAL_FILE: u32 = 9;
     /// A directory.
-    pub const DIRECTORY: u32 = 10;
+    pub(crate) const DIRECTORY: u32 = 10;
 }
 
 /// The `Write` tool.
@@ -93,7 +99,7 @@ fn write_file(
     // symlink followed on the way (`hands_fs::fs`): a link swapped in since fails the call
     // instead of leading it outside.
     let real = check.real.as_path();
-    let before = match hands_fs::fs::read_resolved(real) {
+    let before = match hands_fs::read_resolved(real) {
         Ok((bytes, _)) => {
             if let Some(problem) = read_state_problem(session, path) {
                 return Ok(ToolOutput::error(problem.to_string()));
@@ -103,9 +109,9 @@ fn write_file(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Before { state: None, bytes: None },
         Err(e) => return Err(io("reading", e)),
     };
-    let encoding = before.bytes.as_deref().map_or(Encoding::Utf8, encoding::detect_encoding);
+    let encoding = before.bytes.as_deref().map_or(Encoding::Utf8, detect_encoding);
     let bytes = match encoding {
-        Encoding::Utf16Le | Encoding::Utf16Be => encoding::encode(content, encoding, LineEnding::Lf),
+        Encoding::Utf16Le | Encoding::Utf16Be => encode(content, encoding, LineEnding::Lf),
         Encoding::Utf8 | Encoding::Utf8Bom => content.as_bytes().to_vec(),
     };
     // A file replaced without a full read of it: the result says so.
@@ -125,7 +131,7 @@ fn write_file(
         if unchanged { Ok(()) } else { Err(std::io::Error::other(prompt::UNEXPECTEDLY_MODIFIED)) }
     };
     // Missing folders are made one at a time inside the one before, never through a symlink.
-    match hands_fs::fs::atomic_write_resolved_making_folders(real, &bytes, race_check) {
+    match hands_fs::atomic_write_resolved_making_folders(real, &bytes, race_check) {
         Ok(()) => {}
         Err(e) if e.to_string() == prompt::UNEXPECTEDLY_MODIFIED => {
             return Ok(ToolOutput::error(prompt::UNEXPECTEDLY_MODIFIED));
@@ -199,15 +205,10 @@ impl TypedTool for WriteTool {
 
 hands_core::register_tool!(WriteTool);
 
-/// The path a Write of `file_path` would create or replace, as the file state keys it.
-pub fn target_path(session: &Session, file_path: &str) -> PathBuf {
-    check_path(session, file_path).path
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hands_core::SessionConfig;
+    use hands_core::{SessionConfig, check_path};
 
     #[test]
     fn a_change_during_the_write_is_refused_and_kept() {

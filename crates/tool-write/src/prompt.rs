@@ -4,10 +4,10 @@
 //! touches the disk.
 
 /// One-line description for listings.
-pub const DESCRIPTION: &str = "Create a file, or replace one, with the given content";
+pub(crate) const DESCRIPTION: &str = "Create a file, or replace one, with the given content";
 
 /// The full prompt sent as the tool's description.
-pub const PROMPT: &str = "Writes content to a file, creating it or replacing everything in it.
+pub(crate) const PROMPT: &str = "Writes content to a file, creating it or replacing everything in it.
 
 - content lands in the file exactly as given, in one atomic step; missing parent folders are made.
 - Replacing an existing file replaces all of it: read it first when anything in it should stay. \
@@ -27,20 +27,20 @@ pub const NOT_READ: &str = hands_edit::FILE_NOT_READ;
 pub const MODIFIED_SINCE_READ: &str = hands_edit::FILE_MODIFIED_SINCE_READ;
 
 /// The file changed while the write was being prepared (the check right before the rename).
-pub const UNEXPECTEDLY_MODIFIED: &str = hands_edit::FILE_UNEXPECTEDLY_MODIFIED;
+pub(crate) const UNEXPECTEDLY_MODIFIED: &str = hands_edit::FILE_UNEXPECTEDLY_MODIFIED;
 
 /// The result for a new file.
-pub fn created(path: &str) -> String {
+pub(crate) fn created(path: &str) -> String {
     format!("File created successfully at: {path}")
 }
 
 /// The result for a replaced file.
-pub fn updated(path: &str) -> String {
+pub(crate) fn updated(path: &str) -> String {
     format!("The file {path} has been updated successfully.")
 }
 
 /// A directory where a file was expected.
-pub fn is_directory(path: &str) -> String {
+pub(crate) fn is_directory(path: &str) -> String {
     format!("Cannot write to '{path}': it is a directory. Give the path of a file inside it.")
 }
 

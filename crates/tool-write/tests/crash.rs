@@ -1,5 +1,5 @@
 //! The crash test of issue 3: a child process rewrites a large file with
-//! `hands_fs::fs::atomic_write` over and over (alternating two contents) and is killed with
+//! `hands_fs::atomic_write` over and over (alternating two contents) and is killed with
 //! SIGKILL at a random moment; afterwards the file must hold exactly one of the two contents,
 //! never a mix or a truncation. At least 100 trials.
 //!
@@ -28,8 +28,8 @@ fn child(path: &Path) -> ! {
     writeln!(out, "ready").unwrap();
     out.flush().unwrap();
     loop {
-        hands_fs::fs::atomic_write(path, &new).unwrap();
-        hands_fs::fs::atomic_write(path, &old).unwrap();
+        hands_fs::atomic_write(path, &new).unwrap();
+        hands_fs::atomic_write(path, &old).unwrap();
     }
 }
 

@@ -12,7 +12,7 @@ use hands_core::typed_arc;
 use hands_core::{PermissionMode, ToolCall, ToolResult, Turn};
 use hands_test_support::Fixture;
 use hands_tool_read::ReadTool;
-use hands_tool_write::{WriteTool, prompt};
+use hands_tool_write::{MODIFIED_SINCE_READ, NOT_READ, NOTE_NOT_READ, WriteTool};
 use serde_json::json;
 
 /// Read and Write over `project/` inside a temporary directory (so there is an outside).
@@ -77,7 +77,7 @@ async fn an_unread_existing_file_is_replaced_and_the_model_told() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(
         result.text(),
-        format!("The file {} has been updated successfully.\n\n{}", path.display(), prompt::NOTE_NOT_READ)
+        format!("The file {} has been updated successfully.\n\n{}", path.display(), NOTE_NOT_READ)
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "new");
     // The write counts as a read: the next one carries no note.
@@ -91,15 +91,15 @@ async fn under_the_strict_setting_an_existing_file_must_be_fully_read_first() {
     fx.engine.session().set_data(hands_edit::REQUIRE_READ_KEY, Some(json!(true)));
     let path = fx.root.join("a.txt");
     fs::write(&path, "original\n").unwrap();
-    assert_eq!(fx.write(&path, "new").await.text(), tool_use_error(prompt::NOT_READ));
-    assert!(prompt::NOT_READ.starts_with("This session only changes files you have read in full"));
+    assert_eq!(fx.write(&path, "new").await.text(), tool_use_error(NOT_READ));
+    assert!(NOT_READ.starts_with("This session only changes files you have read in full"));
     assert_eq!(fs::read_to_string(&path).unwrap(), "original\n");
 
     // A partial view (the default read of a file over the token cap) is not a full read.
     let long = fx.root.join("long.txt");
     fs::write(&long, (1..=1000).map(|i| format!("{i:04}{}\n", "x".repeat(195))).collect::<String>()).unwrap();
     fx.read(&long).await;
-    assert_eq!(fx.write(&long, "x").await.text(), tool_use_error(prompt::NOT_READ));
+    assert_eq!(fx.write(&long, "x").await.text(), tool_use_error(NOT_READ));
 
     fx.read(&path).await;
     let result = fx.write(&path, "replaced\n").await;
@@ -122,8 +122,8 @@ async fn staleness_is_judged_by_content_not_mtime() {
     fs::write(&path, "fn c() {}\n").unwrap();
     bump_mtime(&path, 60);
     let result = fx.write(&path, "fn d() {}\n").await;
-    assert_eq!(result.text(), tool_use_error(prompt::MODIFIED_SINCE_READ));
-    assert!(prompt::MODIFIED_SINCE_READ.starts_with("This file changed on disk after your last Read"));
+    assert_eq!(result.text(), tool_use_error(MODIFIED_SINCE_READ));
+    assert!(MODIFIED_SINCE_READ.starts_with("This file changed on disk after your last Read"));
     assert_eq!(fs::read_to_string(&path).unwrap(), "fn c() {}\n");
     fx.read(&path).await;
     assert!(!fx.write(&path, "fn d() {}\n").await.is_error);

@@ -15,6 +15,10 @@
 //! Adding a tool crate here: a feature `name = ["dep:hands-tool-name"]` in Cargo.toml (added to
 //! its group) and its line below (`cargo xtask new-tool` does both).
 
+#![deny(missing_docs)]
+// An item is `pub` only when it is re-exported below; the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
 use std::sync::Arc;
 
 pub use hands_core;

@@ -3,7 +3,7 @@
 //! pipeline, for a bounded time each. No byte of the outside file may ever be returned, no file
 //! may ever be created outside, and the outside file may never be changed. The file tools defend
 //! by opening the path their check resolved with the kernel refusing any symlink on the way
-//! (`hands_fs::fs::open_resolved_for_read`, `atomic_write_resolved`); with the tools opening
+//! (`hands_fs::open_resolved_for_read`, `atomic_write_resolved`); with the tools opening
 //! the path as written instead, each loop below finds hits within its time.
 //!
 //! Grep of one file opens the file its path check resolved (the check the permission decision
@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use hands_core::{Engine, PermissionMode, PoolConfig, Session, SessionConfig, ToolCall, Turn};
-use hands_fs::file_state::FileState;
+use hands_fs::FileState;
 use serde_json::json;
 
 /// How long each tool's loop runs: 1.5 s in CI, or `HANDS_RACE_MS` milliseconds (for a longer

@@ -220,7 +220,7 @@ fn save_blob(session: &Session, name: &str, mime: Option<&str>, blob: &str) -> R
     let dir = session.tool_results_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{} could not be created ({e})", dir.display()))?;
     let path = dir.join(format!("{name}.{}", extension(mime)));
-    hands_fs::fs::atomic_write(&path, &bytes).map_err(|e| format!("{} could not be written ({e})", path.display()))?;
+    hands_fs::atomic_write(&path, &bytes).map_err(|e| format!("{} could not be written ({e})", path.display()))?;
     Ok(path)
 }
 

@@ -77,7 +77,7 @@ impl TypedTool for Touch {
     async fn call(&self, plan: Plan<TouchInput>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let input = &plan.input;
         let path = ctx.session().resolve(&input.path);
-        hands_fs::fs::atomic_write(&path, b"touched").map_err(|e| ToolError::io("write", e))?;
+        hands_fs::atomic_write(&path, b"touched").map_err(|e| ToolError::io("write", e))?;
         Ok(ToolOutput::text(format!("touched {}", path.display())))
     }
 }

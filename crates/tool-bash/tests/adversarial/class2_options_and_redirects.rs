@@ -5,7 +5,7 @@
 //! --file`, `ss -K`) are checked by the classifier only, in [`host_changes_are_not_read_only`].
 
 use hands_core::PermissionMode;
-use hands_tool_bash::classify::classify;
+use hands_tool_bash::classify;
 
 use crate::support::{Case, Effect, Guard, case, run_class};
 
