@@ -6,6 +6,8 @@
 //!
 //! Each further subcommand lives in its own module; this file only parses and dispatches.
 
+#[cfg(test)]
+mod architecture;
 mod bench_mcp;
 mod bench_sandbox;
 mod bench_search;
