@@ -30,7 +30,9 @@
 //! - What calls share: the [`Session`], the [`ToolContext`] of one call, the [`Turn`]'s abort
 //!   signal, progress events ([`ProgressSink`]) and between-turn [`Notice`]s.
 //! - The texts the model reads that more than one crate words the same ([`tool_use_error`],
-//!   [`CANCEL_MESSAGE`], ...), and small text helpers ([`truncate_chars`]).
+//!   [`CANCEL_MESSAGE`], ...), and small text helpers ([`truncate_chars`], [`split_list`]).
+//! - Markdown files with a YAML header, as custom agents and skills are written
+//!   ([`parse_frontmatter`], [`Frontmatter`]).
 //!
 //! The one public module, `__private`, is hidden: it carries what the registration macros expand
 //! to in a tool crate (`inventory`, the registration record) and is no API.
@@ -83,6 +85,7 @@ mod decision;
 mod deferral;
 mod effects;
 mod error;
+mod frontmatter;
 mod hooks;
 mod input;
 mod messages;
@@ -148,7 +151,7 @@ pub use path_policy::{
 pub use context::ToolContext;
 pub use notices::{Notice, NoticeQueue};
 pub use progress::{ProgressEvent, ProgressSink};
-pub use session::{PathFilter, Session, SessionConfig, SessionError};
+pub use session::{PathFilter, Session, SessionConfig, SessionError, TurnGrant};
 
 // Model-visible texts and text helpers.
 pub use messages::{
@@ -156,6 +159,9 @@ pub use messages::{
     tool_use_error,
 };
 pub use text::{format_size, prefix_bytes, truncate_chars};
+
+// Markdown files with a YAML header.
+pub use frontmatter::{Frontmatter, FrontmatterDocument, FrontmatterError, parse as parse_frontmatter};
 
 /// Re-exports for the registration macros and for tool crates, so they need not depend on these
 /// crates directly.

@@ -9,7 +9,14 @@
 //! [`SessionConfig::state_dir`].
 //!
 //! Permission rules are not stored here; the session only carries what the permission engine
-//! installs ([`PathFilter`] for reads, the mode).
+//! installs ([`PathFilter`] for reads, the mode) and the allow rules granted for the current turn
+//! ([`TurnGrant`]: a skill's `allowed-tools`), which the rule engine adds to its own until
+//! [`Session::end_turn`].
+//!
+//! A turn is what one user message sets going: the agent loop's run (`hands_agent::Agent::run`
+//! of the main agent, however many model responses it takes), up to a `{"role":"user"}` line in
+//! `hands run`, one process for `hands call`. An MCP server sees no user messages, so there the
+//! grants last for the MCP session. Turn grants are never saved with the session.
 
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
@@ -60,6 +67,19 @@ pub enum SessionError {
 pub trait PathFilter: Send + Sync {
     /// Whether reading `path` (absolute) is denied.
     fn is_read_denied(&self, path: &Path) -> bool;
+}
+
+/// Allow rules granted until the current turn ends (see the module documentation for what a
+/// turn is): a skill's `allowed-tools`, added when the model invokes it. The rule engine of
+/// `hands-permissions` adds them to the settings' allow rules, after them, so deny and ask rules
+/// still win; the built-in `DefaultPolicy` reads no rules and ignores them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnGrant {
+    /// Who granted them, as a decision names the origin of a rule (`allowed-tools of the skill
+    /// commit, for this turn`).
+    pub origin: String,
+    /// Allow rules in the settings syntax (`Bash(git add *)`, `Read`).
+    pub rules: Vec<String>,
 }
 
 /// How to open a session.
@@ -121,6 +141,9 @@ pub struct Session {
     read_filter: RwLock<Option<Arc<dyn PathFilter>>>,
     extensions: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     on_close: Mutex<Vec<CloseHook>>,
+    /// Rules granted for the current turn; an `Arc` so that every permission decision can take
+    /// them without copying.
+    turn_grants: RwLock<Arc<Vec<TurnGrant>>>,
     /// `<state>/<id>` with symlinks resolved, computed at first use (every path check asks).
     own_state_real: OnceLock<PathBuf>,
 }
@@ -178,6 +201,7 @@ impl Session {
             read_filter: RwLock::new(None),
             extensions: Mutex::new(HashMap::new()),
             on_close: Mutex::new(Vec::new()),
+            turn_grants: RwLock::new(Arc::new(Vec::new())),
             own_state_real: OnceLock::new(),
         }))
     }
@@ -380,6 +404,26 @@ impl Session {
         self.read_filter.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Grant allow rules until the current turn ends. A grant with the same origin and rules as
+    /// one in force is not added twice.
+    pub fn grant_for_turn(&self, grant: TurnGrant) {
+        let mut grants = self.turn_grants.write().unwrap_or_else(|e| e.into_inner());
+        if !grants.contains(&grant) {
+            Arc::make_mut(&mut grants).push(grant);
+        }
+    }
+
+    /// The rules granted for the current turn, oldest first (cheap: no copy).
+    pub fn turn_grants(&self) -> Arc<Vec<TurnGrant>> {
+        Arc::clone(&self.turn_grants.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The turn is over: every grant made during it expires. Returns what expired.
+    pub fn end_turn(&self) -> Vec<TurnGrant> {
+        let expired = std::mem::take(&mut *self.turn_grants.write().unwrap_or_else(|e| e.into_inner()));
+        Arc::try_unwrap(expired).unwrap_or_else(|shared| shared.as_ref().clone())
+    }
+
     /// The session's instance of a per-tool extension, created on first use. Extensions are not
     /// saved; they live as long as the session.
     pub fn extension<T: Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Arc<T> {
@@ -516,6 +560,26 @@ mod tests {
         let b = s.extension(|| Mutex::new(0u32));
         assert_eq!(*b.lock().unwrap(), 5);
         assert!(s.get_extension::<String>().is_none());
+    }
+
+    #[test]
+    fn turn_grants_last_until_the_turn_ends_and_are_not_saved() {
+        let state = tempfile::tempdir().unwrap();
+        let cfg = SessionConfig {
+            name: Some("grants".into()),
+            state_dir: Some(state.path().to_path_buf()),
+            ..Default::default()
+        };
+        let s = Session::open(cfg.clone()).unwrap();
+        let grant = TurnGrant { origin: "the skill x".into(), rules: vec!["Bash(git add *)".into()] };
+        s.grant_for_turn(grant.clone());
+        s.grant_for_turn(grant.clone());
+        assert_eq!(*s.turn_grants(), vec![grant.clone()]);
+        s.save().unwrap();
+        assert!(Session::open(cfg).unwrap().turn_grants().is_empty(), "a turn does not outlive the process");
+        assert_eq!(s.end_turn(), vec![grant]);
+        assert!(s.turn_grants().is_empty());
+        assert!(s.end_turn().is_empty());
     }
 
     #[test]

@@ -9,8 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hands_core::Session;
-use yaml_rust2::{Yaml, YamlLoader};
+use hands_core::{Session, parse_frontmatter};
 
 use crate::builtin;
 use crate::constants::{AGENTS_DIR, DEFAULT_AGENT_TYPE};
@@ -174,84 +173,28 @@ fn load_dir(catalog: &mut Catalog, dir: &Path, source: fn(PathBuf) -> AgentSourc
     }
 }
 
-/// A comma list or a YAML list of names; `None` when the key is absent or null.
-fn name_list(value: &Yaml, field: &str) -> Result<Option<Vec<String>>, String> {
-    let split = |s: &str| s.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
-    match value {
-        Yaml::BadValue | Yaml::Null => Ok(None),
-        Yaml::String(s) => Ok(Some(split(s))),
-        Yaml::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Yaml::String(s) => Ok(s.trim().to_string()),
-                other => Err(format!("`{field}` holds {}, not a tool name", yaml_kind(other))),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some),
-        other => Err(format!(
-            "`{field}` must be a comma-separated list or a YAML list of tool names, not {}",
-            yaml_kind(other)
-        )),
-    }
-}
-
-fn yaml_kind(value: &Yaml) -> &'static str {
-    match value {
-        Yaml::Real(_) | Yaml::Integer(_) => "a number",
-        Yaml::String(_) => "a string",
-        Yaml::Boolean(_) => "a boolean",
-        Yaml::Array(_) => "a list",
-        Yaml::Hash(_) => "a mapping",
-        Yaml::Alias(_) => "an alias",
-        Yaml::Null | Yaml::BadValue => "nothing",
-    }
-}
-
-/// The agent a `.md` file defines, or why it defines none.
+/// The agent a `.md` file defines, or why it defines none (a problem in the header names its
+/// line). The header is read by [`hands_core::parse_frontmatter`], as skills' are.
 pub(crate) fn parse(text: &str, source: AgentSource) -> Result<AgentDef, String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.split_inclusive('\n');
-    if lines.next().map(str::trim_end) != Some("---") {
+    let document = parse_frontmatter(text).map_err(|e| e.to_string())?;
+    let Some(fields) = document.frontmatter else {
         return Err(
             "no frontmatter: the file must start with a line `---`, then YAML with name and description, then `---`"
                 .into(),
         );
-    }
-    let mut header = String::new();
-    let mut closed = false;
-    let mut consumed = text.split_inclusive('\n').next().map_or(0, str::len);
-    for line in lines {
-        consumed += line.len();
-        if line.trim_end() == "---" {
-            closed = true;
-            break;
-        }
-        header.push_str(line);
-    }
-    if !closed {
-        return Err("the frontmatter is not closed: add a line `---` after it".into());
-    }
-    let body = text[consumed..].trim().to_string();
-    let docs = YamlLoader::load_from_str(&header).map_err(|e| format!("the frontmatter is not valid YAML: {e}"))?;
-    let doc = docs.into_iter().next().unwrap_or(Yaml::Null);
-    if !matches!(doc, Yaml::Hash(_)) {
-        return Err("the frontmatter must be a YAML mapping of name, description, tools and model".into());
-    }
-    let text_field = |field: &str| -> Result<Option<String>, String> {
-        match &doc[field] {
-            Yaml::BadValue | Yaml::Null => Ok(None),
-            Yaml::String(s) => Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty())),
-            other => Err(format!("`{field}` must be text, not {}", yaml_kind(other))),
-        }
     };
+    let body = document.body.trim().to_string();
+    let text_field = |field: &str| fields.text(field).map_err(|e| e.to_string());
     let name = text_field("name")?.ok_or("`name` is missing")?;
     if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(format!("`name` {name:?} holds spaces; use letters, digits and hyphens"));
+        return Err(fields
+            .error("name", format!("`name` {name:?} holds spaces; use letters, digits and hyphens"))
+            .to_string());
     }
     let description =
         text_field("description")?.ok_or("`description` is missing: say when the agent should be used")?;
-    let tools = name_list(&doc["tools"], "tools")?;
-    let disallowed = name_list(&doc["disallowedTools"], "disallowedTools")?.unwrap_or_default();
+    let tools = fields.list("tools").map_err(|e| e.to_string())?;
+    let disallowed = fields.list("disallowedTools").map_err(|e| e.to_string())?.unwrap_or_default();
     let model = text_field("model")?;
     if body.is_empty() {
         return Err("the body after the frontmatter is empty: it is the agent's system prompt".into());
@@ -309,13 +252,13 @@ mod tests {
     fn bad_files_say_why() {
         let cases = [
             ("no header", "no frontmatter"),
-            ("---\nname: a\ndescription: d\nP", "not closed"),
-            ("---\nname: [a\n---\nP", "not valid YAML"),
+            ("---\nname: a\ndescription: d\nP", "line 1: the header opened by `---` is not closed"),
+            ("---\nname: a\n- b\n---\nP", "line 3: the header is not valid YAML"),
             ("---\n- a\n---\nP", "mapping"),
             ("---\ndescription: d\n---\nP", "`name` is missing"),
-            ("---\nname: a b\ndescription: d\n---\nP", "spaces"),
+            ("---\nname: a b\ndescription: d\n---\nP", "line 2: `name` \"a b\" holds spaces"),
             ("---\nname: a\n---\nP", "`description` is missing"),
-            ("---\nname: a\ndescription: d\ntools: 3\n---\nP", "`tools` must be"),
+            ("---\nname: a\ndescription: d\ntools: 3\n---\nP", "line 4: `tools` must be"),
             ("---\nname: a\ndescription: d\n---\n\n", "body"),
         ];
         for (text, reason) in cases {
