@@ -9,6 +9,9 @@
 //! tool results of each turn as `<system-reminder>` text. Permissions, hooks, budgets and
 //! persisted outputs apply as the [`Engine`] applies them to any call.
 //!
+//! The main agent's run is the user's turn: the permissions granted during it (a skill's
+//! `allowed-tools`, `hands_core::TurnGrant`) expire when it returns.
+//!
 //! When the model ends its turn the engine's Stop hooks run ([`AgentOptions::stop_event`]:
 //! `Stop`, or `SubagentStop` for a sub-agent). A hook that blocks with a reason keeps the run
 //! going with that reason as the next user message, `stop_hook_active` set; after
@@ -41,7 +44,10 @@ pub struct AgentOptions {
     /// A token limit for each response instead of the provider's.
     pub max_tokens: Option<u32>,
     /// Which hook event runs when the model ends its turn: `Stop` for the main agent,
-    /// `SubagentStop` (with the agent's id and type) for a sub-agent.
+    /// `SubagentStop` (with the agent's id and type) for a sub-agent. It also says whose turn
+    /// the run is: the main agent's run is the user's turn, and when it ends the permissions
+    /// granted during it expire (`Session::end_turn`); a sub-agent's run is part of its parent's
+    /// turn and ends nothing.
     pub stop_event: StopEvent,
     /// A model for every request instead of the provider's (a sub-agent's own model).
     pub model: Option<String>,
@@ -151,6 +157,9 @@ impl Agent {
         cancel: CancellationToken,
         on_event: &mut (dyn FnMut(AgentEvent) + Send),
     ) -> AgentRun {
+        // The main agent's run is the user's turn: what was granted for it (a skill's
+        // allowed-tools) expires when it ends, however it ends.
+        let _turn = matches!(self.options.stop_event, StopEvent::Stop).then(|| EndTurnOnDrop(self.engine.session()));
         let mut run = AgentRun { messages, stop: Stop::EndTurn, turns: 0, usage: Usage::default() };
         let mut stop_blocks = 0u32;
         run.stop = loop {
@@ -308,6 +317,18 @@ impl Agent {
         let response =
             response.ok_or_else(|| ModelError::MalformedStream("the stream ended without a response".into()))?;
         Ok((response, results))
+    }
+}
+
+/// Ends the session's turn when dropped (see [`AgentOptions::stop_event`]).
+struct EndTurnOnDrop<'a>(&'a hands_core::Session);
+
+impl Drop for EndTurnOnDrop<'_> {
+    fn drop(&mut self) {
+        let expired = self.0.end_turn();
+        if !expired.is_empty() {
+            tracing::debug!(grants = expired.len(), "the turn ended: the permissions granted during it expired");
+        }
     }
 }
 

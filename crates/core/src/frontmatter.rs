@@ -13,6 +13,8 @@
 //! skills): nothing here knows a field name.
 
 use yaml_rust2::yaml::Hash;
+
+use crate::text::split_list;
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// A file split into its header and its body.
@@ -166,31 +168,6 @@ fn scalar_text(value: &Yaml) -> Option<String> {
     }
 }
 
-/// Split a list written as text: names separated by commas or white space, except inside
-/// parentheses, so `Read, Bash(git add *) Grep` is three entries.
-pub(crate) fn split_list(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' => {
-                depth += 1;
-                current.push(c);
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                current.push(c);
-            }
-            ',' if depth == 0 => out.push(std::mem::take(&mut current)),
-            c if c.is_whitespace() && depth == 0 => out.push(std::mem::take(&mut current)),
-            c => current.push(c),
-        }
-    }
-    out.push(current);
-    out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
-}
-
 impl Frontmatter {
     fn get(&self, key: &str) -> Option<&Yaml> {
         self.fields.get(&Yaml::String(key.to_string())).filter(|v| !matches!(v, Yaml::Null | Yaml::BadValue))
@@ -248,7 +225,8 @@ impl Frontmatter {
     }
 
     /// `key` as a list: a YAML list of text, or text with entries separated by commas or spaces
-    /// (see `split_list`; list items are split the same way). `None` when missing. Numbers,
+    /// (see [`split_list`](crate::split_list); list items are split the same way). `None` when missing.
+    /// Numbers,
     /// mappings and nested lists are errors.
     pub fn list(&self, key: &str) -> Result<Option<Vec<String>>, FrontmatterError> {
         let Some(value) = self.get(key) else { return Ok(None) };

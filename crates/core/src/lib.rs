@@ -158,7 +158,7 @@ pub use messages::{
     CANCEL_MESSAGE, INTERRUPTED_MESSAGE, REJECT_MESSAGE, not_run, path_changed_while_asking, schema_not_sent_hint,
     tool_use_error,
 };
-pub use text::{format_size, prefix_bytes, truncate_chars};
+pub use text::{format_size, prefix_bytes, split_list, truncate_chars};
 
 // Markdown files with a YAML header.
 pub use frontmatter::{Frontmatter, FrontmatterDocument, FrontmatterError, parse as parse_frontmatter};

@@ -1,5 +1,46 @@
 //! Small text helpers shared by the pipeline and the tools: cutting strings on character
-//! boundaries and counting what the budgets count. Nothing model-visible is worded here.
+//! boundaries, counting what the budgets count, splitting a list of names or rules. Nothing
+//! model-visible is worded here.
+
+/// Split a list written as text into its entries: commas and white space separate them, except
+/// inside parentheses and after a backslash, so `Read, Bash(git add *) Grep` is three entries
+/// (permission rules on the command line, tool lists in a file's header). Empty entries are
+/// dropped; each is trimmed.
+pub fn split_list(list: &str) -> Vec<String> {
+    let mut entries = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    let mut chars = list.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                current.push(c);
+                if let Some(next) = chars.next() {
+                    current.push(next);
+                }
+            }
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            c if depth == 0 && (c == ',' || c.is_whitespace()) => {
+                if !current.trim().is_empty() {
+                    entries.push(current.trim().to_string());
+                }
+                current.clear();
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.trim().is_empty() {
+        entries.push(current.trim().to_string());
+    }
+    entries
+}
 
 /// At most `max` characters of `s`, with `…` appended when something was cut.
 pub fn truncate_chars(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
@@ -39,6 +80,13 @@ pub fn format_size(bytes: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splits_lists_outside_parentheses() {
+        assert_eq!(split_list("Bash(git log *) Edit,Read"), ["Bash(git log *)", "Edit", "Read"]);
+        assert_eq!(split_list("Read, Grep ,Bash(a\\) b) Glob\n\tX"), ["Read", "Grep", "Bash(a\\) b)", "Glob", "X"]);
+        assert_eq!(split_list(" , "), Vec::<String>::new());
+    }
 
     #[test]
     fn truncates_on_chars() {

@@ -297,6 +297,33 @@ pub(crate) fn always_asks(cmd: &str) -> bool {
     first == "find" && ws.iter().skip(1).any(|w| FIND_ACTIONS.contains(&word_text(cmd, w)))
 }
 
+/// The words of `cmd` as a shell would pass them: split at unquoted white space, quotes removed,
+/// a backslash keeping the character after it (the Skill tool splits a skill's arguments so).
+pub fn plain_words(cmd: &str) -> Vec<String> {
+    words(cmd)
+        .iter()
+        .map(|w| {
+            let raw = word_text(cmd, w);
+            let mut out = String::with_capacity(raw.len());
+            let mut quote = None;
+            let mut chars = raw.chars();
+            while let Some(c) = chars.next() {
+                match (quote, c) {
+                    (None, '\'' | '"') => quote = Some(c),
+                    (Some(q), c) if c == q => quote = None,
+                    (q, '\\') if q != Some('\'') => {
+                        if let Some(n) = chars.next() {
+                            out.push(n);
+                        }
+                    }
+                    _ => out.push(c),
+                }
+            }
+            out
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

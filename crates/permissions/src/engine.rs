@@ -18,6 +18,8 @@
 //!   first call for a session it has not seen).
 //! - "Always allow" answers are appended to `.claude/settings.local.json`, keeping the rest of
 //!   the file.
+//! - Allow rules the session holds for the current turn (`Session::turn_grants`, a skill's
+//!   `allowed-tools`) join the settings' rules for each decision, after them, until the turn ends.
 
 use std::fs;
 use std::io;
@@ -30,11 +32,12 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 
 use crate::hooks::{CommandHooks, HookConfig};
-use crate::rules::{Rule, RuleParseError, split_rule_list};
+use crate::path_rules::Anchors;
+use crate::rules::{Rule, RuleParseError};
 use crate::ruleset::{CallFacts, RuleSet};
 use crate::settings::{
-    MANAGED_SETTINGS_PATH, MAX_SETTINGS_BYTES, RuleOrigin, ScopeSettings, SettingsError, SettingsScope, merge,
-    read_settings_file,
+    CommandLineSettingsFiles, MANAGED_SETTINGS_PATH, MAX_SETTINGS_BYTES, RuleOrigin, ScopeSettings, SettingsError,
+    SettingsScope, merge, read_settings_file,
 };
 use crate::watch::SettingsWatch;
 use hands_core::Hooks;
@@ -205,12 +208,6 @@ impl Source {
     }
 }
 
-/// The `--settings FILE` files this session's permission engine reads (absolute paths), kept in
-/// the session for code that reads other blocks of the same files (the Bash sandbox's `sandbox`
-/// block).
-#[derive(Debug, Clone, Default)]
-pub struct CommandLineSettingsFiles(pub Vec<PathBuf>);
-
 /// The rules and settings in force.
 #[derive(Debug, Default)]
 pub struct Snapshot {
@@ -309,7 +306,7 @@ impl std::fmt::Debug for PermissionEngine {
 fn flag_rules(flag: &'static str, values: &[String]) -> Result<Vec<String>, LoadError> {
     let mut rules = Vec::new();
     for value in values {
-        for rule in split_rule_list(value) {
+        for rule in hands_core::split_list(value) {
             Rule::parse(&rule).map_err(|source| LoadError::BadRule { flag, rule: rule.clone(), source })?;
             rules.push(rule);
         }
@@ -611,7 +608,17 @@ impl PermissionEngine {
             cwd: &cwd,
             resolved: &resolved,
         };
-        f(&snapshot.rules, &facts)
+        // Allow rules granted for this turn (a skill's `allowed-tools`) join the settings' own.
+        let grants = session.turn_grants();
+        if grants.is_empty() {
+            return f(&snapshot.rules, &facts);
+        }
+        let anchors = Anchors {
+            settings_root: self.shared.cwd.clone(),
+            cwd: self.shared.cwd.clone(),
+            home: self.shared.home.clone(),
+        };
+        f(&snapshot.rules.with_turn_grants(&grants, &anchors), &facts)
     }
 
     /// Append `rules` to `permissions.allow` of `.claude/settings.local.json`, keeping every other

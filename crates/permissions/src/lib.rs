@@ -46,12 +46,15 @@
 #![deny(unreachable_pub)]
 
 pub use crate::{
-    command_rules::{command_forms, pattern_matches},
-    engine::{CommandLineSettingsFiles, LoadError, LoadOptions, PermissionEngine, Snapshot},
+    command_rules::{command_forms, pattern_matches, plain_words},
+    engine::{LoadError, LoadOptions, PermissionEngine, Snapshot},
     origin::{RuleOrigin, SettingsScope},
-    rules::RuleParseError,
+    rules::{RuleParseError, check_rule},
     ruleset::{CallFacts, RuleSet},
-    settings::{MANAGED_SETTINGS_PATH, MergedSettings, ScopeSettings, SettingsError, merge},
+    settings::{
+        CommandLineSettingsFiles, MANAGED_SETTINGS_PATH, MergedSettings, ScopeSettings, ScopeValue, SettingsError,
+        SettingsFiles, merge, resolve_setting_path,
+    },
     watch::SettingsWatch,
 };
 

@@ -18,10 +18,13 @@ pub enum SettingsScope {
     Project,
     /// `~/.claude/settings.json`: this user everywhere.
     User,
+    /// Granted for the current turn only (a skill's `allowed-tools`, see
+    /// `hands_core::TurnGrant`); after every settings scope.
+    Turn,
 }
 
 impl SettingsScope {
-    /// A short name: `managed`, `command line`, `local`, `project`, `user`.
+    /// A short name: `managed`, `command line`, `local`, `project`, `user`, `this turn`.
     pub fn label(self) -> &'static str {
         match self {
             SettingsScope::Managed => "managed",
@@ -29,6 +32,7 @@ impl SettingsScope {
             SettingsScope::Local => "local",
             SettingsScope::Project => "project",
             SettingsScope::User => "user",
+            SettingsScope::Turn => "this turn",
         }
     }
 }

@@ -114,42 +114,10 @@ impl fmt::Display for Rule {
     }
 }
 
-/// Split a command-line rule list (`--allow "Bash(git log *) Edit,Read"`) into rules: commas and
-/// white space separate rules, except inside parentheses.
-pub(crate) fn split_rule_list(list: &str) -> Vec<String> {
-    let mut rules = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    let mut chars = list.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                current.push(c);
-                if let Some(next) = chars.next() {
-                    current.push(next);
-                }
-            }
-            '(' => {
-                depth += 1;
-                current.push(c);
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                current.push(c);
-            }
-            ',' | ' ' | '\t' | '\n' if depth == 0 => {
-                if !current.trim().is_empty() {
-                    rules.push(current.trim().to_string());
-                }
-                current.clear();
-            }
-            _ => current.push(c),
-        }
-    }
-    if !current.trim().is_empty() {
-        rules.push(current.trim().to_string());
-    }
-    rules
+/// Whether `text` is a permission rule the settings could hold (`Bash(git add *)`, `Read`), and
+/// why not: for code that keeps rules to grant later (a skill's `allowed-tools`).
+pub fn check_rule(text: &str) -> Result<(), RuleParseError> {
+    Rule::parse(text).map(|_| ())
 }
 
 /// Match `text` against a pattern whose only wildcard is `*` (any run of characters, spaces
@@ -297,12 +265,6 @@ mod tests {
             let rule = Rule::parse(text).unwrap();
             assert_eq!(Rule::parse(&rule.to_string()).unwrap(), rule);
         }
-    }
-
-    #[test]
-    fn splits_cli_lists() {
-        assert_eq!(split_rule_list("Bash(git log *) Edit,Read"), vec!["Bash(git log *)", "Edit", "Read"]);
-        assert_eq!(split_rule_list(" , "), Vec::<String>::new());
     }
 
     #[test]

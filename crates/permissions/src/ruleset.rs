@@ -37,10 +37,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::command_rules::{CommandPattern, always_asks, command_forms};
-use crate::origin::RuleOrigin;
+use crate::origin::{RuleOrigin, SettingsScope};
 use crate::path_rules::{Anchors, PathPattern, PathPatternError};
-use crate::rules::{Rule, domain_matches, parameter_matches, rule_covers_tool, wildcard_match};
+use crate::rules::{Rule, domain_matches, parameter_matches, rule_covers_tool};
 use hands_core::Effects;
+use hands_core::TurnGrant;
 use hands_core::protected_component;
 use hands_core::{
     Behavior, Decision, DecisionSource, PermissionMode, PermissionResult, RuleWord, decide_without_rules,
@@ -246,9 +247,17 @@ impl CompiledRule {
             }
         }
         match &effects.rule_content {
-            Some(text) if covers && wildcard_match(content, text) => Some(text.clone()),
+            Some(text) if covers && self.subject_matches(text) => Some(text.clone()),
             _ => None,
         }
+    }
+
+    /// Whether the content matches a tool's own subject ([`Effects::rule_content`]: `Explore`,
+    /// a skill's name) as command rules match a command: exactly, with `*` wildcards, a trailing
+    /// ` *` that also matches nothing after the word (`Skill(deploy *)` meets `deploy`), or the
+    /// legacy `word:*`.
+    fn subject_matches(&self, subject: &str) -> bool {
+        self.command.as_ref().is_some_and(|pattern| pattern.matches(subject.trim()))
     }
 }
 
@@ -416,6 +425,28 @@ impl RuleSet {
         let mut seen = HashSet::new();
         let rules = rules.into_iter().filter(|r| seen.insert((r.behavior, r.rule.clone()))).collect();
         Self { rules }
+    }
+
+    /// These rules followed by the allow rules granted for the current turn (a skill's
+    /// `allowed-tools`), each with the origin its grant names. They come after every settings
+    /// rule, so deny and ask rules still win and a settings rule that says the same is the one a
+    /// decision reports. A granted rule that cannot be read grants nothing (the granting tool
+    /// checks its rules before it grants them).
+    pub(crate) fn with_turn_grants(&self, grants: &[TurnGrant], anchors: &Anchors) -> RuleSet {
+        let mut rules = self.rules.clone();
+        for grant in grants {
+            let origin = RuleOrigin { scope: SettingsScope::Turn, location: grant.origin.clone() };
+            for text in &grant.rules {
+                let compiled = Rule::parse(text).map_err(|e| e.to_string()).and_then(|rule| {
+                    CompiledRule::new(rule, Behavior::Allow, origin.clone(), anchors).map_err(|e| e.to_string())
+                });
+                match compiled {
+                    Ok(rule) => rules.push(rule),
+                    Err(e) => tracing::debug!("{}: `{text}` grants nothing: {e}", grant.origin),
+                }
+            }
+        }
+        RuleSet::new(rules)
     }
 
     /// The rules, in precedence order.
@@ -639,10 +670,12 @@ impl RuleSet {
             return decision;
         }
 
-        // 7. The tool's own answer, then the defaults.
+        // 7. The tool's own answer, then the defaults. (`dontAsk` turns the tool's ask into a
+        // deny in `decide`, which names the rule that would allow the call.)
         match facts.tool_result {
             PermissionResult::Allow { .. } | PermissionResult::Ask { .. } => {
-                decide_without_rules(facts.mode, tool, facts.effects.is_read_only(), facts.tool_result)
+                let mode = if facts.mode == PermissionMode::DontAsk { PermissionMode::Default } else { facts.mode };
+                decide_without_rules(mode, tool, facts.effects.is_read_only(), facts.tool_result)
             }
             _ => self.default_decision(call),
         }
@@ -710,9 +743,7 @@ impl RuleSet {
         }
         if let Some(text) = &effects.rule_content {
             let rule = self.rules.iter().find(|r| {
-                r.behavior == Behavior::Allow
-                    && r.covers(facts)
-                    && r.rule.content.as_deref().is_some_and(|c| wildcard_match(c, text))
+                r.behavior == Behavior::Allow && r.covers(facts) && !r.rule.is_bare() && r.subject_matches(text)
             })?;
             approvals.push(Approval::Rule(rule, text.clone()));
         }

@@ -18,6 +18,10 @@
 //! ignored. Reading files ([`read_settings_file`]: regular files of at most
 //! [`MAX_SETTINGS_BYTES`], never blocking), keeping the last valid version of a broken file,
 //! refusing calls while a file is broken, and watching are `engine`'s and `watch`'s concerns.
+//!
+//! Code that reads other keys of the same files (the Bash sandbox's `sandbox` block, the Skill
+//! tool's `skillDirectories`) finds them with [`SettingsFiles`] and reads them as JSON
+//! ([`SettingsFiles::read`]); [`resolve_setting_path`] resolves the paths they hold.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -201,6 +205,131 @@ pub(crate) fn read_settings_file(
 
 /// Where managed (administrator) settings live on Linux.
 pub const MANAGED_SETTINGS_PATH: &str = "/etc/claude-code/managed-settings.json";
+
+/// The `--settings FILE` files a session's permission engine reads (absolute paths), kept in the
+/// session for code that reads other keys of the same files ([`SettingsFiles::for_session`]).
+#[derive(Debug, Clone, Default)]
+pub struct CommandLineSettingsFiles(pub Vec<PathBuf>);
+
+/// Where a project's settings files are, for code that reads keys of them other than
+/// `permissions` (the Bash sandbox's `sandbox` block, the Skill tool's `skillDirectories`). Such
+/// code reads the files again whenever it needs them ([`SettingsFiles::read`]), so an edit is
+/// seen at the next read.
+#[derive(Debug, Clone)]
+pub struct SettingsFiles {
+    /// The project directory (holds `.claude/settings.json` and `.claude/settings.local.json`).
+    pub cwd: PathBuf,
+    /// The home directory (`~/.claude/settings.json`); `None` skips user settings.
+    pub home: Option<PathBuf>,
+    /// Managed settings; `None` skips them.
+    pub managed: Option<PathBuf>,
+    /// `--settings FILE` files, in order.
+    pub extra: Vec<PathBuf>,
+}
+
+/// One settings file read as JSON: where it came from and what its relative paths are relative
+/// to.
+#[derive(Debug, Clone)]
+pub struct ScopeValue {
+    /// The scope.
+    pub scope: SettingsScope,
+    /// The file path (for warnings).
+    pub location: String,
+    /// What a relative path in this file is relative to.
+    pub root: PathBuf,
+    /// The whole settings object.
+    pub value: Value,
+}
+
+impl SettingsFiles {
+    /// The usual places for a project in `cwd`: managed settings, the project's two files and the
+    /// user's file under `$HOME`.
+    pub fn for_project(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            managed: Some(PathBuf::from(MANAGED_SETTINGS_PATH)),
+            extra: Vec::new(),
+        }
+    }
+
+    /// The files of `session`: its project's and the user's, and the `--settings` files its
+    /// permission engine reads.
+    pub fn for_session(session: &hands_core::Session) -> Self {
+        let mut files = SettingsFiles::for_project(session.project_dir());
+        if let Some(cli) = session.get_extension::<CommandLineSettingsFiles>() {
+            files.extra = cli.0.clone();
+        }
+        files
+    }
+
+    /// Every file, highest scope first, with its scope and the directory its relative paths
+    /// start from.
+    pub fn sources(&self) -> Vec<(SettingsScope, PathBuf, PathBuf)> {
+        let mut sources: Vec<(SettingsScope, PathBuf, PathBuf)> = Vec::new();
+        if let Some(managed) = &self.managed {
+            let root = managed.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
+            sources.push((SettingsScope::Managed, managed.clone(), root));
+        }
+        for extra in &self.extra {
+            sources.push((SettingsScope::CommandLine, self.cwd.join(extra), self.cwd.clone()));
+        }
+        let claude = self.cwd.join(".claude");
+        sources.push((SettingsScope::Local, claude.join("settings.local.json"), self.cwd.clone()));
+        sources.push((SettingsScope::Project, claude.join("settings.json"), self.cwd.clone()));
+        if let Some(home) = &self.home {
+            let dir = home.join(".claude");
+            sources.push((SettingsScope::User, dir.join("settings.json"), dir));
+        }
+        sources
+    }
+
+    /// The paths of the files (whether or not they exist), for a watch on them.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.sources().into_iter().map(|(_, path, _)| path).collect()
+    }
+
+    /// Read every file that exists as JSON, highest scope first (regular files of at most
+    /// [`MAX_SETTINGS_BYTES`], opened without blocking). A file that cannot be read or is not
+    /// valid JSON is skipped with a warning saying that its `what` (`sandbox settings`) are
+    /// ignored.
+    pub fn read(&self, what: &str) -> (Vec<ScopeValue>, Vec<String>) {
+        let mut scopes = Vec::new();
+        let mut warnings = Vec::new();
+        for (scope, path, root) in self.sources() {
+            let bytes = match hands_fs::read_regular_file_limited(&path, MAX_SETTINGS_BYTES) {
+                Ok(bytes) => bytes,
+                Err(hands_fs::LimitedReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    warnings.push(format!("{}: cannot be read ({e}); its {what} are ignored", path.display()));
+                    continue;
+                }
+            };
+            match serde_json::from_slice::<Value>(&bytes) {
+                Ok(value) => scopes.push(ScopeValue { scope, location: path.display().to_string(), root, value }),
+                Err(e) => warnings.push(format!("{}: not valid JSON ({e}); its {what} are ignored", path.display())),
+            }
+        }
+        (scopes, warnings)
+    }
+}
+
+/// Resolve a path written in a settings file: `//x` and `/x` absolute, `~` and `~/x` in `home`,
+/// anything else under `root` (the scope's root: the project for project and local settings).
+pub fn resolve_setting_path(text: &str, root: &Path, home: Option<&Path>) -> PathBuf {
+    if let Some(rest) = text.strip_prefix("//") {
+        return PathBuf::from("/").join(rest);
+    }
+    if text.starts_with('/') {
+        return PathBuf::from(text);
+    }
+    if text == "~" || text.starts_with("~/") {
+        if let Some(home) = home {
+            return home.join(text.trim_start_matches('~').trim_start_matches('/'));
+        }
+    }
+    normalize_path(root, Path::new(text))
+}
 
 /// What one settings file (or the command line) says.
 #[derive(Debug, Clone)]

@@ -15,27 +15,18 @@
 //! the home directory, anything else is relative to the scope's root (the project for project
 //! and local settings). A value of the wrong type is skipped with a warning.
 //!
-//! Which files exist and how they are watched is the permission engine's business
-//! (`hands-permissions`); [`SandboxSettings::load`] only reads the same files again, so a caller
-//! that loads before every command sees edits at once. Turning settings into mounts is
+//! Which files exist and how they are read is `hands-permissions`' business ([`SettingsFiles`],
+//! re-exported here); [`SandboxSettings::load`] only reads the same files again, so a caller that
+//! loads before every command sees edits at once. Turning settings into mounts is
 //! [`crate::policy`]'s job.
 
 use std::path::{Path, PathBuf};
 
-use hands_permissions::{MANAGED_SETTINGS_PATH, SettingsScope};
+pub use hands_permissions::SettingsFiles;
+#[cfg(test)]
+use hands_permissions::SettingsScope;
+use hands_permissions::{ScopeValue, resolve_setting_path};
 use serde_json::{Map, Value};
-
-/// One settings source: the parsed JSON of a file (or of `--settings`), where it came from and
-/// what its relative paths are relative to.
-#[derive(Debug, Clone)]
-pub(crate) struct ScopeValue {
-    /// The file path (for warnings).
-    pub location: String,
-    /// What a relative path in this file is relative to.
-    pub root: PathBuf,
-    /// The whole settings object.
-    pub value: Value,
-}
 
 /// `sandbox.filesystem`, paths resolved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -103,22 +94,6 @@ impl Default for SandboxSettings {
             warnings: Vec::new(),
         }
     }
-}
-
-/// Resolve a settings path: `//x` and `/x` absolute, `~` and `~/x` in `home`, else under `root`.
-pub(crate) fn resolve_setting_path(text: &str, root: &Path, home: Option<&Path>) -> PathBuf {
-    if let Some(rest) = text.strip_prefix("//") {
-        return PathBuf::from("/").join(rest);
-    }
-    if text.starts_with('/') {
-        return PathBuf::from(text);
-    }
-    if text == "~" || text.starts_with("~/") {
-        if let Some(home) = home {
-            return home.join(text.trim_start_matches('~').trim_start_matches('/'));
-        }
-    }
-    hands_fs::normalize_path(root, Path::new(text))
 }
 
 /// The domain of a `WebFetch(domain:x)` rule's content.
@@ -341,85 +316,11 @@ impl SandboxSettings {
     }
 }
 
-/// Where the settings files are, as the permission engine reads them.
-#[derive(Debug, Clone)]
-pub struct SettingsFiles {
-    /// The project directory (holds `.claude/settings.json` and `.claude/settings.local.json`).
-    pub cwd: PathBuf,
-    /// The home directory (`~/.claude/settings.json`); `None` skips user settings.
-    pub home: Option<PathBuf>,
-    /// Managed settings; `None` skips them.
-    pub managed: Option<PathBuf>,
-    /// `--settings FILE` files, in order.
-    pub extra: Vec<PathBuf>,
-}
-
-impl SettingsFiles {
-    /// The usual places for a project in `cwd`: managed settings, the project's two files and the
-    /// user's file under `$HOME`.
-    pub fn for_project(cwd: impl Into<PathBuf>) -> Self {
-        Self {
-            cwd: cwd.into(),
-            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
-            managed: Some(PathBuf::from(MANAGED_SETTINGS_PATH)),
-            extra: Vec::new(),
-        }
-    }
-}
-
-impl SettingsFiles {
-    /// Every file read, highest scope first, with its scope and the directory its relative paths
-    /// start from.
-    fn sources(&self) -> Vec<(SettingsScope, PathBuf, PathBuf)> {
-        let mut sources: Vec<(SettingsScope, PathBuf, PathBuf)> = Vec::new();
-        if let Some(managed) = &self.managed {
-            let root = managed.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-            sources.push((SettingsScope::Managed, managed.clone(), root));
-        }
-        for extra in &self.extra {
-            sources.push((SettingsScope::CommandLine, self.cwd.join(extra), self.cwd.clone()));
-        }
-        let claude = self.cwd.join(".claude");
-        sources.push((SettingsScope::Local, claude.join("settings.local.json"), self.cwd.clone()));
-        sources.push((SettingsScope::Project, claude.join("settings.json"), self.cwd.clone()));
-        if let Some(home) = &self.home {
-            let dir = home.join(".claude");
-            sources.push((SettingsScope::User, dir.join("settings.json"), dir));
-        }
-        sources
-    }
-
-    /// The paths of the files [`SandboxSettings::load`] reads (whether or not they exist), for a
-    /// watch on them.
-    pub fn paths(&self) -> Vec<PathBuf> {
-        self.sources().into_iter().map(|(_, path, _)| path).collect()
-    }
-}
-
 impl SandboxSettings {
     /// Read every settings file in [`SettingsFiles`] and merge their `sandbox` blocks. A missing
     /// file is skipped; an unreadable or invalid one is skipped with a warning.
     pub fn load(files: &SettingsFiles) -> Self {
-        let sources = files.sources();
-        let mut warnings = Vec::new();
-        let mut scopes = Vec::new();
-        for (_, path, root) in sources {
-            let text = match std::fs::read_to_string(&path) {
-                Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => {
-                    warnings
-                        .push(format!("{}: cannot be read ({e}); its sandbox settings are ignored", path.display()));
-                    continue;
-                }
-            };
-            match serde_json::from_str::<Value>(&text) {
-                Ok(value) => scopes.push(ScopeValue { location: path.display().to_string(), root, value }),
-                Err(e) => {
-                    warnings.push(format!("{}: not valid JSON ({e}); its sandbox settings are ignored", path.display()))
-                }
-            }
-        }
+        let (scopes, mut warnings) = files.read("sandbox settings");
         let mut settings = SandboxSettings::from_scopes(&scopes, files.home.as_deref());
         warnings.append(&mut settings.warnings);
         settings.warnings = warnings;
@@ -433,7 +334,7 @@ mod tests {
     use serde_json::json;
 
     fn scope(scope: SettingsScope, root: &str, value: Value) -> ScopeValue {
-        ScopeValue { location: format!("{scope:?}"), root: PathBuf::from(root), value }
+        ScopeValue { scope, location: format!("{scope:?}"), root: PathBuf::from(root), value }
     }
 
     #[test]

@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex};
 
 use hands_core::Session;
 use hands_core::{AskAnswer, AskRequest, Asker, PermissionResult};
-use hands_permissions::{CommandLineSettingsFiles, SettingsWatch};
+use hands_permissions::SettingsWatch;
 use hands_sandbox::{AskDomain, Prepared, Sandbox, SandboxPolicy, SandboxSettings, SettingsFiles};
 
 use crate::BashInput;
@@ -189,16 +189,6 @@ impl Launch {
     }
 }
 
-/// Where the `sandbox` settings of `session` come from (the project's and user's files, and the
-/// `--settings` files its permission engine reads).
-fn settings_files(session: &Session) -> SettingsFiles {
-    let mut files = SettingsFiles::for_project(session.project_dir());
-    if let Some(cli) = session.get_extension::<CommandLineSettingsFiles>() {
-        files.extra = cli.0.clone();
-    }
-    files
-}
-
 /// Counts the changes the settings watch of `session`'s `sandbox` block reported (`changed()` on
 /// the receiver wakes at the next one); `None` before a Bash call read the block. For waiting on
 /// the watcher, e.g. in tests: a call that starts after it reported reads the new block.
@@ -210,7 +200,7 @@ pub fn settings_watch_events(session: &Session) -> Option<tokio::sync::watch::Re
 
 /// The `sandbox` settings that apply to `session` now (see the module's note on reloading).
 pub(crate) fn settings_for(session: &Session) -> Arc<SandboxSettings> {
-    session.extension(SettingsCache::default).get(&settings_files(session))
+    session.extension(SettingsCache::default).get(&SettingsFiles::for_session(session))
 }
 
 /// Decide how `input` runs in `session`.

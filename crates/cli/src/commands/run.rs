@@ -9,7 +9,10 @@
 //!   an `{"type":"end_turn"}` line, or end of input;
 //! - `{"type":"abort"}` / `{"type":"interrupt"}`: abort the current batch (hard, or as a new
 //!   user message would);
-//! - `{"type":"todos"}`: print the session's todo list as `{"type":"todos","todos":[...]}`.
+//! - `{"type":"todos"}`: print the session's todo list as `{"type":"todos","todos":[...]}`;
+//! - `{"role":"user",...}`: a user message: waits for the current batch, then ends the turn, so
+//!   the permissions granted during it (a skill's `allowed-tools`) expire. Its content is not
+//!   read.
 //!
 //! Between-turn notices ([`hands_core::Notice`]) come as their own lines,
 //! `{"type":"notice","kind":"cwd_changed"|"task_finished"|"file_changed","text":"...",...}`: after
@@ -282,6 +285,10 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
                 }
             },
             (_, Some("end_turn")) => wait(&mut current).await,
+            (Some("user"), _) => {
+                wait(&mut current).await;
+                session.end_turn();
+            }
             (_, Some("abort")) => {
                 if let Some(c) = &current {
                     c.turn.abort();
@@ -304,7 +311,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
             }
             _ => {
                 let _ = out_tx.send(error(
-                    "expected an assistant message, a tool_use block, or a control line (end_turn, abort, interrupt, todos, answer)".into(),
+                    "expected an assistant or user message, a tool_use block, or a control line (end_turn, abort, interrupt, todos, answer)".into(),
                 ));
             }
         }
