@@ -3,7 +3,8 @@
 //! schema and the prompt text the model reads.
 //!
 //! The data comes from `hands-tools`' `tool-docs` example run with every feature (so every tool
-//! is registered) and runtime gates closed (so "hidden by default" is reported truthfully). With
+//! is registered), runtime gates closed (so "hidden by default" is reported truthfully) and an
+//! empty home folder (so no user's skills reach the Skill tool's description). With
 //! `--check` nothing is written and a stale file is an error (CI).
 
 use std::fmt::Write as _;
@@ -42,12 +43,37 @@ pub fn run(check: bool) -> anyhow::Result<()> {
 }
 
 fn tool_data(root: &Path) -> anyhow::Result<Vec<Value>> {
-    let mut cmd = cargo_command();
-    cmd.current_dir(root).args(["run", "-q", "-p", "hands-tools", "--example", "tool-docs", "--all-features"]);
-    cmd.env_remove("CLAUDE_CODE_ENABLE_TASKS");
+    let mut build = cargo_command();
+    build.current_dir(root).args([
+        "build",
+        "-q",
+        "-p",
+        "hands-tools",
+        "--example",
+        "tool-docs",
+        "--all-features",
+        "--message-format=json-render-diagnostics",
+    ]);
+    build.stderr(std::process::Stdio::inherit());
+    let built = build.output().with_context(|| format!("running {build:?}"))?;
+    if !built.status.success() {
+        bail!("{build:?} failed with {}", built.status);
+    }
+    let executable = String::from_utf8_lossy(&built.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "tool-docs")
+        .find_map(|msg| msg["executable"].as_str().map(std::path::PathBuf::from))
+        .context("cargo reported no `tool-docs` executable")?;
+    let mut cmd = std::process::Command::new(&executable);
+    cmd.current_dir(root).env_remove("CLAUDE_CODE_ENABLE_TASKS");
     for (_, variable) in RUNTIME_GATES {
         cmd.env_remove(variable);
     }
+    // The Skill tool lists the skills in the user's home: an empty home keeps the page the same
+    // on every machine.
+    let home = tempfile::tempdir().context("creating an empty home folder")?;
+    cmd.env("HOME", home.path()).env_remove("USERPROFILE");
     let output = cmd.output().with_context(|| format!("running {cmd:?}"))?;
     if !output.status.success() {
         bail!("{cmd:?} failed:\n{}", String::from_utf8_lossy(&output.stderr));

@@ -215,14 +215,28 @@ fn edit_tools_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> 
 }
 
 fn edit_tools_lib(text: &str, names: &ToolNames) -> anyhow::Result<String> {
-    let link = format!("#[cfg(feature = \"{}\")]\nextern crate {} as _;", names.short, names.crate_ident());
-    insert_after_marker(text, "// new-tool: link", &link)
+    let link = format!("#[cfg(feature = \"{}\")]\nextern crate {} as _;\n", names.short, names.crate_ident());
+    insert_link_sorted(text, "// new-tool: link", &names.short, &link)
 }
 
-fn insert_after_marker(text: &str, marker: &str, line: &str) -> anyhow::Result<String> {
+/// Insert `link` (a `#[cfg(feature = ...)]` line and its `extern crate` line) among the links
+/// that follow `marker`, keeping them sorted by feature name.
+fn insert_link_sorted(text: &str, marker: &str, feature: &str, link: &str) -> anyhow::Result<String> {
     let at = text.find(marker).with_context(|| format!("crates/tools/src/lib.rs has no `{marker}` line"))?;
-    let line_end = at + text[at..].find('\n').unwrap_or(text.len() - at);
-    Ok(format!("{}\n{line}{}", &text[..line_end], &text[line_end..]))
+    let mut pos = at + text[at..].find('\n').map_or(text.len() - at, |n| n + 1);
+    // Each existing link is two lines; stop before the first whose feature sorts after ours.
+    while let Some(rest) = text[pos..].strip_prefix("#[cfg(feature = \"") {
+        let existing = &rest[..rest.find('"').unwrap_or(0)];
+        if existing > feature {
+            break;
+        }
+        let mut lines = 0;
+        while lines < 2 && pos < text.len() {
+            pos += text[pos..].find('\n').map_or(text.len() - pos, |n| n + 1);
+            lines += 1;
+        }
+    }
+    Ok(format!("{}{link}{}", &text[..pos], &text[pos..]))
 }
 
 fn edit_cli_manifest(text: &str, names: &ToolNames) -> anyhow::Result<String> {
@@ -463,6 +477,27 @@ mod tests {
     }
 
     #[test]
+    fn links_stay_sorted_by_feature() {
+        let lib = "use x;\n\n// new-tool: link\n#[cfg(feature = \"bash\")]\nextern crate hands_tool_bash as _;\n#[cfg(feature = \"read\")]\nextern crate hands_tool_read as _;\n\nfn f() {}\n";
+        let link = |f: &str| format!("#[cfg(feature = \"{f}\")]\nextern crate hands_tool_{f} as _;\n");
+        let order = |text: &str| -> Vec<String> {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("#[cfg(feature = \""))
+                .map(|l| l.trim_end_matches("\")]").to_string())
+                .collect()
+        };
+        for (feature, expected) in [
+            ("agent", ["agent", "bash", "read"]),
+            ("edit", ["bash", "edit", "read"]),
+            ("skill", ["bash", "read", "skill"]),
+        ] {
+            let edited = insert_link_sorted(lib, "// new-tool: link", feature, &link(feature)).unwrap();
+            assert_eq!(order(&edited), expected, "{edited}");
+            assert!(edited.ends_with("as _;\n\nfn f() {}\n"), "{edited}");
+        }
+    }
+
+    #[test]
     fn creates_the_crate_and_hooks_it_in_with_small_edits() {
         let dir = fake_workspace();
         let root = dir.path();
@@ -496,7 +531,7 @@ mod tests {
         let lib = std::fs::read_to_string(root.join("crates/tools/src/lib.rs")).unwrap();
         assert!(
             lib.contains(
-                "// new-tool: link\n#[cfg(feature = \"word-count\")]\nextern crate hands_tool_word_count as _;\n#[cfg(feature = \"bash\")]"
+                "// new-tool: link\n#[cfg(feature = \"bash\")]\nextern crate hands_tool_bash as _;\n#[cfg(feature = \"word-count\")]\nextern crate hands_tool_word_count as _;\n"
             ),
             "{lib}"
         );

@@ -7,6 +7,7 @@
 //! hands why TOOL 'JSON'                                              the permission decision and its source
 //! hands serve [--http ADDR] [--token T] [--allow-remote]             the pool as an MCP server
 //! hands sandbox status [--cwd DIR]                                   the Bash sandbox: on?, mechanism, why
+//! hands skills [--cwd DIR] [--json]                                  the skills found, hidden ones, broken files
 //! hands agent -p PROMPT [--provider P] [--model M] [--output-format F] one headless agent (docs/agents.md)
 //! ```
 //!
@@ -58,6 +59,9 @@ enum Command {
     Sandbox(commands::sandbox::Args),
     /// Run one headless agent on a prompt against a model API (Anthropic or OpenAI-compatible).
     Agent(commands::agent::Args),
+    /// The skills the Skill tool finds here: where each comes from, hidden ones, broken files.
+    #[cfg(feature = "skill")]
+    Skills(commands::skills::Args),
 }
 
 /// What a subcommand reports back to `main`.
@@ -131,6 +135,8 @@ fn main() -> ExitCode {
             Command::Serve(args) => commands::serve::run(args).await,
             Command::Sandbox(args) => commands::sandbox::run(args).await,
             Command::Agent(args) => commands::agent::run(args).await,
+            #[cfg(feature = "skill")]
+            Command::Skills(args) => commands::skills::run(args).await,
         }
     });
     // Background work (tasks, servers) must not keep the process alive after the command.

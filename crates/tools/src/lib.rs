@@ -49,6 +49,8 @@ extern crate hands_tool_notebook_edit as _;
 extern crate hands_tool_plan_mode as _;
 #[cfg(feature = "read")]
 extern crate hands_tool_read as _;
+#[cfg(feature = "skill")]
+extern crate hands_tool_skill as _;
 #[cfg(feature = "sleep")]
 extern crate hands_tool_sleep as _;
 #[cfg(feature = "task-list")]

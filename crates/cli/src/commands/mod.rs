@@ -5,6 +5,8 @@ pub mod call;
 pub mod run;
 pub mod sandbox;
 pub mod serve;
+#[cfg(feature = "skill")]
+pub mod skills;
 pub mod tools;
 pub mod why;
 
