@@ -198,6 +198,9 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     let mut connections = JoinSet::new();
     loop {
         let Ok((stream, _)) = listener.accept().await else { continue };
+        // Each event goes out when it is written, as a real API's does: without this, a small
+        // event after a hold waits for the client's delayed ACK (Nagle), some 40 ms.
+        let _ = stream.set_nodelay(true);
         let shared = shared.clone();
         connections.spawn(async move {
             let service = service_fn(move |request| answer(shared.clone(), request));
