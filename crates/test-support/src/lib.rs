@@ -2,10 +2,12 @@
 //!
 //! The test [`Fixture`] the tool crates' tests share: a temporary working directory (its real
 //! path, so paths the tools print compare equal), a separate state directory, a session in a
-//! chosen permission mode (and session data: tool search on, tools discovered), and an engine over
-//! the tools under test (with external tools, a policy, hooks or an asker when asked for), with
-//! helpers to create files (with a known age), mark them as read (as the Read tool records them)
-//! and run one call through the real pipeline.
+//! chosen permission mode (named, so it is saved and restored, when asked; session data: tool
+//! search on, tools discovered), and an engine over the tools under test (with external tools, a
+//! policy, hooks, an asker or a progress sink when asked for), with helpers to create files (with
+//! a known age), mark them as read (as the Read tool records them), run one call through the real
+//! pipeline (in a turn of its own or a given one), and open a second session on the same
+//! directories (another process, a sub-agent) with an engine over the same tools.
 //!
 //! [`wait_for_change`] waits, with a bound that only turns a hang into a failure, for a watch
 //! channel to move: how a test orders itself on a side effect without sleeping.
@@ -27,7 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use hands_core::Hooks;
-use hands_core::{Asker, PermissionPolicy};
+use hands_core::{Asker, PermissionPolicy, ProgressSink};
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
 use hands_fs::FileState;
 use serde_json::Value;
@@ -63,6 +65,8 @@ pub struct FixtureBuilder {
     policy: Option<Arc<dyn PermissionPolicy>>,
     pool_config: PoolConfig,
     data: Vec<(String, Value)>,
+    progress: Option<Arc<dyn ProgressSink>>,
+    name: Option<String>,
 }
 
 impl FixtureBuilder {
@@ -104,6 +108,19 @@ impl FixtureBuilder {
         self
     }
 
+    /// Where the engine reports calls' progress (default: nowhere).
+    pub fn progress(mut self, progress: Arc<dyn ProgressSink>) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Name the session: it is opened as `Session::open` opens a named session (restored from
+    /// the state directory when saved there), and [`Session::save`] keeps it.
+    pub fn named(mut self, name: &str) -> Self {
+        self.name = Some(name.to_string());
+        self
+    }
+
     /// Set the session's data `key` to `value` before anything runs (tool search on or off,
     /// tools already discovered, a tool's setting).
     pub fn data(mut self, key: &str, value: Value) -> Self {
@@ -121,7 +138,8 @@ impl FixtureBuilder {
         };
         std::fs::create_dir_all(&work).expect("the working directory");
         let root = std::fs::canonicalize(&work).expect("a canonical working directory");
-        let session = Session::new(SessionConfig {
+        let session = Session::open(SessionConfig {
+            name: self.name,
             cwd: Some(root.clone()),
             state_dir: Some(state.path().into()),
             permission_mode: Some(self.mode),
@@ -141,6 +159,9 @@ impl FixtureBuilder {
         }
         if let Some(policy) = self.policy {
             builder = builder.policy(policy);
+        }
+        if let Some(progress) = self.progress {
+            builder = builder.progress(progress);
         }
         Fixture { dir, state, root, session, engine: builder.build() }
     }
@@ -165,6 +186,8 @@ impl Fixture {
             // is offered, and whether the session has a model is the test's business.
             pool_config: PoolConfig { model: true, ..PoolConfig::default() },
             data: Vec::new(),
+            progress: None,
+            name: None,
         }
     }
 
@@ -172,6 +195,30 @@ impl Fixture {
     /// and hooks (for tests that compare pools on one session).
     pub fn engine_with(&self, tools: Vec<Arc<dyn Tool>>) -> Engine {
         Engine::builder(Arc::new(Pool::assemble(tools, PoolConfig::default())), Arc::clone(&self.session)).build()
+    }
+
+    /// A new session on this fixture's working and state directories, in its permission mode:
+    /// named `name` (restored as `Session::open` restores it) or unnamed. What a second process
+    /// or a sub-agent opens.
+    pub fn open_session(&self, name: Option<&str>) -> Arc<Session> {
+        Session::open(SessionConfig {
+            name: name.map(str::to_string),
+            cwd: Some(self.root.clone()),
+            state_dir: Some(self.state.path().into()),
+            permission_mode: Some(self.session.permission_mode()),
+            ..Default::default()
+        })
+        .expect("another session in the temporary directory")
+    }
+
+    /// An engine over this fixture's pool (the tools under test) for another `session`, with
+    /// this engine's policy, asker and hooks.
+    pub fn engine_for(&self, session: Arc<Session>) -> Engine {
+        Engine::builder(Arc::clone(self.engine.pool()), session)
+            .policy(Arc::clone(self.engine.policy()))
+            .asker(Arc::clone(self.engine.asker()))
+            .hooks(Arc::clone(self.engine.hooks()))
+            .build()
     }
 
     /// `name` inside the working directory.
@@ -212,9 +259,15 @@ impl Fixture {
         self.session.file_state().record(path, FileState::full(&bytes, &meta));
     }
 
-    /// Run one call of `tool` with `input` through the pipeline, in a turn of its own.
+    /// Run one call of `tool` with `input` through the pipeline, in a turn of its own. Its id is
+    /// [`CALL_ID`].
     pub async fn call(&self, tool: &str, input: Value) -> ToolResult {
-        self.engine.run_one(ToolCall::new("toolu_1", tool, input), &Turn::new()).await
+        self.call_in(tool, input, &Turn::new()).await
+    }
+
+    /// [`call`](Self::call) in `turn`, which the test may interrupt or abort.
+    pub async fn call_in(&self, tool: &str, input: Value, turn: &Turn) -> ToolResult {
+        self.engine.run_one(ToolCall::new(CALL_ID, tool, input), turn).await
     }
 
     /// [`call`](Self::call) that must succeed: its text, or the test fails naming the call.
@@ -224,6 +277,9 @@ impl Fixture {
         result.text()
     }
 }
+
+/// The id of the calls [`Fixture::call`] makes (a saved result's file is named after it).
+pub const CALL_ID: &str = "toolu_1";
 
 /// The time [`set_age`] counts back from: 2025-01-01T00:00:00Z.
 pub const AGE_REFERENCE: Duration = Duration::from_secs(1_735_689_600);
@@ -272,6 +328,18 @@ mod tests {
         let unread = fixture.create("c.txt", "x");
         assert!(fixture.session.file_state().get(&unread).is_none());
         assert!(!fixture.state.path().starts_with(fixture.dir.path()), "state is kept apart");
+    }
+
+    #[test]
+    fn a_named_session_is_restored_and_another_session_shares_the_directories() {
+        let fixture = Fixture::builder(Vec::new()).named("fixture-test").data("k", Value::from(1)).build();
+        fixture.session.save().expect("a named session saves");
+        let again = fixture.open_session(Some("fixture-test"));
+        assert_eq!(again.data("k"), Some(Value::from(1)), "restored from the state directory");
+        let other = fixture.open_session(None);
+        assert_eq!(other.data("k"), None);
+        assert_eq!(other.cwd(), fixture.root);
+        assert_eq!(other.permission_mode(), PermissionMode::BypassPermissions);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Harness;
+use common::{bash, run};
 use hands_tool_bash::MAX_PERSISTED_OUTPUT_BYTES;
 
 /// Peak resident set size of this process, in bytes (`VmHWM`).
@@ -17,11 +17,11 @@ fn peak_rss_bytes() -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gigabyte_of_output_keeps_memory_bounded() {
-    let h = Harness::new();
+    let h = bash();
     // Reset the peak so the reading covers this call only ("5" = reset VmHWM); where the kernel
     // refuses, the peak since process start is at least as strict.
     let _ = std::fs::write("/proc/self/clear_refs", "5");
-    let r = h.run("yes 'hands bounded output test line' | head -c 1000000000").await;
+    let r = run(&h, "yes 'hands bounded output test line' | head -c 1000000000").await;
     let peak = peak_rss_bytes();
     assert!(!r.is_error, "{}", &r.text()[..r.text().len().min(500)]);
     let text = r.text();
@@ -33,7 +33,7 @@ async fn a_gigabyte_of_output_keeps_memory_bounded() {
         &text[..300]
     );
     assert!(!text.contains("Full output saved"), "{text}");
-    let saved = hands_core::result_path(&h.session, "toolu_test");
+    let saved = hands_core::result_path(&h.session, hands_test_support::CALL_ID);
     assert_eq!(std::fs::metadata(&saved).unwrap().len(), MAX_PERSISTED_OUTPUT_BYTES);
     assert!(peak < 64 * 1024 * 1024, "peak RSS {} MB", peak / (1024 * 1024));
     eprintln!("peak RSS while printing 1 GB: {:.1} MB", peak as f64 / (1024.0 * 1024.0));

@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Harness, alive, eventually, group_members, numbers_after};
+use common::{alive, bash, bash_with_progress, eventually, group_members, numbers_after, run};
 use hands_core::ProgressEvent;
 use hands_core::{ToolInput, Turn};
 use hands_tasks::{TaskRegistry, TaskStatus};
@@ -16,71 +16,71 @@ use serde_json::json;
 
 #[tokio::test]
 async fn merges_stdout_and_stderr_in_order_and_trims() {
-    let h = Harness::new();
-    let r = h.run("echo one; echo two >&2; echo three; printf '  \\n\\n'").await;
+    let h = bash();
+    let r = run(&h, "echo one; echo two >&2; echo three; printf '  \\n\\n'").await;
     assert!(!r.is_error, "{r:?}");
     assert_eq!(r.text(), "one\ntwo\nthree");
-    let r = h.run("printf '\\n  \\n  indented\\nlast  \\n\\n'").await;
+    let r = run(&h, "printf '\\n  \\n  indented\\nlast  \\n\\n'").await;
     assert_eq!(r.text(), "  indented\nlast");
 }
 
 #[tokio::test]
 async fn internal_fields_are_dropped_and_string_numbers_accepted() {
-    let h = Harness::new();
-    let r = h.call(json!({ "command": "echo ok", "_simulatedSedEdit": { "x": 1 }, "timeout": "5000" })).await;
+    let h = bash();
+    let r = h.call("Bash", json!({ "command": "echo ok", "_simulatedSedEdit": { "x": 1 }, "timeout": "5000" })).await;
     assert_eq!((r.is_error, r.text().as_str()), (false, "ok"));
 }
 
 #[tokio::test]
 async fn empty_output_and_stdin_from_dev_null() {
-    let h = Harness::new();
-    assert_eq!(h.run("true").await.text(), "(Bash completed with no output)");
+    let h = bash();
+    assert_eq!(run(&h, "true").await.text(), "(Bash completed with no output)");
     // `cat` would wait forever on a terminal or pipe; /dev/null ends it at once.
-    assert_eq!(h.run("cat").await.text(), "(Bash completed with no output)");
-    assert_eq!(h.run("read line; echo \"got:[$line]\"").await.text(), "got:[]");
+    assert_eq!(run(&h, "cat").await.text(), "(Bash completed with no output)");
+    assert_eq!(run(&h, "read line; echo \"got:[$line]\"").await.text(), "got:[]");
 }
 
 #[tokio::test]
 async fn non_zero_exit_is_an_error_with_the_code() {
-    let h = Harness::new();
-    let r = h.run("echo partial; exit 3").await;
+    let h = bash();
+    let r = run(&h, "echo partial; exit 3").await;
     assert!(r.is_error);
     assert_eq!(r.text(), "Exit code 3\npartial");
-    let r = h.run("exit 7").await;
+    let r = run(&h, "exit 7").await;
     assert_eq!(r.text(), "Exit code 7");
-    let r = h.run("kill -KILL $$").await;
+    let r = run(&h, "kill -KILL $$").await;
     assert!(r.is_error);
     assert_eq!(r.text(), "Exit code 137");
 }
 
 #[tokio::test]
 async fn exit_codes_that_are_answers_are_not_errors() {
-    let h = Harness::new();
-    std::fs::write(h.project.path().join("a.txt"), "alpha\n").unwrap();
-    std::fs::write(h.project.path().join("b.txt"), "beta\n").unwrap();
-    let r = h.run("grep zeta a.txt").await;
+    let h = bash();
+    std::fs::write(h.root.join("a.txt"), "alpha\n").unwrap();
+    std::fs::write(h.root.join("b.txt"), "beta\n").unwrap();
+    let r = run(&h, "grep zeta a.txt").await;
     assert!(!r.is_error);
     assert_eq!(r.text(), "No matches found");
-    let r = h.run("diff a.txt b.txt").await;
+    let r = run(&h, "diff a.txt b.txt").await;
     assert!(!r.is_error);
     assert!(r.text().contains("< alpha\n---\n> beta"), "{}", r.text());
-    let r = h.run("test -f missing.txt").await;
+    let r = run(&h, "test -f missing.txt").await;
     assert_eq!((r.is_error, r.text().as_str()), (false, "Condition is false"));
-    let r = h.run("[ -d missing ]").await;
+    let r = run(&h, "[ -d missing ]").await;
     assert_eq!((r.is_error, r.text().as_str()), (false, "Condition is false"));
     // Exit 2 from grep is a real error, and so is 1 from a command without a meaning.
-    let r = h.run("grep x no-such-file").await;
+    let r = run(&h, "grep x no-such-file").await;
     assert!(r.is_error);
     assert!(r.text().starts_with("Exit code 2\ngrep: no-such-file"), "{}", r.text());
-    let r = h.run("false && grep x a.txt").await;
+    let r = run(&h, "false && grep x a.txt").await;
     assert!(r.is_error);
     assert_eq!(r.text(), "Exit code 1");
 }
 
 #[tokio::test]
 async fn long_error_output_keeps_both_ends() {
-    let h = Harness::new();
-    let r = h.run("printf 'a%.0s' $(seq 1 8000); printf 'b%.0s' $(seq 1 8000); exit 1").await;
+    let h = bash();
+    let r = run(&h, "printf 'a%.0s' $(seq 1 8000); printf 'b%.0s' $(seq 1 8000); exit 1").await;
     assert!(r.is_error);
     let text = r.text();
     assert!(text.starts_with("Exit code 1\naaaa"));
@@ -91,12 +91,12 @@ async fn long_error_output_keeps_both_ends() {
 
 #[tokio::test]
 async fn timeout_in_a_one_shot_session_stops_the_whole_process_group_even_ignoring_sigterm() {
-    let h = Harness::new();
+    let h = bash();
     TaskRegistry::of(&h.session).set_one_shot(true);
     // A grandchild that ignores SIGTERM (so only SIGKILL stops it), a plain grandchild, and the
     // shell waiting on a third.
     let command = "(trap '' TERM; exec sleep 1000) & echo \"stubborn:$!\"; sleep 1000 & echo \"plain:$!\"; echo \"shell:$$\"; sleep 1000";
-    let r = h.call(json!({ "command": command, "timeout": 300 })).await;
+    let r = h.call("Bash", json!({ "command": command, "timeout": 300 })).await;
     assert!(r.is_error);
     let text = r.text();
     assert!(
@@ -113,11 +113,11 @@ async fn timeout_in_a_one_shot_session_stops_the_whole_process_group_even_ignori
 
 #[tokio::test]
 async fn timeout_moves_the_command_to_the_background_with_its_output() {
-    let h = Harness::new();
-    let go = h.project.path().join("go");
+    let h = bash();
+    let go = h.root.join("go");
     // Prints, then waits for a file the test creates once the call has returned.
     let command = "echo \"shell:$$\"; echo before; until [ -e go ]; do sleep 0.02; done; echo after";
-    let r = h.call(json!({ "command": command, "timeout": 300, "description": "Wait for go" })).await;
+    let r = h.call("Bash", json!({ "command": command, "timeout": 300, "description": "Wait for go" })).await;
     assert!(!r.is_error, "{r:?}");
     let text = r.text();
     let shell = numbers_after(&text, "shell:")[0];
@@ -143,14 +143,14 @@ async fn timeout_moves_the_command_to_the_background_with_its_output() {
 
 #[tokio::test]
 async fn a_command_moved_to_the_background_stops_with_its_task_and_its_session() {
-    let h = Harness::new();
-    let r = h.call(json!({ "command": "echo \"shell:$$\"; sleep 1000 & sleep 1000", "timeout": 200 })).await;
+    let h = bash();
+    let r = h.call("Bash", json!({ "command": "echo \"shell:$$\"; sleep 1000 & sleep 1000", "timeout": 200 })).await;
     let shell = numbers_after(&r.text(), "shell:")[0];
     let registry = TaskRegistry::of(&h.session);
     let id = registry.list()[0].id().to_string();
     registry.stop(&id).unwrap();
     assert!(eventually(|| group_members(shell).is_empty()), "group {shell} still has {:?}", group_members(shell));
-    let r = h.call(json!({ "command": "echo \"shell:$$\"; trap '' TERM; sleep 1000", "timeout": 200 })).await;
+    let r = h.call("Bash", json!({ "command": "echo \"shell:$$\"; trap '' TERM; sleep 1000", "timeout": 200 })).await;
     let shell = numbers_after(&r.text(), "shell:")[0];
     h.session.close();
     assert!(eventually(|| group_members(shell).is_empty()), "a moved command outlived its session");
@@ -158,10 +158,10 @@ async fn a_command_moved_to_the_background_stops_with_its_task_and_its_session()
 
 #[tokio::test]
 async fn a_timed_out_command_is_stopped_when_no_task_can_start_or_it_only_waits() {
-    let h = Harness::new();
+    let h = bash();
     let registry = TaskRegistry::of_with_limit(&h.session, 1);
     let _busy = registry.reserve().unwrap().start("busy", None, Box::new(|| {}));
-    let r = h.call(json!({ "command": "echo \"shell:$$\"; sleep 1000", "timeout": 200 })).await;
+    let r = h.call("Bash", json!({ "command": "echo \"shell:$$\"; sleep 1000", "timeout": 200 })).await;
     assert!(r.is_error);
     assert!(
         r.text().ends_with("nothing from it is still running: it could not go on in the background: Cannot start another background task: 1 are already running in this session (limit 1). Stop one with TaskStop or wait for one to finish, then try again.</error>"),
@@ -171,8 +171,8 @@ async fn a_timed_out_command_is_stopped_when_no_task_can_start_or_it_only_waits(
     let shell = numbers_after(&r.text(), "shell:")[0];
     assert!(eventually(|| group_members(shell).is_empty()));
     // A wait that ran out is not worth keeping.
-    let h = Harness::new();
-    let r = h.call(json!({ "command": "sleep 1000", "timeout": 200 })).await;
+    let h = bash();
+    let r = h.call("Bash", json!({ "command": "sleep 1000", "timeout": 200 })).await;
     assert_eq!(
         (r.is_error, r.text()),
         (true, "<error>Command timed out after 200ms and was stopped, with every process it started; nothing from it is still running</error>".to_string())
@@ -182,14 +182,14 @@ async fn a_timed_out_command_is_stopped_when_no_task_can_start_or_it_only_waits(
 
 #[tokio::test]
 async fn processes_left_behind_by_a_finished_command_are_stopped() {
-    let h = Harness::new();
+    let h = bash();
     // The sleep keeps the output pipe open; the call must still return, and the sleep must go.
-    let r = h.run("sleep 1000 & echo \"left:$!\"").await;
+    let r = run(&h, "sleep 1000 & echo \"left:$!\"").await;
     assert!(!r.is_error, "{r:?}");
     let left = numbers_after(&r.text(), "left:")[0];
     assert!(eventually(|| !alive(left)), "the background sleep outlived its command");
     // One that closed its output is stopped too.
-    let r = h.run("sleep 1000 >/dev/null 2>&1 & echo \"quiet:$!\"").await;
+    let r = run(&h, "sleep 1000 >/dev/null 2>&1 & echo \"quiet:$!\"").await;
     let quiet = numbers_after(&r.text(), "quiet:")[0];
     assert!(eventually(|| !alive(quiet)));
 }
@@ -200,9 +200,10 @@ async fn abort_mid_output_returns_the_partial_output() {
     let sink = Arc::new(move |e: ProgressEvent| {
         let _ = tx.send(e);
     });
-    let h = Harness::with_progress(Some(sink));
+    let h = bash_with_progress(sink);
     let turn = Turn::new();
-    let call = h.call_in(json!({ "command": "echo \"shell:$$\"; echo started; sleep 1000; echo never" }), &turn);
+    let call =
+        h.call_in("Bash", json!({ "command": "echo \"shell:$$\"; echo started; sleep 1000; echo never" }), &turn);
     tokio::pin!(call);
     // Abort once a progress event shows the first output line arrived.
     let result = loop {
@@ -230,10 +231,10 @@ async fn abort_mid_output_returns_the_partial_output() {
 /// so nothing has created the session's tool-results folder before the result is saved.
 #[tokio::test]
 async fn first_large_output_of_a_fresh_session_is_persisted() {
-    let h = Harness::new();
-    let path = hands_core::result_path(&h.session, "toolu_test");
+    let h = bash();
+    let path = hands_core::result_path(&h.session, hands_test_support::CALL_ID);
     assert!(!path.parent().unwrap().exists(), "the session is brand-new");
-    let r = h.run("seq 1 8000").await;
+    let r = run(&h, "seq 1 8000").await;
     assert!(!r.is_error, "{}", r.text());
     assert!(r.text().starts_with("<persisted-output>\nOutput too large (38KB)"), "{}", r.text());
     assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 8000);
@@ -241,8 +242,8 @@ async fn first_large_output_of_a_fresh_session_is_persisted() {
 
 #[tokio::test]
 async fn large_output_is_persisted_with_a_preview() {
-    let h = Harness::new();
-    let r = h.run("seq 1 100000").await;
+    let h = bash();
+    let r = run(&h, "seq 1 100000").await;
     assert!(!r.is_error);
     let text = r.text();
     assert!(
@@ -252,7 +253,7 @@ async fn large_output_is_persisted_with_a_preview() {
     );
     assert!(text.contains("Preview (first 2KB):\n1\n2\n3\n"));
     assert!(text.ends_with("\n...\n</persisted-output>"));
-    let path = hands_core::result_path(&h.session, "toolu_test");
+    let path = hands_core::result_path(&h.session, hands_test_support::CALL_ID);
     let saved = std::fs::read_to_string(&path).unwrap();
     assert_eq!(saved.lines().count(), 100_000);
     assert!(text.contains(&path.display().to_string()));
@@ -260,45 +261,45 @@ async fn large_output_is_persisted_with_a_preview() {
 
 #[tokio::test]
 async fn working_directory_persists_and_resets_outside_the_working_dirs() {
-    let h = Harness::new();
-    std::fs::create_dir_all(h.project.path().join("sub/deeper")).unwrap();
-    let project = h.project_dir();
-    let r = h.run("cd sub/deeper").await;
+    let h = bash();
+    std::fs::create_dir_all(h.root.join("sub/deeper")).unwrap();
+    let project = h.root.clone();
+    let r = run(&h, "cd sub/deeper").await;
     assert_eq!(r.text(), "(Bash completed with no output)");
     assert_eq!(h.session.cwd(), project.join("sub/deeper"));
-    assert_eq!(h.run("pwd").await.text(), project.join("sub/deeper").display().to_string());
+    assert_eq!(run(&h, "pwd").await.text(), project.join("sub/deeper").display().to_string());
     // Environment variables do not persist.
-    h.run("export HANDS_TEST_VAR=1").await;
-    assert_eq!(h.run("echo \"[$HANDS_TEST_VAR]\"").await.text(), "[]");
+    run(&h, "export HANDS_TEST_VAR=1").await;
+    assert_eq!(run(&h, "echo \"[$HANDS_TEST_VAR]\"").await.text(), "[]");
     // Leaving the working directories moves the shell back to the project.
-    let r = h.run("cd / && echo moved").await;
+    let r = run(&h, "cd / && echo moved").await;
     assert!(!r.is_error);
     assert_eq!(r.text(), format!("moved\nShell cwd was reset to {}", project.display()));
     assert_eq!(h.session.cwd(), project);
     // A failing command still carries its directory over.
-    let r = h.run("cd sub; exit 4").await;
+    let r = run(&h, "cd sub; exit 4").await;
     assert!(r.is_error);
     assert_eq!(h.session.cwd(), project.join("sub"));
     // A directory that disappeared: the next call runs in the project directory.
-    h.run("cd deeper").await;
+    run(&h, "cd deeper").await;
     std::fs::remove_dir_all(project.join("sub")).unwrap();
-    let r = h.run("pwd").await;
+    let r = run(&h, "pwd").await;
     assert_eq!(r.text(), format!("{}\nShell cwd was reset to {}", project.display(), project.display()));
     assert_eq!(h.session.cwd(), project);
 }
 
 #[tokio::test]
 async fn timeout_of_a_command_that_prints_keeps_the_output() {
-    let h = Harness::new();
+    let h = bash();
     TaskRegistry::of(&h.session).set_one_shot(true);
-    let r = h.call(json!({ "command": "echo before; sleep 1000", "timeout": "200" })).await;
+    let r = h.call("Bash", json!({ "command": "echo before; sleep 1000", "timeout": "200" })).await;
     assert!(r.is_error);
     assert!(r.text().starts_with("before\n<error>Command timed out after 200ms"), "{}", r.text());
 }
 
 #[tokio::test]
 async fn flags_and_rule_subjects_come_from_the_classifier() {
-    let h = Harness::new();
+    let h = bash();
     let tool = hands_core::typed_arc(BashTool);
     let input = |c: &str| ToolInput::new(json!({ "command": c }));
     let effects = |c: &str| tool.effects(&input(c), &h.session);

@@ -1,56 +1,33 @@
 //! LS on real temp directories through the pipeline: the exact tree, skipped names, `ignore`
 //! globs, read-deny filtering, the 1000-entry cap and its notice, and errors for bad paths.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use hands_core::PathFilter;
-use hands_core::typed_arc;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_core::{PermissionMode, ToolResult};
+use hands_test_support::Fixture;
 use hands_tool_ls::LsTool;
 use serde_json::{Value, json};
-use tempfile::TempDir;
 
-struct Harness {
-    dir: TempDir,
-    root: PathBuf,
-    engine: Engine,
+/// The workspace's fixture over LS in default mode, working in `project/` of its directory.
+fn harness() -> Fixture {
+    Fixture::builder(vec![hands_core::typed_arc(LsTool)]).mode(PermissionMode::Default).subdir("project").build()
 }
 
-fn harness() -> Harness {
-    let dir = tempfile::tempdir().unwrap();
-    let root = fs::canonicalize(dir.path()).unwrap().join("project");
-    fs::create_dir(&root).unwrap();
-    let session = Session::new(SessionConfig {
-        cwd: Some(root.clone()),
-        state_dir: Some(dir.path().join("state")),
-        permission_mode: Some(PermissionMode::Default),
-        ..Default::default()
-    })
-    .unwrap();
-    let pool = Arc::new(Pool::assemble(vec![typed_arc(LsTool)], PoolConfig::default()));
-    Harness { dir, root, engine: Engine::builder(pool, session).build() }
-}
-
-fn touch(path: &Path) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, "x").unwrap();
-}
-
-async fn ls(h: &Harness, input: Value) -> ToolResult {
-    h.engine.run_one(ToolCall::new("toolu_1", "LS", input), &Turn::new()).await
+async fn ls(h: &Fixture, input: Value) -> ToolResult {
+    h.call("LS", input).await
 }
 
 #[tokio::test]
 async fn lists_a_tree_skipping_hidden_and_dependency_dirs() {
     let h = harness();
-    touch(&h.root.join("b.txt"));
-    touch(&h.root.join("src/main.rs"));
-    touch(&h.root.join("src/util/mod.rs"));
-    touch(&h.root.join(".git/config"));
-    touch(&h.root.join("node_modules/x/index.js"));
-    touch(&h.root.join("a.md"));
+    h.create("b.txt", "x");
+    h.create("src/main.rs", "x");
+    h.create("src/util/mod.rs", "x");
+    h.create(".git/config", "x");
+    h.create("node_modules/x/index.js", "x");
+    h.create("a.md", "x");
     let result = ls(&h, json!({ "path": h.root })).await;
     assert!(!result.is_error, "{}", result.text());
     let expected =
@@ -61,9 +38,9 @@ async fn lists_a_tree_skipping_hidden_and_dependency_dirs() {
 #[tokio::test]
 async fn ignore_globs_and_relative_paths() {
     let h = harness();
-    touch(&h.root.join("src/lib.rs"));
-    touch(&h.root.join("src/lib.rs.bak"));
-    touch(&h.root.join("target/debug/out"));
+    h.create("src/lib.rs", "x");
+    h.create("src/lib.rs.bak", "x");
+    h.create("target/debug/out", "x");
     let result = ls(&h, json!({ "path": "src/..", "ignore": ["*.bak", "target"] })).await;
     assert_eq!(result.text(), format!("- {}/\n  - src/\n    - lib.rs\n", h.root.display()));
 }
@@ -79,9 +56,9 @@ impl PathFilter for DenySecrets {
 #[tokio::test]
 async fn read_denied_paths_are_left_out() {
     let h = harness();
-    touch(&h.root.join("secrets/key.pem"));
-    touch(&h.root.join("public.txt"));
-    h.engine.session().set_read_filter(Some(Arc::new(DenySecrets)));
+    h.create("secrets/key.pem", "x");
+    h.create("public.txt", "x");
+    h.session.set_read_filter(Some(Arc::new(DenySecrets)));
     let result = ls(&h, json!({ "path": h.root })).await;
     assert_eq!(result.text(), format!("- {}/\n  - public.txt\n", h.root.display()));
 }
@@ -90,7 +67,7 @@ async fn read_denied_paths_are_left_out() {
 async fn a_large_tree_is_cut_at_1000_entries_with_the_notice() {
     let h = harness();
     for i in 0..1005 {
-        touch(&h.root.join(format!("f{i:04}")));
+        h.create(&format!("f{i:04}"), "x");
     }
     let result = ls(&h, json!({ "path": h.root })).await;
     let text = result.text();
@@ -107,7 +84,7 @@ async fn a_large_tree_is_cut_at_1000_entries_with_the_notice() {
 #[tokio::test]
 async fn bad_paths_and_patterns_are_explained() {
     let h = harness();
-    touch(&h.root.join("file.txt"));
+    h.create("file.txt", "x");
     let missing = ls(&h, json!({ "path": h.root.join("nope") })).await;
     assert!(missing.is_error);
     assert_eq!(missing.text(), format!("Path does not exist: {}", h.root.join("nope").display()));
@@ -119,5 +96,4 @@ async fn bad_paths_and_patterns_are_explained() {
     let bad_glob = ls(&h, json!({ "path": h.root, "ignore": ["a[b"] })).await;
     assert!(bad_glob.is_error);
     assert!(bad_glob.text().contains("Invalid ignore pattern `a[b`"), "{}", bad_glob.text());
-    drop(h.dir);
 }

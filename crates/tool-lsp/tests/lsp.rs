@@ -8,14 +8,15 @@
 //! small TypeScript project; that test skips with a message when the server is absent locally,
 //! and fails when it is absent in CI (`CI=true`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hands_core::PathFilter;
 use hands_core::typed_arc;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_core::{PermissionMode, ToolResult, Turn};
 use hands_lsp::{ServerConfig, ServerSet};
+use hands_test_support::Fixture;
 use hands_tool_lsp::{LspSession, LspTool};
 use serde_json::{Value, json};
 
@@ -42,11 +43,15 @@ def run():
     return greeter.greet("a") + str(helper(value))
 "#;
 
-struct Project {
-    dir: tempfile::TempDir,
-    _state: tempfile::TempDir,
-    session: Arc<Session>,
-    engine: Engine,
+/// The workspace's fixture over LSP and the file tools, in default mode, with the project's
+/// files and language servers; the LSP helpers below.
+struct Project(Fixture);
+
+impl std::ops::Deref for Project {
+    type Target = Fixture;
+    fn deref(&self) -> &Fixture {
+        &self.0
+    }
 }
 
 impl Project {
@@ -62,21 +67,6 @@ impl Project {
 
     /// A project of `files` (relative path, content), served by the servers of `set`.
     fn with_set(set: ServerSet, files: &[(&str, &str)]) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        for (relative, content) in files {
-            let path = dir.path().join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
-        let state = tempfile::tempdir().unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(dir.path().into()),
-            state_dir: Some(state.path().into()),
-            permission_mode: Some(PermissionMode::Default),
-            ..Default::default()
-        })
-        .unwrap();
-        LspSession::install(&session, set);
         let tools = vec![
             typed_arc(LspTool),
             typed_arc(hands_tool_read::ReadTool),
@@ -84,21 +74,16 @@ impl Project {
             typed_arc(hands_tool_write::WriteTool),
             typed_arc(hands_tool_multi_edit::MultiEditTool),
         ];
-        let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
-        let engine = Engine::builder(pool, Arc::clone(&session)).build();
-        Project { dir, _state: state, session, engine }
+        let fixture = Fixture::builder(tools).mode(PermissionMode::Default).build();
+        for (relative, content) in files {
+            fixture.create(relative, content);
+        }
+        LspSession::install(&fixture.session, set);
+        Project(fixture)
     }
 
     fn pylsp() -> Self {
         Project::new(vec![("pylsp".into(), ServerConfig::new("pylsp", &[], &[(".py", "python")]))])
-    }
-
-    fn path(&self, relative: &str) -> PathBuf {
-        self.dir.path().join(relative)
-    }
-
-    async fn call(&self, tool: &str, input: Value) -> ToolResult {
-        self.engine.run_one(ToolCall::new("toolu_1", tool, input), &Turn::new()).await
     }
 
     async fn lsp(&self, operation: &str, file: &str, line: u64, character: u64) -> ToolResult {
@@ -394,7 +379,7 @@ async fn cancellation_stops_a_slow_request_and_tells_the_server() {
 
     let turn = Turn::new();
     let input = json!({ "operation": "goToDefinition", "filePath": "main.py", "line": 5, "character": 13 });
-    let call = project.engine.run_one(ToolCall::new("toolu_1", "LSP", input), &turn);
+    let call = project.call_in("LSP", input, &turn);
     let abort = async {
         logged(&log, "textDocument/definition").await;
         turn.abort();
@@ -435,7 +420,7 @@ async fn the_session_end_shuts_servers_down() {
     let project = Project::new(vec![silent_server(&log, 60_000)]);
     let cancel_soon = Turn::new();
     let input = json!({ "operation": "goToDefinition", "filePath": "main.py", "line": 5, "character": 13 });
-    let call = project.engine.run_one(ToolCall::new("toolu_1", "LSP", input), &cancel_soon);
+    let call = project.call_in("LSP", input, &cancel_soon);
     let abort = async {
         logged(&log, "textDocument/definition").await;
         cancel_soon.abort();
@@ -597,18 +582,11 @@ async fn files_outside_the_working_directory_need_permission_like_read() {
 #[test]
 fn calls_are_read_only_and_may_run_beside_each_other() {
     use hands_core::TypedTool;
-    let dir = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let session = Session::new(SessionConfig {
-        cwd: Some(dir.path().into()),
-        state_dir: Some(state.path().into()),
-        ..Default::default()
-    })
-    .unwrap();
+    let fixture = Fixture::new(Vec::new());
     let input: hands_tool_lsp::LspInput = serde_json::from_value(
         json!({ "operation": "findReferences", "filePath": "main.py", "line": 1, "character": 1 }),
     )
     .unwrap();
-    let effects = LspTool.effects(&input, &session);
+    let effects = LspTool.effects(&input, &fixture.session);
     assert!(effects.is_read_only() && effects.is_concurrency_safe(), "{effects:?}");
 }

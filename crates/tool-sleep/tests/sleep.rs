@@ -4,40 +4,33 @@
 
 use std::sync::Arc;
 
-use hands_core::ProgressEvent;
 use hands_core::typed_arc;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
+use hands_core::{PermissionMode, Pool, PoolConfig, ProgressEvent, Turn};
+use hands_test_support::Fixture;
 use hands_tool_sleep::SleepTool;
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-fn engine(progress: Option<mpsc::UnboundedSender<ProgressEvent>>) -> (tempfile::TempDir, Engine) {
-    let work = tempfile::tempdir().unwrap();
-    let session = Session::new(SessionConfig {
-        cwd: Some(work.path().into()),
-        state_dir: Some(work.path().join("state")),
-        permission_mode: Some(PermissionMode::Default),
-        ..Default::default()
-    })
-    .unwrap();
-    let pool = Pool::assemble(vec![typed_arc(SleepTool::always_enabled())], PoolConfig::default());
-    let mut builder = Engine::builder(Arc::new(pool), session);
+/// The workspace's fixture over Sleep (whatever the environment gate says), in default mode,
+/// sending progress events to `progress` when given.
+fn fixture(progress: Option<mpsc::UnboundedSender<ProgressEvent>>) -> Fixture {
+    let mut builder = Fixture::builder(vec![typed_arc(SleepTool::always_enabled())]).mode(PermissionMode::Default);
     if let Some(tx) = progress {
         builder = builder.progress(Arc::new(move |event: ProgressEvent| {
             let _ = tx.send(event);
         }));
     }
-    (work, builder.build())
+    builder.build()
 }
 
-fn sleep_call(seconds: serde_json::Value) -> ToolCall {
-    ToolCall::new("toolu_1", "Sleep", json!({ "duration_seconds": seconds }))
+fn sleep_input(seconds: Value) -> Value {
+    json!({ "duration_seconds": seconds })
 }
 
 #[tokio::test]
 async fn a_short_sleep_completes_without_asking() {
-    let (_work, engine) = engine(None);
-    let result = engine.run_one(sleep_call(json!(0.01)), &Turn::new()).await;
+    let fx = fixture(None);
+    let result = fx.call("Sleep", sleep_input(json!(0.01))).await;
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.text(), "Slept for 0.01 seconds.");
 }
@@ -45,11 +38,11 @@ async fn a_short_sleep_completes_without_asking() {
 #[tokio::test]
 async fn an_interrupt_wakes_a_long_sleep() {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let (_work, engine) = engine(Some(tx));
+    let fx = Arc::new(fixture(Some(tx)));
     let turn = Turn::new();
     let running = {
-        let (engine, turn) = (engine.clone(), turn.clone());
-        tokio::spawn(async move { engine.run_one(sleep_call(json!(3600)), &turn).await })
+        let (fx, turn) = (Arc::clone(&fx), turn.clone());
+        tokio::spawn(async move { fx.call_in("Sleep", sleep_input(json!(3600)), &turn).await })
     };
     let started = rx.recv().await.expect("Sleep reports that it started");
     assert_eq!(started.message, "Sleeping for 3600s");
@@ -61,9 +54,9 @@ async fn an_interrupt_wakes_a_long_sleep() {
 
 #[tokio::test]
 async fn out_of_range_durations_are_refused() {
-    let (_work, engine) = engine(None);
+    let fx = fixture(None);
     for bad in [json!(-1), json!(3601), json!("soon")] {
-        let result = engine.run_one(sleep_call(bad.clone()), &Turn::new()).await;
+        let result = fx.call("Sleep", sleep_input(bad.clone())).await;
         assert!(result.is_error, "{bad} was accepted");
         assert!(result.text().contains("duration_seconds"), "{bad}: {}", result.text());
     }

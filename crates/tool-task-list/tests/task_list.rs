@@ -5,46 +5,24 @@
 //! and the permission answer in default mode. Two real processes on one session are tested in
 //! tests/tests/task_list.rs (hands-e2e).
 
-use std::path::Path;
-use std::sync::Arc;
-
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_core::{Engine, PermissionMode, Pool, PoolConfig, ToolCall, ToolResult, Turn};
+use hands_test_support::Fixture;
 use hands_tool_task_list::{TaskStatus, load_stored};
 use hands_tool_task_list::{list_dir, share_task_list, tools_always_enabled};
 use serde_json::{Value, json};
-use tempfile::TempDir;
 
-struct Harness {
-    work: TempDir,
-    state: TempDir,
-    engine: Engine,
-}
-
-fn session(work: &Path, state: &Path, name: Option<&str>) -> Arc<Session> {
-    Session::open(SessionConfig {
-        name: name.map(str::to_string),
-        cwd: Some(work.into()),
-        state_dir: Some(state.into()),
-        permission_mode: Some(PermissionMode::Default),
-        ..Default::default()
-    })
-    .unwrap()
-}
-
-fn engine_for(session: Arc<Session>) -> Engine {
-    let pool = Arc::new(Pool::assemble(tools_always_enabled(), PoolConfig::default()));
-    Engine::builder(pool, session).build()
-}
-
-fn harness(name: Option<&str>) -> Harness {
-    let work = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let engine = engine_for(session(work.path(), state.path(), name));
-    Harness { work, state, engine }
+/// The workspace's fixture over the task-list tools (whatever the environment says) in default
+/// mode, its session named `name` when given.
+fn harness(name: Option<&str>) -> Fixture {
+    let builder = Fixture::builder(tools_always_enabled()).mode(PermissionMode::Default);
+    match name {
+        Some(name) => builder.named(name).build(),
+        None => builder.build(),
+    }
 }
 
 async fn call(engine: &Engine, tool: &str, input: Value) -> ToolResult {
-    engine.run_one(ToolCall::new("toolu_1", tool, input), &Turn::new()).await
+    engine.run_one(ToolCall::new(hands_test_support::CALL_ID, tool, input), &Turn::new()).await
 }
 
 async fn ok(engine: &Engine, tool: &str, input: Value) -> String {
@@ -82,10 +60,10 @@ async fn create_get_update_list_in_default_mode() {
     );
     // A null metadata value removes the key; the others stay.
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "1", "metadata": { "area": null } })).await;
-    let stored = load_stored(&list_dir(h.engine.session())).unwrap();
+    let stored = load_stored(&list_dir(&h.session)).unwrap();
     assert_eq!(stored.get("1").unwrap().metadata, [("effort".to_string(), json!(3))].into_iter().collect());
-    assert!(list_dir(h.engine.session()).starts_with(h.state.path()), "kept in the session's state directory");
-    assert!(!list_dir(h.engine.session()).starts_with(h.work.path()));
+    assert!(list_dir(&h.session).starts_with(h.state.path()), "kept in the session's state directory");
+    assert!(!list_dir(&h.session).starts_with(&h.root));
 }
 
 #[tokio::test]
@@ -96,7 +74,7 @@ async fn dependencies_are_symmetric_and_cycles_are_refused() {
     }
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "2", "addBlockedBy": ["1"] })).await;
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "2", "addBlocks": ["#3"] })).await;
-    let list = load_stored(&list_dir(h.engine.session())).unwrap();
+    let list = load_stored(&list_dir(&h.session)).unwrap();
     assert_eq!(list.get("1").unwrap().blocks, ["2"]);
     assert_eq!(list.get("2").unwrap().blocked_by, ["1"]);
     assert_eq!(list.get("2").unwrap().blocks, ["3"]);
@@ -111,7 +89,7 @@ async fn dependencies_are_symmetric_and_cycles_are_refused() {
     let cycle = call(&h.engine, "TaskUpdate", json!({ "taskId": "1", "addBlockedBy": ["3"], "owner": "x" })).await;
     assert!(cycle.is_error);
     assert!(cycle.text().contains("would block both for ever. Nothing was changed."), "{}", cycle.text());
-    let after = load_stored(&list_dir(h.engine.session())).unwrap();
+    let after = load_stored(&list_dir(&h.session)).unwrap();
     assert_eq!(after.get("1").unwrap().owner, None, "a refused update changes nothing");
     let itself = call(&h.engine, "TaskUpdate", json!({ "taskId": "1", "addBlocks": ["1"] })).await;
     assert!(itself.is_error && itself.text().contains("cannot wait for itself"), "{}", itself.text());
@@ -132,7 +110,7 @@ async fn deletion_removes_the_task_and_every_link_and_ids_are_not_reused() {
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "2", "addBlockedBy": ["1"] })).await;
     assert_eq!(ok(&h.engine, "TaskUpdate", json!({ "taskId": "1", "status": "deleted" })).await, "Deleted task #1: A");
     assert_eq!(ok(&h.engine, "TaskList", json!({})).await, "#2 [pending] B");
-    let list = load_stored(&list_dir(h.engine.session())).unwrap();
+    let list = load_stored(&list_dir(&h.session)).unwrap();
     assert!(list.get("2").unwrap().blocked_by.is_empty(), "the link to the deleted task is gone");
     let get = call(&h.engine, "TaskGet", json!({ "taskId": "1" })).await;
     assert!(get.is_error);
@@ -149,10 +127,10 @@ async fn the_list_survives_a_new_session_on_the_same_state_directory() {
     create(&h.engine, "Persist me").await;
     ok(&h.engine, "TaskUpdate", json!({ "taskId": "1", "status": "in_progress" })).await;
     // A new Session under the same name and state directory, never saved by the first one.
-    let again = engine_for(session(h.work.path(), h.state.path(), Some("planning")));
+    let again = h.engine_for(h.open_session(Some("planning")));
     assert_eq!(ok(&again, "TaskList", json!({})).await, "#1 [in_progress] Persist me");
     // Another name has its own list.
-    let other = engine_for(session(h.work.path(), h.state.path(), Some("other")));
+    let other = h.engine_for(h.open_session(Some("other")));
     assert_eq!(ok(&other, "TaskList", json!({})).await, "The task list is empty.");
 }
 
@@ -160,9 +138,9 @@ async fn the_list_survives_a_new_session_on_the_same_state_directory() {
 async fn a_sub_agent_session_shares_its_parents_list() {
     let h = harness(None);
     create(&h.engine, "Parent's task").await;
-    let child = session(h.work.path(), h.state.path(), None);
-    share_task_list(h.engine.session(), &child);
-    let child = engine_for(child);
+    let child = h.open_session(None);
+    share_task_list(&h.session, &child);
+    let child = h.engine_for(child);
     ok(&child, "TaskUpdate", json!({ "taskId": "1", "owner": "sub-agent" })).await;
     create(&child, "Child's task").await;
     assert_eq!(
@@ -203,14 +181,14 @@ async fn bad_input_gets_errors_the_model_can_act_on() {
         ok(&h.engine, "TaskUpdate", json!({ "taskId": "1" })).await,
         "Task #1 unchanged: no field to change was given."
     );
-    let list = load_stored(&list_dir(h.engine.session())).unwrap();
+    let list = load_stored(&list_dir(&h.session)).unwrap();
     assert_eq!(list.get("1").unwrap().status, TaskStatus::Pending);
 }
 
 #[tokio::test]
 async fn a_corrupt_list_is_an_error_result_not_a_new_list() {
     let h = harness(None);
-    let dir = list_dir(h.engine.session());
+    let dir = list_dir(&h.session);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("tasks.json"), "[broken").unwrap();
     let result = call(&h.engine, "TaskCreate", json!({ "subject": "S", "description": "" })).await;

@@ -3,56 +3,31 @@
 //! stop them, and the process table shows nothing survives.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
 use hands_tasks::TaskRegistry;
+use hands_test_support::Fixture;
 use hands_tool_bash::BashTool;
 use hands_tool_tasks::{TaskOutputTool, TaskStopTool};
 use serde_json::{Value, json};
 
-struct Harness {
-    _project: tempfile::TempDir,
-    _state: tempfile::TempDir,
-    session: Arc<Session>,
-    engine: Engine,
+/// The workspace's fixture over Bash, TaskOutput and TaskStop.
+fn harness() -> Fixture {
+    Fixture::new(vec![
+        hands_core::typed_arc(BashTool),
+        hands_core::typed_arc(TaskOutputTool),
+        hands_core::typed_arc(TaskStopTool),
+    ])
 }
 
-impl Harness {
-    fn new() -> Self {
-        let project = tempfile::tempdir().unwrap();
-        let state = tempfile::tempdir().unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(project.path().into()),
-            state_dir: Some(state.path().into()),
-            permission_mode: Some(PermissionMode::BypassPermissions),
-            ..Default::default()
-        })
-        .unwrap();
-        let tools = vec![
-            hands_core::typed_arc(BashTool),
-            hands_core::typed_arc(TaskOutputTool),
-            hands_core::typed_arc(TaskStopTool),
-        ];
-        let pool = Arc::new(Pool::assemble(tools, PoolConfig::default()));
-        let engine = Engine::builder(pool, Arc::clone(&session)).build();
-        Self { _project: project, _state: state, session, engine }
-    }
-
-    async fn call(&self, tool: &str, input: Value) -> ToolResult {
-        self.engine.run_one(ToolCall::new("toolu_t", tool, input), &Turn::new()).await
-    }
-
-    /// Start `command` in the background; returns the task id and output path.
-    async fn start(&self, command: &str) -> (String, PathBuf) {
-        let r = self.call("Bash", json!({ "command": command, "run_in_background": true })).await;
-        assert!(!r.is_error, "{r:?}");
-        let text = r.text();
-        let rest = text.strip_prefix("Command running in background with ID: ").expect(&text);
-        let (id, path) = rest.split_once(". Output is being written to: ").expect(&text);
-        (id.to_string(), PathBuf::from(path))
-    }
+/// Start `command` in the background; returns the task id and output path.
+async fn start(h: &Fixture, command: &str) -> (String, PathBuf) {
+    let r = h.call("Bash", json!({ "command": command, "run_in_background": true })).await;
+    assert!(!r.is_error, "{r:?}");
+    let text = r.text();
+    let rest = text.strip_prefix("Command running in background with ID: ").expect(&text);
+    let (id, path) = rest.split_once(". Output is being written to: ").expect(&text);
+    (id.to_string(), PathBuf::from(path))
 }
 
 fn alive(pid: i32) -> bool {
@@ -90,8 +65,8 @@ fn printed_pid(path: &Path) -> i32 {
 
 #[tokio::test]
 async fn a_finished_task_reports_status_exit_code_and_output() {
-    let h = Harness::new();
-    let (id, path) = h.start("echo hello; echo oops >&2; exit 3").await;
+    let h = harness();
+    let (id, path) = start(&h, "echo hello; echo oops >&2; exit 3").await;
     assert!(path.starts_with(h.session.state_dir().join(h.session.id()).join("tasks")));
     assert!(id.starts_with('b'));
     let r = h.call("TaskOutput", json!({ "task_id": id, "timeout": 600000 })).await;
@@ -112,8 +87,8 @@ async fn a_finished_task_reports_status_exit_code_and_output() {
 
 #[tokio::test]
 async fn a_running_task_can_be_polled_and_stopped() {
-    let h = Harness::new();
-    let (id, path) = h.start("echo \"shell:$$\"; sleep 1000 & sleep 1000").await;
+    let h = harness();
+    let (id, path) = start(&h, "echo \"shell:$$\"; sleep 1000 & sleep 1000").await;
     let shell = printed_pid(&path);
     let r = h.call("TaskOutput", json!({ "task_id": id, "block": false })).await;
     assert!(r.text().starts_with("<retrieval_status>not_ready</retrieval_status>"), "{}", r.text());
@@ -152,8 +127,8 @@ fn hands_groups_empty(pgid: i32) -> bool {
 
 #[tokio::test]
 async fn old_names_and_parameters_still_work() {
-    let h = Harness::new();
-    let (id, path) = h.start("echo \"shell:$$\"; exec sleep 1000").await;
+    let h = harness();
+    let (id, path) = start(&h, "echo \"shell:$$\"; exec sleep 1000").await;
     let shell = printed_pid(&path);
     let r = h.call("BashOutput", json!({ "bash_id": id, "wait_up_to": 0 })).await;
     assert!(r.text().starts_with("<retrieval_status>timeout</retrieval_status>"), "{}", r.text());
@@ -163,7 +138,7 @@ async fn old_names_and_parameters_still_work() {
     assert!(!r.is_error, "{r:?}");
     assert!(eventually(|| !alive(shell)));
     // KillBash (Claude Code 1.x) reaches TaskStop too.
-    let (id, path) = h.start("echo \"shell:$$\"; exec sleep 1000").await;
+    let (id, path) = start(&h, "echo \"shell:$$\"; exec sleep 1000").await;
     let shell = printed_pid(&path);
     let r = h.call("KillBash", json!({ "shell_id": id })).await;
     assert!(!r.is_error, "{r:?}");
@@ -173,7 +148,7 @@ async fn old_names_and_parameters_still_work() {
 // Two workers: the task's output is copied by a tokio task while the test polls the file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_past_its_timeout_is_read_and_stopped_as_a_task() {
-    let h = Harness::new();
+    let h = harness();
     // More output than is kept in memory before the timeout, then a wait for the test's signal.
     let command = "echo \"shell:$$\"; seq 1 40000; until [ -e go ]; do sleep 0.02; done; echo after; sleep 1000";
     let r = h.call("Bash", json!({ "command": command, "timeout": 400 })).await;
@@ -186,7 +161,7 @@ async fn a_command_past_its_timeout_is_read_and_stopped_as_a_task() {
     let last = text.lines().last().unwrap();
     let rest = last.strip_prefix("Command running in background with ID: ").expect(last);
     let (id, path) = rest.split_once(". Output is being written to: ").unwrap();
-    std::fs::write(h._project.path().join("go"), "").unwrap();
+    std::fs::write(h.path("go"), "").unwrap();
     let shell = printed_pid(Path::new(path));
     assert!(eventually(|| std::fs::read_to_string(path).is_ok_and(|t| t.ends_with("40000\nafter\n"))));
     let saved = std::fs::read_to_string(path).unwrap();
@@ -210,8 +185,8 @@ async fn a_command_past_its_timeout_is_read_and_stopped_as_a_task() {
 
 #[tokio::test]
 async fn a_filter_returns_only_the_matching_lines() {
-    let h = Harness::new();
-    let (id, path) = h.start("printf 'build a\\nwarning: x\\nbuild b\\nerror: y\\n'").await;
+    let h = harness();
+    let (id, path) = start(&h, "printf 'build a\\nwarning: x\\nbuild b\\nerror: y\\n'").await;
     let r = h.call("BashOutput", json!({ "bash_id": id, "filter": "^(warning|error):" })).await;
     assert!(!r.is_error, "{r:?}");
     assert!(r.text().ends_with("<output>\nwarning: x\nerror: y\n</output>"), "{}", r.text());
@@ -235,7 +210,7 @@ async fn a_filter_returns_only_the_matching_lines() {
 
 #[tokio::test]
 async fn errors_name_the_problem() {
-    let h = Harness::new();
+    let h = harness();
     let r = h.call("TaskOutput", json!({ "task_id": "b999" })).await;
     assert_eq!(
         (r.is_error, r.text()),
@@ -249,10 +224,10 @@ async fn errors_name_the_problem() {
 
 #[tokio::test]
 async fn the_running_task_limit_gives_a_clear_error() {
-    let h = Harness::new();
+    let h = harness();
     TaskRegistry::of_with_limit(&h.session, 2);
-    let (a, _) = h.start("exec sleep 1000").await;
-    h.start("exec sleep 1000").await;
+    let (a, _) = start(&h, "exec sleep 1000").await;
+    start(&h, "exec sleep 1000").await;
     let r = h.call("Bash", json!({ "command": "sleep 1000", "run_in_background": true })).await;
     assert!(r.is_error);
     assert_eq!(
@@ -260,14 +235,14 @@ async fn the_running_task_limit_gives_a_clear_error() {
         "Cannot start another background task: 2 are already running in this session (limit 2). Stop one with TaskStop or wait for one to finish, then try again."
     );
     h.call("TaskStop", json!({ "task_id": a })).await;
-    h.start("exec sleep 1000").await;
+    start(&h, "exec sleep 1000").await;
 }
 
 #[tokio::test]
 async fn ending_the_session_stops_every_task() {
-    let h = Harness::new();
-    let (_, first) = h.start("echo \"shell:$$\"; sleep 1000 & sleep 1000").await;
-    let (_, second) = h.start("echo \"shell:$$\"; trap '' TERM; sleep 1000").await;
+    let h = harness();
+    let (_, first) = start(&h, "echo \"shell:$$\"; sleep 1000 & sleep 1000").await;
+    let (_, second) = start(&h, "echo \"shell:$$\"; trap '' TERM; sleep 1000").await;
     let (first, second) = (printed_pid(&first), printed_pid(&second));
     h.session.close();
     assert!(eventually(|| hands_groups_empty(first) && hands_groups_empty(second)), "a task outlived its session");
@@ -275,8 +250,8 @@ async fn ending_the_session_stops_every_task() {
 
 #[tokio::test]
 async fn dropping_the_session_stops_its_tasks() {
-    let h = Harness::new();
-    let (_, path) = h.start("echo \"shell:$$\"; sleep 1000").await;
+    let h = harness();
+    let (_, path) = start(&h, "echo \"shell:$$\"; sleep 1000").await;
     let shell = printed_pid(&path);
     drop(h);
     assert!(eventually(|| hands_groups_empty(shell)), "a task outlived its dropped session");

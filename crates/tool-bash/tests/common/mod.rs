@@ -1,63 +1,30 @@
-//! Shared by the Bash integration tests: a session and engine over real temp directories, and
-//! process-table checks through `/proc` (no sleeps that merely hope to be long enough).
+//! Shared by the Bash integration tests: the workspace's fixture over Bash (hands-test-support)
+//! with a shorthand to run a command, and process-table checks through `/proc` (no sleeps that
+//! merely hope to be long enough).
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hands_core::ProgressSink;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
+use hands_core::{ProgressSink, ToolResult};
+use hands_test_support::Fixture;
 use hands_tool_bash::BashTool;
-use serde_json::Value;
 
-pub struct Harness {
-    pub project: tempfile::TempDir,
-    pub state: tempfile::TempDir,
-    pub session: Arc<Session>,
-    pub engine: Engine,
+/// The workspace's fixture over Bash, in `bypassPermissions` mode.
+pub fn bash() -> Fixture {
+    Fixture::new(vec![hands_core::typed_arc(BashTool)])
 }
 
-impl Harness {
-    pub fn new() -> Self {
-        Self::with_progress(None)
-    }
+/// [`bash`] reporting calls' progress to `progress`.
+pub fn bash_with_progress(progress: Arc<dyn ProgressSink>) -> Fixture {
+    Fixture::builder(vec![hands_core::typed_arc(BashTool)]).progress(progress).build()
+}
 
-    pub fn with_progress(progress: Option<Arc<dyn ProgressSink>>) -> Self {
-        let project = tempfile::tempdir().unwrap();
-        let state = tempfile::tempdir().unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(project.path().into()),
-            state_dir: Some(state.path().into()),
-            permission_mode: Some(PermissionMode::BypassPermissions),
-            ..Default::default()
-        })
-        .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
-        let mut builder = Engine::builder(pool, Arc::clone(&session));
-        if let Some(p) = progress {
-            builder = builder.progress(p);
-        }
-        Self { project, state, session, engine: builder.build() }
-    }
-
-    /// The project directory as the session sees it (canonical).
-    pub fn project_dir(&self) -> PathBuf {
-        self.session.project_dir().to_path_buf()
-    }
-
-    pub async fn call(&self, input: Value) -> ToolResult {
-        self.call_in(input, &Turn::new()).await
-    }
-
-    pub async fn call_in(&self, input: Value, turn: &Turn) -> ToolResult {
-        self.engine.run_one(ToolCall::new("toolu_test", "Bash", input), turn).await
-    }
-
-    pub async fn run(&self, command: &str) -> ToolResult {
-        self.call(serde_json::json!({ "command": command })).await
-    }
+/// Run `command` with Bash, in a turn of its own.
+pub async fn run(h: &Fixture, command: &str) -> ToolResult {
+    h.call("Bash", serde_json::json!({ "command": command })).await
 }
 
 /// Whether `pid` is a live process (not gone, not a zombie).
