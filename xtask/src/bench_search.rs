@@ -1,4 +1,4 @@
-//! `cargo xtask bench-search [DIR] [--runs N]`: hands' Glob and Grep against fd and ripgrep on
+//! `cargo xtask bench-search [DIR] [--runs N] [--baseline BIN]`: hands' Glob and Grep against fd and ripgrep on
 //! the same tree, in one run, pairs interleaved, medians and ratios.
 //!
 //! The tree is DIR, or a corpus generated deterministically under `target/bench-search/corpus`
@@ -11,7 +11,11 @@
 //! - `in-process`: the same call through an [`Engine`] in this (release) process, which is what an
 //!   agent embedding hands pays;
 //! - the peer: `rg` with the arguments Claude Code passes (`--hidden --glob '!.git' ...
-//!   --max-columns 500`) or `fd -H -I -E .git -g`.
+//!   --max-columns 500`) or `fd -H -I -E .git -g`;
+//! - with `--baseline BIN`, a fourth: another `hands` binary (say, a release build of an older
+//!   commit) called as the CLI is. Its ratio against the peer and `CLI/base` come from the same
+//!   rounds, so whether a change made searching slower is read from one run instead of from two
+//!   runs on a shared machine (which differed by up to 39 % on unchanged code).
 //!
 //! Cases: Grep `files_with_matches` vs `rg -l`, `content` vs `rg -n`, `count` vs `rg -c`, a
 //! case-insensitive alternation (`count`, `-i`), Glob `**/*.c` vs `fd -g`; each with all cores and
@@ -111,13 +115,20 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// Run the benchmark on `dir` (or the generated corpus), `runs` rounds per case.
-pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
+/// Run the benchmark on `dir` (or the generated corpus), `runs` rounds per case; with `baseline`,
+/// that `hands` binary is timed in the same rounds as a fourth contender.
+pub fn run(dir: Option<PathBuf>, runs: usize, baseline: Option<PathBuf>) -> anyhow::Result<()> {
     if cfg!(debug_assertions) {
-        return rerun_in_release(dir.as_deref(), runs);
+        return rerun_in_release(dir.as_deref(), runs, baseline.as_deref());
     }
     let fd = find_fd()?;
     require("rg", "ripgrep")?;
+    let baseline = match baseline {
+        Some(path) => {
+            Some(std::fs::canonicalize(&path).with_context(|| format!("no baseline binary at {}", path.display()))?)
+        }
+        None => None,
+    };
     build_hands()?;
     let hands = target_dir().join("release/hands");
     let corpus = match dir {
@@ -132,11 +143,18 @@ pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let runs = runs.max(3);
     println!("corpus: {} ({} files)", corpus.display(), count_files(&corpus));
+    if let Some(baseline) = &baseline {
+        println!("baseline: {}", baseline.display());
+    }
     println!("rounds per case: {runs} (+1 warm-up), order rotated every round; times are medians\n");
-    println!(
+    let mut header = format!(
         "{:<36} {:>7} {:>11} {:>11} {:>11} {:>9} {:>9}",
         "case", "threads", "hands CLI", "in-process", "peer", "CLI/peer", "in-proc/peer"
     );
+    if baseline.is_some() {
+        header.push_str(&format!(" {:>11} {:>9} {:>9}", "baseline", "base/peer", "CLI/base"));
+    }
+    println!("{header}");
     let mut rows = Vec::new();
     for threads in [0usize, 1] {
         let engine = engine_for(&corpus, &state, threads)?;
@@ -151,8 +169,8 @@ pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
             }
             peer_args.extend(case.peer_args.iter().map(|s| s.to_string()));
             let input = case.input.to_string();
-            let cli = || {
-                let mut cmd = Command::new(&hands);
+            let cli = |binary: &Path| {
+                let mut cmd = Command::new(binary);
                 cmd.args(["call", case.tool, &input, "--cwd"]).arg(&corpus).env("HANDS_STATE_DIR", &state);
                 if threads == 1 {
                     cmd.env("HANDS_SEARCH_THREADS", "1");
@@ -170,28 +188,29 @@ pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
                 }
                 Ok(elapsed)
             };
-            let (mut t_cli, mut t_in, mut t_peer) = (Vec::new(), Vec::new(), Vec::new());
+            // Contenders: 0 hands CLI, 1 in process, 2 the peer, 3 the baseline CLI (if any).
+            let contenders = if baseline.is_some() { 4 } else { 3 };
+            let mut samples: Vec<Vec<Duration>> = vec![Vec::new(); contenders];
             for round in 0..=runs {
-                let order: [usize; 3] = match round % 3 {
-                    0 => [0, 1, 2],
-                    1 => [2, 0, 1],
-                    _ => [1, 2, 0],
-                };
-                for which in order {
+                // Each round starts with the next contender, so drift hits all of them alike.
+                for k in 0..contenders {
+                    let which = (k + round) % contenders;
                     let t = match which {
-                        0 => cli()?,
+                        0 => cli(&hands)?,
                         1 => in_process()?,
-                        _ => peer()?,
+                        2 => peer()?,
+                        _ => cli(baseline.as_deref().expect("a fourth contender is the baseline"))?,
                     };
                     // Round 0 warms the page cache and the binaries up.
                     if round > 0 {
-                        [&mut t_cli, &mut t_in, &mut t_peer][which].push(t);
+                        samples[which].push(t);
                     }
                 }
             }
-            let (cli_ms, in_ms, peer_ms) = (median_ms(&mut t_cli), median_ms(&mut t_in), median_ms(&mut t_peer));
+            let medians: Vec<f64> = samples.iter_mut().map(|s| median_ms(s)).collect();
+            let (cli_ms, in_ms, peer_ms) = (medians[0], medians[1], medians[2]);
             let shown_threads = if threads == 1 { "1".to_string() } else { "all".to_string() };
-            let row = format!(
+            let mut row = format!(
                 "{:<36} {:>7} {:>8.2} ms {:>8.2} ms {:>8.2} ms {:>8.2}x {:>8.2}x",
                 case.name,
                 shown_threads,
@@ -201,6 +220,9 @@ pub fn run(dir: Option<PathBuf>, runs: usize) -> anyhow::Result<()> {
                 cli_ms / peer_ms,
                 in_ms / peer_ms
             );
+            if let Some(&base_ms) = medians.get(3) {
+                row.push_str(&format!(" {:>8.2} ms {:>8.2}x {:>8.2}x", base_ms, base_ms / peer_ms, cli_ms / base_ms));
+            }
             println!("{row}");
             rows.push(format!(
                 "  {}: hands call {} '{}' --cwd DIR | {} {}",
@@ -265,10 +287,15 @@ fn engine_for(corpus: &Path, state: &Path, threads: usize) -> anyhow::Result<Eng
     Ok(Engine::builder(pool, session).build())
 }
 
-fn rerun_in_release(dir: Option<&Path>, runs: usize) -> anyhow::Result<()> {
+fn rerun_in_release(dir: Option<&Path>, runs: usize, baseline: Option<&Path>) -> anyhow::Result<()> {
     eprintln!("==> xtask is a debug build; re-running bench-search with --release");
     let mut cmd = cargo_command();
     cmd.args(["run", "--release", "--quiet", "-p", "xtask", "--", "bench-search", "--runs", &runs.to_string()]);
+    if let Some(baseline) = baseline {
+        cmd.arg("--baseline").arg(
+            std::fs::canonicalize(baseline).with_context(|| format!("no baseline binary at {}", baseline.display()))?,
+        );
+    }
     if let Some(dir) = dir {
         cmd.arg(std::fs::canonicalize(dir).with_context(|| format!("cannot open {}", dir.display()))?);
     }

@@ -68,6 +68,10 @@ enum Command {
         /// Measured rounds per case.
         #[arg(long, default_value_t = 15)]
         runs: usize,
+        /// Another `hands` binary (e.g. built from an older commit) timed in the same rounds, so a
+        /// change's effect on the ratios against rg and fd is read from one run.
+        #[arg(long)]
+        baseline: Option<std::path::PathBuf>,
     },
     /// Time MCP tools/call round trips: `hands serve` against @modelcontextprotocol/server-filesystem.
     BenchMcp {
@@ -122,7 +126,7 @@ fn main() -> anyhow::Result<()> {
         Command::Stats { root } => stats::run(root),
         Command::E2eClients => e2e_clients::run_all(),
         Command::Fuzz { targets, seconds } => fuzz::run_targets(&targets, seconds),
-        Command::BenchSearch { dir, runs } => bench_search::run(dir, runs),
+        Command::BenchSearch { dir, runs, baseline } => bench_search::run(dir, runs, baseline),
         Command::BenchSandbox { runs } => bench_sandbox::run(runs),
         Command::BenchMcp { calls, rounds, only } => bench_mcp::run(calls, rounds, only.as_deref()),
     }
