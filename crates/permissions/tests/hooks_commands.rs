@@ -380,6 +380,7 @@ async fn a_hook_added_or_removed_in_the_settings_applies_to_the_next_call() {
     let blocked = bash(&engine, "make").await;
     assert!(blocked.is_error, "{}", blocked.text());
     assert!(blocked.text().contains("not now"), "{}", blocked.text());
+    events.mark_unchanged();
     fx.write_settings("project", &json!({}));
     wait_for_change(&mut events, "the settings watch's report of the hook removed").await;
     assert!(!bash(&engine, "make").await.is_error);

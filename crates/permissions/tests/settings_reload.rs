@@ -5,7 +5,10 @@
 //!
 //! Nothing here sleeps to order events: a test waits, with a bound that only turns a hang into a
 //! failure, on the engine's reload count or on its settings watch's event count, and after the
-//! watch has reported, the very next decision must give the new answer.
+//! watch has reported, the very next decision must give the new answer. The count is marked seen
+//! after each decision, not only when a wait ends: one write makes several events, and one that
+//! arrives after a wait but before the decision took the watch's flag would otherwise end the
+//! next wait before that step's own report.
 
 mod perm_support;
 
@@ -135,10 +138,12 @@ async fn a_settings_folder_created_later_is_followed_and_made_again() {
     let mut events = started_watch(&permissions, &engine).await;
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Ask);
 
+    events.mark_unchanged();
     fx.write_settings("local", &json!({"permissions": {"deny": ["Bash(curl *)"]}}));
     wait_for_change(&mut events, "the settings watch's report of the new .claude folder").await;
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Deny);
     // Later edits happen inside the new folder, which the watch must now cover.
+    events.mark_unchanged();
     fx.write_settings("local", &json!({"permissions": {"allow": ["Bash(curl *)"]}}));
     wait_for_change(&mut events, "the settings watch's report of the edit inside the new folder").await;
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Allow);
@@ -146,12 +151,15 @@ async fn a_settings_folder_created_later_is_followed_and_made_again() {
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Allow);
 
     // The folder removed, then made again: the new folder is watched as well.
+    events.mark_unchanged();
     std::fs::remove_dir_all(&claude).unwrap();
     wait_for_change(&mut events, "the settings watch's report of the folder's removal").await;
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Ask);
+    events.mark_unchanged();
     std::fs::create_dir(&claude).unwrap();
     wait_for_change(&mut events, "the settings watch's report of the folder made again").await;
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Ask);
+    events.mark_unchanged();
     fx.write_settings("local", &json!({"permissions": {"deny": ["Bash(curl *)"]}}));
     wait_for_change(&mut events, "the settings watch's report of the file in the folder made again").await;
     assert_eq!(behavior(&engine, "curl x").await, Behavior::Deny);
@@ -167,6 +175,7 @@ async fn a_file_replaced_by_a_rename_is_seen() {
     assert_eq!(behavior(&engine, "make").await, Behavior::Allow);
     // How editors save: the new content goes to a file beside it, renamed over the old one.
     let path = fx.settings_path("project");
+    events.mark_unchanged();
     let temp = path.with_file_name(".settings.json.tmp");
     std::fs::write(&temp, r#"{"permissions": {"deny": ["Bash(make)"]}}"#).unwrap();
     std::fs::rename(&temp, &path).unwrap();
@@ -182,9 +191,11 @@ async fn a_file_deleted_then_made_again_is_seen_both_times() {
     let engine = fx.engine(&permissions, fx.session(PermissionMode::Default));
     let mut events = started_watch(&permissions, &engine).await;
     assert_eq!(behavior(&engine, "make").await, Behavior::Deny);
+    events.mark_unchanged();
     std::fs::remove_file(fx.settings_path("user")).unwrap();
     wait_for_change(&mut events, "the settings watch's report of the deletion").await;
     assert_eq!(behavior(&engine, "make").await, Behavior::Ask);
+    events.mark_unchanged();
     fx.write_settings("user", &json!({"permissions": {"deny": ["Bash(make)"]}}));
     wait_for_change(&mut events, "the settings watch's report of the new file").await;
     assert_eq!(behavior(&engine, "make").await, Behavior::Deny);

@@ -503,7 +503,12 @@ async fn ended(pid: u32) -> bool {
 async fn a_sub_agents_background_shells_stop_when_it_ends_and_the_parents_do_not() {
     let fx = fixture(Vec::new(), Options::default()).await;
     let (mine, its) = (fx.project().join("parent.pid"), fx.project().join("sub.pid"));
-    let background = |pid_file: &std::path::Path| json!({"command": format!("echo $$ > {}; exec sleep 300", pid_file.display()), "run_in_background": true});
+    // The pid goes to a file beside and is renamed into place: once the file exists it is whole
+    // (the sub-agent may end, and its shell be stopped, right after it appears).
+    let background = |pid_file: &std::path::Path| {
+        let file = pid_file.display();
+        json!({"command": format!("echo $$ > {file}.part && mv {file}.part {file}; exec sleep 300"), "run_in_background": true})
+    };
     let parents = fx.call("toolu_1", "Bash", background(&mine)).await;
     assert!(!parents.is_error, "{}", parents.text());
     let its_file = its.clone();
