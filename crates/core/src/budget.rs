@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::content::{ContentBlock, ToolResult};
 use crate::session::Session;
 use crate::spec::ResultLimit;
-use crate::text::prefix_bytes;
+use crate::text::{SizeStyle, format_file_size, prefix_bytes};
 
 /// Global cap on any one tool's inline result (`DEFAULT_MAX_RESULT_SIZE_CHARS`).
 pub(crate) const DEFAULT_MAX_RESULT_SIZE_CHARS: usize = 50_000;
@@ -47,21 +47,6 @@ pub fn persist_threshold(limit: ResultLimit) -> Option<usize> {
     }
 }
 
-/// Claude Code's `formatFileSize`: `512 bytes`, `2KB`, `52.3KB`, `1.5MB`.
-pub fn format_file_size(bytes: usize) -> String {
-    let trim = |s: String| s.strip_suffix(".0").map(str::to_string).unwrap_or(s);
-    let b = bytes as f64;
-    if b < 1024.0 {
-        format!("{bytes} bytes")
-    } else if b < 1024.0 * 1024.0 {
-        format!("{}KB", trim(format!("{:.1}", b / 1024.0)))
-    } else if b < 1024.0 * 1024.0 * 1024.0 {
-        format!("{}MB", trim(format!("{:.1}", b / (1024.0 * 1024.0))))
-    } else {
-        format!("{}GB", trim(format!("{:.1}", b / (1024.0 * 1024.0 * 1024.0))))
-    }
-}
-
 /// The first 2 000 bytes of `text`, cut at the last newline when that is past the midpoint, and
 /// whether anything was left out.
 pub fn result_preview(text: &str) -> (&str, bool) {
@@ -89,7 +74,7 @@ pub fn persisted_message_cut(path: &Path, total_bytes: usize, saved_bytes: usize
     let saved = if saved_bytes < total_bytes {
         format!(
             "Only the first {} of it was saved (the rest was cut) to: {}",
-            format_file_size(saved_bytes),
+            format_file_size(saved_bytes as u64, SizeStyle::ClaudeCode),
             path.display()
         )
     } else {
@@ -97,7 +82,7 @@ pub fn persisted_message_cut(path: &Path, total_bytes: usize, saved_bytes: usize
     };
     format!(
         "<persisted-output>\nOutput too large ({}). {saved}\n\nPreview (first 2KB):\n{}{}\n</persisted-output>",
-        format_file_size(total_bytes),
+        format_file_size(total_bytes as u64, SizeStyle::ClaudeCode),
         head,
         if more { "\n..." } else { "" }
     )
@@ -219,14 +204,6 @@ mod tests {
         let mut read = ToolResult::new("toolu_d2", vec![ContentBlock::text("z".repeat(9_000))], false);
         cap_result(&s, ResultLimit::Unlimited, &mut read);
         assert_eq!(read.text_len(), 9_000, "a tool that is never persisted cuts its own answer");
-    }
-
-    #[test]
-    fn sizes_format_like_claude_code() {
-        assert_eq!(format_file_size(500), "500 bytes");
-        assert_eq!(format_file_size(2048), "2KB");
-        assert_eq!(format_file_size(300_000), "293KB");
-        assert_eq!(format_file_size(53_555), "52.3KB");
     }
 
     #[test]

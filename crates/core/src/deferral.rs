@@ -97,10 +97,11 @@ impl FromStr for ToolSearchMode {
                 p => ToolSearchMode::Auto { percent: p as u8 },
             });
         }
-        match lower.as_str() {
-            "" | "1" | "true" | "yes" | "on" => Ok(ToolSearchMode::On),
-            "0" | "false" | "no" | "off" => Ok(ToolSearchMode::Off),
-            _ => Err(ToolSearchModeError(value.to_string())),
+        match crate::text::parse_flag(&lower) {
+            Some(true) => Ok(ToolSearchMode::On),
+            Some(false) => Ok(ToolSearchMode::Off),
+            None if lower.is_empty() => Ok(ToolSearchMode::On),
+            None => Err(ToolSearchModeError(value.to_string())),
         }
     }
 }

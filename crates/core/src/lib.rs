@@ -30,7 +30,8 @@
 //! - What calls share: the [`Session`], the [`ToolContext`] of one call, the [`Turn`]'s abort
 //!   signal, progress events ([`ProgressSink`]) and between-turn [`Notice`]s.
 //! - The texts the model reads that more than one crate words the same ([`tool_use_error`],
-//!   [`CANCEL_MESSAGE`], ...), and small text helpers ([`truncate_chars`], [`split_list`]).
+//!   [`CANCEL_MESSAGE`], ...), and small text helpers ([`truncate_chars`], [`split_list`],
+//!   [`format_file_size`], and [`parse_flag`] / [`env_flag`] for yes/no environment switches).
 //! - Markdown files with a YAML header, as custom agents and skills are written
 //!   ([`parse_frontmatter`], [`Frontmatter`]).
 //!
@@ -124,8 +125,8 @@ pub use registry::{
 // Running calls.
 pub use abort::Turn;
 pub use budget::{
-    MAX_TOOL_RESULTS_PER_MESSAGE_CHARS, delivery_limit, format_file_size, persist_threshold, persisted_message_cut,
-    result_path, result_preview, save_result_file, set_delivery_limit,
+    MAX_TOOL_RESULTS_PER_MESSAGE_CHARS, delivery_limit, persist_threshold, persisted_message_cut, result_path,
+    result_preview, save_result_file, set_delivery_limit,
 };
 pub use content::{ContentBlock, ContextChange, ImageSource, ToolCall, ToolOutput, ToolResult};
 pub use orchestrate::StreamingExecutor;
@@ -158,7 +159,7 @@ pub use messages::{
     CANCEL_MESSAGE, INTERRUPTED_MESSAGE, REJECT_MESSAGE, not_run, path_changed_while_asking, schema_not_sent_hint,
     tool_use_error,
 };
-pub use text::{format_size, prefix_bytes, split_list, truncate_chars};
+pub use text::{SizeStyle, env_flag, format_file_size, parse_flag, prefix_bytes, split_list, truncate_chars};
 
 // Markdown files with a YAML header.
 pub use frontmatter::{Frontmatter, FrontmatterDocument, FrontmatterError, parse as parse_frontmatter};

@@ -1,6 +1,6 @@
 //! Small text helpers shared by the pipeline and the tools: cutting strings on character
-//! boundaries, counting what the budgets count, splitting a list of names or rules. Nothing
-//! model-visible is worded here.
+//! boundaries, counting what the budgets count, splitting a list of names or rules, writing a
+//! file size, reading a yes/no word (environment switches). Nothing model-visible is worded here.
 
 /// Split a list written as text into its entries: commas and white space separate them, except
 /// inside parentheses and after a backslash, so `Read, Bash(git add *) Grep` is three entries
@@ -62,19 +62,66 @@ pub fn prefix_bytes(s: &str, max_bytes: usize) -> &str {
     &s[..end]
 }
 
-/// Human size: `512 B`, `12.3 KB`, `4.5 MB` (decimal units, as Claude Code prints them).
-pub fn format_size(bytes: usize) -> String {
-    const KB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b < KB {
-        format!("{bytes} B")
-    } else if b < KB * KB {
-        format!("{:.1}KB", b / KB)
-    } else if b < KB * KB * KB {
-        format!("{:.1}MB", b / (KB * KB))
+/// A yes/no word as environment switches and settings write it: `Some(true)` for `1`, `true`,
+/// `yes` or `on`, `Some(false)` for `0`, `false`, `no` or `off` (any case, spaces around
+/// ignored), `None` for anything else, an empty value included. Claude Code's `isEnvTruthy` is
+/// `parse_flag(v) == Some(true)`; its `isEnvDefinedFalsy` is `parse_flag(v) == Some(false)`.
+pub fn parse_flag(value: &str) -> Option<bool> {
+    const YES: [&str; 4] = ["1", "true", "yes", "on"];
+    const NO: [&str; 4] = ["0", "false", "no", "off"];
+    let value = value.trim();
+    let is = |words: [&str; 4]| words.iter().any(|w| value.eq_ignore_ascii_case(w));
+    if is(YES) {
+        Some(true)
+    } else if is(NO) {
+        Some(false)
     } else {
-        format!("{:.1}GB", b / (KB * KB * KB))
+        None
     }
+}
+
+/// The environment variable `name` as an on/off switch: `None` when it is unset or blank (the
+/// caller's default applies), else whether it says yes ([`parse_flag`]); any other value is off,
+/// as Claude Code's `isEnvTruthy` reads it.
+pub fn env_flag(name: &str) -> Option<bool> {
+    let value = std::env::var(name).ok().filter(|v| !v.trim().is_empty())?;
+    Some(parse_flag(&value) == Some(true))
+}
+
+/// How [`format_file_size`] writes a size. Both count in binary units (1KB is 1024 bytes) with
+/// at most one decimal; they differ only in how that decimal and small sizes read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeStyle {
+    /// Claude Code's `formatFileSize`: `512 bytes`, `2KB`, `52.3KB`, `1.5MB` (a `.0` is
+    /// dropped). For the texts hands keeps in Claude Code's shape: the `<persisted-output>`
+    /// block, Bash's output notes, the edit tools' size refusal.
+    ClaudeCode,
+    /// Always one decimal, and `B` below a kilobyte: `512 B`, `2.0KB`, `256.0KB`. For hands' own
+    /// wording in Read's refusals and notes (and its description) and WebFetch's result header.
+    OneDecimal,
+}
+
+/// `bytes` as a person reads it, in `style`: `2KB` or `2.0KB`, `512 bytes` or `512 B`.
+pub fn format_file_size(bytes: u64, style: SizeStyle) -> String {
+    const UNITS: [&str; 3] = ["KB", "MB", "GB"];
+    if bytes < 1024 {
+        return match style {
+            SizeStyle::ClaudeCode => format!("{bytes} bytes"),
+            SizeStyle::OneDecimal => format!("{bytes} B"),
+        };
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let number = format!("{value:.1}");
+    let number = match style {
+        SizeStyle::ClaudeCode => number.strip_suffix(".0").unwrap_or(&number),
+        SizeStyle::OneDecimal => &number,
+    };
+    format!("{number}{}", UNITS[unit])
 }
 
 #[cfg(test)]
@@ -101,9 +148,42 @@ mod tests {
     }
 
     #[test]
-    fn sizes() {
-        assert_eq!(format_size(10), "10 B");
-        assert_eq!(format_size(2048), "2.0KB");
-        assert_eq!(format_size(3 * 1024 * 1024), "3.0MB");
+    fn yes_and_no_words() {
+        for yes in ["1", "true", "TRUE", " yes ", "On"] {
+            assert_eq!(parse_flag(yes), Some(true), "{yes:?}");
+        }
+        for no in ["0", "false", "No", " off\n"] {
+            assert_eq!(parse_flag(no), Some(false), "{no:?}");
+        }
+        for neither in ["", " ", "2", "y", "enabled", "true1"] {
+            assert_eq!(parse_flag(neither), None, "{neither:?}");
+        }
+    }
+
+    #[test]
+    fn sizes_in_one_decimal() {
+        let size = |bytes| format_file_size(bytes, SizeStyle::OneDecimal);
+        assert_eq!(size(10), "10 B");
+        assert_eq!(size(2048), "2.0KB");
+        assert_eq!(size(3 * 1024 * 1024), "3.0MB");
+        assert_eq!(format_file_size(300_000, SizeStyle::OneDecimal), "293.0KB");
+        assert_eq!(format_file_size(3 << 40, SizeStyle::OneDecimal), "3072.0GB");
+    }
+
+    #[test]
+    fn sizes_like_claude_codes_format_file_size() {
+        let size = |bytes| format_file_size(bytes, SizeStyle::ClaudeCode);
+        assert_eq!(size(500), "500 bytes");
+        assert_eq!(size(1023), "1023 bytes");
+        assert_eq!(size(1024), "1KB");
+        assert_eq!(size(1536), "1.5KB");
+        assert_eq!(size(300_000), "293KB");
+        assert_eq!(size(53_555), "52.3KB");
+        // Rounding to one decimal may reach 1024 of a unit; the unit is chosen before rounding,
+        // as Claude Code's is.
+        assert_eq!(size(1024 * 1024 - 1), "1024KB");
+        assert_eq!(size(100 * 1024 * 1024), "100MB");
+        assert_eq!(size(1 << 30), "1GB");
+        assert_eq!(size((1 << 30) + 300 * 1024 * 1024), "1.3GB");
     }
 }

@@ -27,7 +27,7 @@ mod quotes;
 mod text_file;
 mod transaction;
 
-use hands_core::Session;
+use hands_core::{Session, SizeStyle, format_file_size};
 
 pub use apply::{
     EditError, EditSpec, Replacement, apply_edit, apply_edits, changed_region, is_markdown_path, normalize_edit_input,
@@ -43,7 +43,7 @@ pub use transaction::{CommitError, FileSnapshot, ReadState, commit, read_state, 
 /// since it was read. Overrides [`REQUIRE_READ_ENV`].
 pub const REQUIRE_READ_KEY: &str = "require_read_before_edit";
 
-/// Environment variable (`1`/`true`) for the same stricter rule, for every session.
+/// Environment variable (`1`, `true`, `yes` or `on`) for the same stricter rule, for every session.
 pub const REQUIRE_READ_ENV: &str = "HANDS_REQUIRE_READ_BEFORE_EDIT";
 
 /// Whether Write and Edit refuse files that were not read first (see [`REQUIRE_READ_KEY`]).
@@ -52,7 +52,7 @@ pub fn require_read_before_edit(session: &Session) -> bool {
     if let Some(value) = session.data(REQUIRE_READ_KEY) {
         return value.as_bool().unwrap_or(false);
     }
-    std::env::var(REQUIRE_READ_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+    hands_core::env_flag(REQUIRE_READ_ENV).unwrap_or(false)
 }
 
 /// Added to an edit's result when the file had not been read in this session.
@@ -84,29 +84,9 @@ pub const MAX_EDIT_FILE_SIZE: u64 = 1024 * 1024 * 1024;
 pub fn too_large_message(size: u64) -> String {
     format!(
         "This file is too big to edit: it is {}, and the edit tools load at most {}.",
-        format_file_size(size),
-        format_file_size(MAX_EDIT_FILE_SIZE)
+        format_file_size(size, SizeStyle::ClaudeCode),
+        format_file_size(MAX_EDIT_FILE_SIZE, SizeStyle::ClaudeCode)
     )
-}
-
-/// Claude Code's `formatFileSize`: `512 bytes`, `1.5KB`, `2MB`, `1GB` (one decimal, `.0` dropped).
-pub fn format_file_size(bytes: u64) -> String {
-    let trim = |v: f64, unit: &str| {
-        let s = format!("{v:.1}");
-        format!("{}{unit}", s.strip_suffix(".0").unwrap_or(&s))
-    };
-    let kb = bytes as f64 / 1024.0;
-    if kb < 1.0 {
-        return format!("{bytes} bytes");
-    }
-    if kb < 1024.0 {
-        return trim(kb, "KB");
-    }
-    let mb = kb / 1024.0;
-    if mb < 1024.0 {
-        return trim(mb, "MB");
-    }
-    trim(mb / 1024.0, "GB")
 }
 
 #[cfg(test)]
@@ -114,11 +94,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn file_sizes_read_like_claude_codes() {
-        assert_eq!(format_file_size(512), "512 bytes");
-        assert_eq!(format_file_size(2048), "2KB");
-        assert_eq!(format_file_size(1536), "1.5KB");
-        assert_eq!(format_file_size(MAX_EDIT_FILE_SIZE), "1GB");
+    fn the_size_refusal_reads_like_claude_codes() {
         assert_eq!(
             too_large_message(MAX_EDIT_FILE_SIZE + 300 * 1024 * 1024),
             "This file is too big to edit: it is 1.3GB, and the edit tools load at most 1GB."

@@ -29,13 +29,6 @@ pub fn threads() -> usize {
     std::env::var(THREADS_ENV).ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0)
 }
 
-/// `Some(true)` for `1`, `true`, `yes`, `on` (any case), `Some(false)` for any other non-empty
-/// value, `None` when unset or empty: Claude Code's `isEnvTruthy` on a variable with a default.
-pub fn env_flag(name: &str) -> Option<bool> {
-    let value = std::env::var(name).ok().filter(|v| !v.trim().is_empty())?;
-    Some(matches!(value.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
-}
-
 /// How long `timeout` is, in words: `20 seconds`, `1 second`, `250 ms`.
 pub fn describe_duration(timeout: Duration) -> String {
     let ms = timeout.as_millis();

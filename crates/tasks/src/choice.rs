@@ -14,9 +14,5 @@ pub(crate) const CLAUDE_ENABLE_TASKS_ENV: &str = "CLAUDE_CODE_ENABLE_TASKS";
 
 /// Whether the pool offers the task-list tools (and so not `TodoWrite`).
 pub fn task_list_enabled() -> bool {
-    let value = std::env::var(ENABLE_TASKS_ENV)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .or_else(|| std::env::var(CLAUDE_ENABLE_TASKS_ENV).ok().filter(|v| !v.trim().is_empty()));
-    value.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+    hands_core::env_flag(ENABLE_TASKS_ENV).or_else(|| hands_core::env_flag(CLAUDE_ENABLE_TASKS_ENV)).unwrap_or(false)
 }

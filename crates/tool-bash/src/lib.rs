@@ -54,7 +54,7 @@ use constants::{Limits, MAX_ERROR_CHARS, TOOL_NAME};
 use run::{Ending, OnTimeout, RunOutcome, RunRequest};
 use semantics::ExitMeaning;
 
-/// Set to `1` to move the shell back to the project directory after every command.
+/// Set to `1` (or `true`, `yes`, `on`) to move the shell back to the project directory after every command.
 pub(crate) const MAINTAIN_PROJECT_DIR_ENV: &str = "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR";
 
 /// The input of a `Bash` call.
@@ -114,7 +114,7 @@ fn format_timeout(timeout: Duration) -> String {
 /// when it was moved back.
 fn next_cwd(session: &Session, final_cwd: Option<PathBuf>) -> (Option<ContextChange>, Option<String>) {
     let project = session.project_dir().to_path_buf();
-    let maintain = std::env::var(MAINTAIN_PROJECT_DIR_ENV).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
+    let maintain = hands_core::env_flag(MAINTAIN_PROJECT_DIR_ENV).unwrap_or(false);
     let Some(dir) = final_cwd else {
         return (None, None);
     };

@@ -12,7 +12,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use hands_core::{format_file_size, persisted_message_cut, result_preview, save_result_file};
+use hands_core::{SizeStyle, format_file_size, persisted_message_cut, result_preview, save_result_file};
 
 use crate::constants::MAX_PERSISTED_OUTPUT_BYTES;
 
@@ -161,7 +161,7 @@ impl OutputCapture {
         let (start, _) = result_preview(trimmed);
         format!(
             "{start}\n... ({} printed so far; the whole output is in the output file below)",
-            format_file_size(usize::try_from(self.total_bytes).unwrap_or(usize::MAX))
+            format_file_size(self.total_bytes, SizeStyle::ClaudeCode)
         )
     }
 

@@ -26,13 +26,14 @@ mod search;
 
 use std::time::Duration;
 
+use hands_core::env_flag;
 use hands_core::tool_use_error;
 use hands_core::{EffectKinds, Effects};
 use hands_core::{FileKind, PathCheck, requested_path};
 use hands_core::{PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{Plan, ToolSpec};
 use hands_search::display_path;
-use hands_search::settings::{self, describe_duration, env_flag};
+use hands_search::settings::{self, describe_duration};
 use hands_search::{Finished, run_blocking};
 use hands_search::{check_root, directory_root, root_path};
 use schemars::JsonSchema;

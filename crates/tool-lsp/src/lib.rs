@@ -325,8 +325,8 @@ impl TypedTool for LspTool {
     /// Hidden when `HANDS_ENABLE_LSP_TOOL` (or Claude Code's `ENABLE_LSP_TOOL`) is `0` or
     /// `false`; listed otherwise, whether or not a server is installed (the call says so).
     fn is_enabled(&self) -> bool {
-        let off = |v: String| matches!(v.trim().to_ascii_lowercase().as_str(), "0" | "false" | "no" | "off");
-        !ENABLE_ENV.iter().find_map(|name| std::env::var(name).ok()).is_some_and(off)
+        let value = ENABLE_ENV.iter().find_map(|name| std::env::var(name).ok());
+        value.and_then(|v| hands_core::parse_flag(&v)) != Some(false)
     }
 
     /// Reads the file it asks about (the language servers share the session's state, safely).

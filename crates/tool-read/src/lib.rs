@@ -43,10 +43,10 @@ use std::io::Read as _;
 use std::path::Path;
 
 use hands_core::FileKind;
-use hands_core::format_size;
 use hands_core::{ContentBlock, PermissionResult, ResultLimit, Session, ToolContext, ToolError, ToolOutput, TypedTool};
 use hands_core::{EffectKinds, Effects, missing_file_message, requested_path};
 use hands_core::{Plan, ToolSpec};
+use hands_core::{SizeStyle, format_file_size};
 use hands_edit::LineNumberFormat;
 use hands_fs::{Encoding, decode, detect_encoding, looks_binary};
 use hands_fs::{FileState, hash_bytes, mtime_ms};
@@ -55,6 +55,11 @@ use serde::Deserialize;
 
 use crate::constants::*;
 use crate::range::Selection;
+
+/// A size as Read's texts write it: `293.0KB`, `512 B` (its own wording, one decimal always).
+pub(crate) fn size_text(bytes: u64) -> String {
+    format_file_size(bytes, SizeStyle::OneDecimal)
+}
 
 /// Read's input (Appendix A: `{ file_path, offset?: integer>=0, limit?: integer>0, pages? }`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -249,12 +254,12 @@ fn read_text(session: &Session, path: &Path, real: &Path, input: &ReadInput) -> 
         return Ok(ToolOutput::error(prompt::binary_file(extension(path).as_deref())));
     }
     if utf16 && meta.len() > MAX_UTF16_BYTES {
-        let size = format_size(meta.len() as usize);
+        let size = size_text(meta.len());
         return Ok(ToolOutput::error(prompt::utf16_too_large(&size)));
     }
     // The whole of a file over the size cap only when asked for by name.
     if !allow_large && limit.is_none() && offset == 1 && meta.len() > MAX_SIZE_BYTES {
-        let (size, max) = (format_size(meta.len() as usize), format_size(MAX_SIZE_BYTES as usize));
+        let (size, max) = (size_text(meta.len()), size_text(MAX_SIZE_BYTES));
         return Ok(ToolOutput::error(prompt::too_large(&size, &max)));
     }
     // The file's line count, when it is cheap to know (files read whole).
@@ -358,7 +363,7 @@ fn text_output(
     }
     if sel.stop.is_some() || cut {
         let last = sel.first_line + shown as u64 - 1;
-        let size = format_size(meta.len() as usize);
+        let size = size_text(meta.len());
         // `allow_large` would have shown more only when a cap (not the delivery limit) cut it.
         let suggest_whole = whole_helps && !cut;
         text.push_str(&prompt::partial_view(sel.first_line, last, file_lines, &size, cut_line, suggest_whole));
@@ -371,7 +376,7 @@ const PARTIAL_NOTICE_ROOM: usize = 600;
 
 fn read_image(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput, ToolError> {
     let Some((bytes, meta)) = read_whole(path, real, MAX_IMAGE_FILE_BYTES)? else {
-        let why = format!("the file is larger than {}", format_size(MAX_IMAGE_FILE_BYTES as usize));
+        let why = format!("the file is larger than {}", size_text(MAX_IMAGE_FILE_BYTES));
         return Ok(ToolOutput::error(prompt::bad_image(&path.to_string_lossy(), &why)));
     };
     match image::image_block(&bytes) {
@@ -385,7 +390,7 @@ fn read_image(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput,
 
 fn read_notebook(session: &Session, path: &Path, real: &Path) -> Result<ToolOutput, ToolError> {
     let Some((bytes, meta)) = read_whole(path, real, MAX_NOTEBOOK_BYTES)? else {
-        let size = format_size(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
+        let size = size_text(std::fs::metadata(path).map_or(0, |m| m.len()));
         return Ok(ToolOutput::error(prompt::notebook_too_large(&path.to_string_lossy(), &size)));
     };
     if bytes.is_empty() {
@@ -411,11 +416,11 @@ fn read_notebook(session: &Session, path: &Path, real: &Path) -> Result<ToolOutp
 
 fn read_pdf(session: &Session, path: &Path, real: &Path, pages: Option<&str>) -> Result<ToolOutput, ToolError> {
     let Some((bytes, meta)) = read_whole(path, real, MAX_PDF_BYTES)? else {
-        let size = format_size(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
-        let max = format_size(MAX_PDF_BYTES as usize);
+        let size = size_text(std::fs::metadata(path).map_or(0, |m| m.len()));
+        let max = size_text(MAX_PDF_BYTES);
         return Ok(ToolOutput::error(prompt::pdf_too_large(&size, &max)));
     };
-    let size = format_size(meta.len() as usize);
+    let size = size_text(meta.len());
     let shown = path.to_string_lossy();
     if !bytes.starts_with(b"%PDF-") {
         return Ok(ToolOutput::error(format!("{shown} is not a valid PDF file: it does not start with %PDF-.")));

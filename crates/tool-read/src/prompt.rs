@@ -16,7 +16,7 @@ pub(crate) fn prompt(format: LineNumberFormat) -> String {
         LineNumberFormat::Compact => "its line number (from 1) and a tab",
         LineNumberFormat::Legacy => "its line number (from 1), padded to six columns, and an arrow (→)",
     };
-    let max_size = hands_core::format_size(MAX_SIZE_BYTES as usize);
+    let max_size = crate::size_text(MAX_SIZE_BYTES);
     format!(
         "Reads a file from the local disk. Any path on the machine can be read; when the user names a \
 file, read it rather than asking whether it exists (a missing file just gives an error).

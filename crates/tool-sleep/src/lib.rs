@@ -66,9 +66,7 @@ impl SleepTool {
 
 /// Whether a value of [`ENABLE_ENV`] turns the tool on: `1`, `true`, `yes` or `on`, any case.
 pub fn gate_allows(value: Option<&OsStr>) -> bool {
-    value
-        .and_then(OsStr::to_str)
-        .is_some_and(|v| ["1", "true", "yes", "on"].iter().any(|on| v.trim().eq_ignore_ascii_case(on)))
+    value.and_then(OsStr::to_str).and_then(hands_core::parse_flag) == Some(true)
 }
 
 #[async_trait::async_trait]

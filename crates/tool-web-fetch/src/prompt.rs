@@ -86,7 +86,7 @@ pub(crate) fn offset_past_end(offset: usize, total: usize) -> String {
 pub(crate) fn result_header(prompt: &str, url: &str, status: u16, content_type: &str, bytes: usize) -> String {
     format!(
         "Prompt: {prompt}\nURL: {url}\nStatus: {status}, {content_type}, {}\n\n---\n\n",
-        hands_core::format_size(bytes)
+        hands_core::format_file_size(bytes as u64, hands_core::SizeStyle::OneDecimal)
     )
 }
 
