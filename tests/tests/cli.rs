@@ -303,8 +303,15 @@ fn an_unavailable_sandbox_warns_or_refuses() {
     let out = off(&["sandbox", "status"]);
     assert!(!out.status.success(), "the sandbox is on but cannot run: exit 1");
     assert!(stdout(&out).contains("mechanism: unavailable"), "{}", stdout(&out));
-    // Two calls of one session: both run, unsandboxed; the note comes with the first only.
-    let turn = r#"{"role":"assistant","content":[{"type":"tool_use","id":"b1","name":"Bash","input":{"command":"echo first"}},{"type":"tool_use","id":"b2","name":"Bash","input":{"command":"echo second"}}]}"#;
+    // Three calls of one session, in two turns: all run, unsandboxed; the note comes with the
+    // first result only. The second turn's two calls are read-only, so they run side by side
+    // and finish in any order: whichever finishes first must not get the note again. (The
+    // first turn has one call: two concurrent first calls would have no "first" result, and
+    // which one finished first used to decide the note's place under load.)
+    let turns = [
+        r#"{"role":"assistant","content":[{"type":"tool_use","id":"b1","name":"Bash","input":{"command":"echo first"}}]}"#,
+        r#"{"role":"assistant","content":[{"type":"tool_use","id":"b2","name":"Bash","input":{"command":"echo second"}},{"type":"tool_use","id":"b3","name":"Bash","input":{"command":"echo third"}}]}"#,
+    ];
     let mut child = p
         .hands()
         .arg("run")
@@ -313,10 +320,10 @@ fn an_unavailable_sandbox_warns_or_refuses() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), format!("{turn}\n").as_bytes()).unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), format!("{}\n", turns.join("\n")).as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     let text = stdout(&out);
-    assert!(text.contains("first") && text.contains("second"), "{text}");
+    assert!(text.contains("first") && text.contains("second") && text.contains("third"), "{text}");
     assert_eq!(text.matches("cannot run here").count(), 1, "{text}");
     let first = text.lines().find(|l| l.contains("first")).unwrap();
     assert!(first.contains("cannot run here"), "the note rides on the first result: {text}");

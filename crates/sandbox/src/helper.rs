@@ -13,10 +13,12 @@
 //! `/dev/null`), and once that ends kills and reaps every descendant still running (they were
 //! reparented to it), then exits with the program's status.
 //!
-//! `helper --resident [--block-unix-sockets] [--block-listen] -- BWRAP ARGS...` is the persistent
-//! bubblewrap sandbox's resident, which runs each command in a bwrap of its own inside it, and
-//! `helper --attach -- PROGRAM ARGS...` the client hands starts outside for each command it runs
-//! there (see `crate::resident`).
+//! `helper --resident [--block-unix-sockets] [--block-listen] [--keep PATH]... -- HELPER...` is
+//! the persistent bubblewrap sandbox's resident, which gives each command its own namespaces;
+//! `helper --init [--block-unix-sockets] [--block-listen] -- PROGRAM ARGS...` is the first process
+//! of such a command, which confines itself and becomes the command; and `helper --attach --
+//! PROGRAM ARGS...` the client hands starts outside for each command it runs there (see
+//! `crate::resident`).
 //!
 //! A binary calls [`run`] when its arguments ask for the helper (see
 //! [`crate::HelperCommand`]); `hands` does it for `hands __sandbox-helper`, and this crate ships
@@ -48,6 +50,8 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
     let mut landlock = false;
     let mut resident = false;
     let mut attach = false;
+    let mut init = false;
+    let mut keep = Vec::new();
     let mut resident_rules =
         crate::linux::SyscallRules { block_unix_sockets: false, block_listen: false, tcp_only: false };
     let mut rest = args.into_iter();
@@ -63,6 +67,8 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
             Some("--block-unix-sockets") => resident_rules.block_unix_sockets = true,
             Some("--block-listen") => resident_rules.block_listen = true,
             Some("--attach") => attach = true,
+            Some("--init") => init = true,
+            Some("--keep") => keep.push(std::path::PathBuf::from(rest.next().ok_or("--keep needs a path")?)),
             Some("--") => {
                 argv.extend(rest.by_ref());
                 break;
@@ -71,7 +77,10 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
         }
     }
     if resident {
-        return crate::resident::serve(resident_rules, argv);
+        return crate::resident::serve(resident_rules, keep, argv);
+    }
+    if init {
+        return crate::resident::init(resident_rules, argv);
     }
     if attach {
         if argv.is_empty() {

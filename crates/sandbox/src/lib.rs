@@ -233,7 +233,7 @@ impl Sandbox {
         if self.status.mechanism == Mechanism::Bubblewrap {
             match self.persistence() {
                 Ok(()) if self.persistent_started() => text.push_str(
-                    "\ncommands: in one bubblewrap sandbox per session, started at the first sandboxed command; each command runs in a bwrap of its own inside it (own pid, mount and IPC namespaces, /tmp, /dev/shm and /proc)",
+                    "\ncommands: in one bubblewrap sandbox per session, started at the first sandboxed command; the helper resident in it gives each command its own pid, mount and IPC namespaces, /tmp, /dev/shm and /proc (no bwrap per command), no capabilities and the seccomp filter",
                 ),
                 Ok(()) => text.push_str(
                     "\ncommands: in one bubblewrap sandbox per session if its start-up check passes (not checked yet in this process: it runs at the first sandboxed command); else each in a bubblewrap sandbox of its own",

@@ -211,42 +211,15 @@ pub(crate) fn mount_args(policy: &SandboxPolicy) -> Vec<OsString> {
 }
 
 /// The places every command of the persistent sandbox gets fresh (`crate::resident`).
-const FRESH_PER_COMMAND: [&str; 2] = ["/tmp", "/dev/shm"];
+pub(crate) const FRESH_PER_COMMAND: [&str; 2] = ["/tmp", "/dev/shm"];
 
-/// The arguments of the bwrap that runs one command inside the persistent sandbox, up to (not
-/// including) `--seccomp FD --chdir DIR -- argv`, which the resident helper adds per command.
-///
-/// Everything the sandbox shows is bound as it is (`--dev-bind / /` adds no flag; read-only
-/// mounts stay read-only, device nodes stay usable), then a fresh `/tmp` and `/dev/shm`, with
-/// the policy's paths inside them bound again from the sandbox's view (bwrap reads sources from
-/// the old root, so the session's temp folder under `/tmp` shows through), and a `/proc` of the
-/// command's own pid namespace. New pid and IPC namespaces with the command as pid 1 (when it
-/// ends the kernel ends what it left), its own session, no capabilities; bwrap adds a user
-/// namespace by itself when it runs without privilege.
-pub(crate) fn nested_args(policy: &SandboxPolicy) -> Vec<OsString> {
-    let mut args: Vec<OsString> = ["--dev-bind", "/", "/"].into_iter().map(os).collect();
-    for fresh in FRESH_PER_COMMAND {
-        args.extend([os("--tmpfs"), os(fresh)]);
-        for kept in outermost_under(policy, Path::new(fresh)) {
-            bind_args(&mut args, "--dev-bind", &kept, &kept);
-        }
-    }
-    args.extend(
-        [
-            "--proc",
-            "/proc",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--as-pid-1",
-            "--die-with-parent",
-            "--new-session",
-            "--cap-drop",
-            "ALL",
-        ]
-        .into_iter()
-        .map(os),
-    );
-    args
+/// What the persistent sandbox binds beneath the places each command gets fresh
+/// ([`FRESH_PER_COMMAND`]), none inside another: the resident helper binds them again (with what is
+/// mounted inside them) over each command's fresh `/tmp` and `/dev/shm`, so that the session's
+/// temp folder, a working directory under `/tmp` and the islands and hidden paths there show
+/// through as the policy says.
+pub(crate) fn kept_under_fresh(policy: &SandboxPolicy) -> Vec<PathBuf> {
+    FRESH_PER_COMMAND.iter().flat_map(|dir| outermost_under(policy, Path::new(dir))).collect()
 }
 
 /// The paths `policy` mounts at or beneath `dir`, without those inside another of them (a
@@ -371,25 +344,14 @@ mod tests {
                 ReadOnlyPath::Existing(PathBuf::from("/tmp/session/.bashrc")),
                 ReadOnlyPath::Missing(PathBuf::from("/dev/shm/x/.claude")),
             ],
-            deny_read: vec![PathBuf::from("/tmp/secret"), PathBuf::from("/w/.env")],
+            deny_read: vec![PathBuf::from("/tmp/secret"), PathBuf::from("/w/.env"), PathBuf::from("/tmpfoo")],
             allow_read: vec![],
             temp_dir: None,
             network: Default::default(),
         };
-        let args: Vec<String> = nested_args(&policy).iter().map(|a| a.to_string_lossy().into_owned()).collect();
-        let line = args.join(" ");
-        assert!(
-            line.starts_with(
-                "--dev-bind / / --tmpfs /tmp --dev-bind /tmp/secret /tmp/secret --dev-bind /tmp/session /tmp/session \
-                 --tmpfs /dev/shm --dev-bind /dev/shm/x/.claude /dev/shm/x/.claude --proc /proc --unshare-pid"
-            ),
-            "{line}"
-        );
-        assert!(!line.contains("/w"), "{line}");
-        for flag in ["--unshare-ipc", "--as-pid-1", "--die-with-parent", "--new-session"] {
-            assert!(args.iter().any(|a| a == flag), "{flag}: {line}");
-        }
-        assert!(line.ends_with("--cap-drop ALL"), "{line}");
+        // Outermost only (the session's .bashrc comes along with the session's folder), nothing
+        // outside /tmp and /dev/shm (`/tmpfoo` is not inside `/tmp`).
+        assert_eq!(kept_under_fresh(&policy), ["/tmp/secret", "/tmp/session", "/dev/shm/x/.claude"].map(PathBuf::from));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! One persistent bubblewrap sandbox per session: its namespaces (user, network, UTS, cgroup and
 //! the mounts of the policy) are set up once, at the first sandboxed command, with the helper
-//! resident inside; each command then runs in a bwrap of its own started by the helper inside
-//! that sandbox, rather than in a new outer sandbox.
+//! resident inside; each command then gets only what must be its own, made by the helper with
+//! a few system calls rather than by a new bwrap.
 //!
 //! How one command runs:
 //! 1. hands makes a socket pair for the command and sends one end to the resident helper over
@@ -12,20 +12,27 @@
 //!    (its own process group, stdout a pipe, stdin the command's end of the pair). The client
 //!    sends its stdout and stderr (`SCM_RIGHTS`), its working directory, arguments and
 //!    environment, waits for the status and exits with it.
-//! 3. The thread inside runs the command in a nested bwrap ([`crate::linux::nested_args`]): the
-//!    sandbox's view with a fresh `/tmp`, `/dev/shm` and `/proc`, new pid and IPC namespaces
-//!    with the command as pid 1, its own session, no capabilities, the seccomp filter. When the
-//!    command's pid 1 ends, the kernel ends everything left in its pid namespace; bwrap then
-//!    exits with the command's status (`128 + signal` for a signal), which the thread reports.
-//!    When the client dies (killed by hands on timeout, interrupt or task stop), the thread sees
-//!    its end of the pair close and kills that bwrap, whose `--die-with-parent` takes the
-//!    command's pid 1 and so the rest of its namespace.
+//! 3. The command's thread inside gives itself new mount, IPC and pid namespaces (`unshare`
+//!    affects the calling thread alone, and the thread ends with the command), makes its mounts
+//!    private, mounts a fresh `/tmp` and `/dev/shm` with what the sandbox binds beneath them
+//!    bound again, and spawns `helper --init -- argv...` (this very binary, `/proc/self/exe`)
+//!    with the standard library. Being the thread's first child after `unshare(CLONE_NEWPID)`,
+//!    the init is pid 1 of the new pid namespace; it mounts that namespace's `/proc` (with
+//!    `/proc/sys` and the like read-only, as bwrap does), starts a session, drops every
+//!    capability (bounding and ambient sets too), sets no_new_privs, loads the seccomp filter and
+//!    replaces itself with the command, which so stays pid 1 ([`init`]). When it ends, the kernel
+//!    ends everything left in its pid namespace; the thread reports the status (`128 + signal`
+//!    for a signal, as bwrap does). When the client dies first (killed by hands on timeout,
+//!    interrupt or task stop), the thread sees its end of the pair close and kills the command's
+//!    pid 1, which takes the rest of the namespace with it.
 //!
-//! No namespace, mount or capability code of our own: bubblewrap does all of it, outside once
-//! and inside per command, and the helper only passes messages, spawns bwrap with the standard
-//! library and waits with rustix's `pidfd_open` and `poll`. The outer bwrap keeps its own init
-//! as pid 1 (no `--as-pid-1`), so the commands' pid 1s that a killed bwrap leaves behind are
-//! reaped by it rather than by the helper, whose threads wait for their own children.
+//! The outer bwrap gives the helper every capability (`--cap-add ALL`; in its own user
+//! namespace when hands does not run as root) so that it can make these namespaces without a
+//! user namespace per command, which a thread of a threaded process could not make. No
+//! command ever runs with them: only the init has them, and it drops them all before it
+//! executes the command. The outer bwrap keeps its own init as pid 1 (no `--as-pid-1`), which
+//! reaps what a killed command leaves. No `unsafe` code: `unshare` is nix's, the mounts,
+//! capabilities, pidfd and poll are rustix's safe calls, spawning is the standard library's.
 //!
 //! The resident sandbox is keyed by the [`SandboxPolicy`] it was started with: a command whose
 //! policy differs (settings reloaded, working directories changed, a protected name that
@@ -35,16 +42,16 @@
 //! the control channel closes, bwrap's init and the kernel end what still runs inside, and
 //! `--die-with-parent` ends it all if hands dies.
 //!
-//! Where a bwrap cannot run inside another (the helper tries one when it starts), commands fall
-//! back to one bwrap per command ([`crate::linux::bwrap_command`]).
+//! Where the helper cannot make a command's namespaces (it tries one when it starts), commands
+//! fall back to one bwrap per command ([`crate::linux::bwrap_command`]).
 
 use std::ffi::OsString;
 use std::io::Read;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -214,23 +221,32 @@ impl Resident {
         let policy = materialize(policy);
         let rules = SyscallRules::for_policy(&policy);
         let mut args = crate::linux::mount_args(&policy);
-        // No --as-pid-1: bwrap's init stays pid 1 and reaps what killed commands leave.
+        // No --as-pid-1: bwrap's init stays pid 1 and reaps what killed commands leave. Every
+        // capability for the helper, which makes each command's namespaces and mounts (the
+        // command's init drops them all before the command starts).
         args.extend(
-            ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "hands-sandbox", "--"]
-                .into_iter()
-                .map(OsString::from),
+            [
+                "--unshare-all",
+                "--die-with-parent",
+                "--new-session",
+                "--hostname",
+                "hands-sandbox",
+                "--cap-add",
+                "ALL",
+                "--",
+            ]
+            .into_iter()
+            .map(OsString::from),
         );
         args.extend(helper.iter().cloned());
         args.push("--resident".into());
-        if rules.block_unix_sockets {
-            args.push("--block-unix-sockets".into());
+        args.extend(rule_flags(rules));
+        for kept in crate::linux::kept_under_fresh(&policy) {
+            args.extend(["--keep".into(), kept.into_os_string()]);
         }
-        if rules.block_listen {
-            args.push("--block-listen".into());
-        }
+        // How the helper is called, for the commands' init (`/proc/self/exe` is what runs).
         args.push("--".into());
-        args.push(bwrap.as_os_str().to_owned());
-        args.extend(crate::linux::nested_args(&policy));
+        args.extend(helper.iter().cloned());
         let (control, inside) = rustix::net::socketpair(
             rustix::net::AddressFamily::UNIX,
             rustix::net::SocketType::SEQPACKET,
@@ -426,65 +442,125 @@ impl ResidentSlot {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Inside: the resident helper and its commands.
+// Inside: the resident helper, each command's thread, and the command's init.
 
-/// How the resident helper starts one command: a bwrap of its own inside the sandbox.
+/// The helper's flags for `rules` (`--resident` and `--init` read the same ones).
+fn rule_flags(rules: SyscallRules) -> impl Iterator<Item = OsString> {
+    [(rules.block_unix_sockets, "--block-unix-sockets"), (rules.block_listen, "--block-listen")]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, flag)| OsString::from(flag))
+}
+
+/// How the resident helper starts one command.
 struct Runner {
-    /// The bwrap program and its arguments up to `--seccomp` ([`crate::linux::nested_args`]).
-    bwrap: OsString,
-    args: Vec<OsString>,
-    /// The seccomp filter, in the layout bwrap reads.
-    filter: Vec<u8>,
-    /// Held while a bwrap is spawned, so that the filter descriptor made inheritable for it
-    /// reaches that bwrap alone.
-    spawning: Mutex<()>,
+    /// What the seccomp filter refuses (the init builds and loads it).
+    rules: SyscallRules,
+    /// What the sandbox binds beneath `/tmp` and `/dev/shm`, bound again over each command's
+    /// fresh ones ([`crate::linux::kept_under_fresh`]).
+    keep: Vec<PathBuf>,
+    /// How the helper is called (program, then its leading arguments): the init's `argv[0]`
+    /// and the arguments before `--init`.
+    helper: Vec<OsString>,
 }
 
 impl Runner {
-    /// Start `request` confined, with `stdout` and `stderr` (stdin is `/dev/null`).
+    /// On the calling thread, which must be one of its own that ends with the command: new
+    /// mount, IPC and pid namespaces and a fresh `/tmp` and `/dev/shm` for it, then the
+    /// command's init spawned as pid 1 of the new pid namespace (see [`init`]), with `stdout`
+    /// and `stderr` (stdin is `/dev/null`).
     fn spawn(
         &self,
         request: &Request,
         stdout: std::process::Stdio,
         stderr: std::process::Stdio,
     ) -> Result<std::process::Child, String> {
-        let filter = crate::linux::memory_file("hands-sandbox-seccomp", &self.filter)
-            .and_then(crate::linux::inheritable)
-            .map_err(|e| e.to_string())?;
-        let mut command = std::process::Command::new(&self.bwrap);
-        command
-            .args(&self.args)
-            .arg("--seccomp")
-            .arg(filter.as_raw_fd().to_string())
-            .arg("--chdir")
-            .arg(&request.cwd)
+        use nix::sched::CloneFlags;
+        use std::os::unix::process::CommandExt;
+
+        // The calling thread alone moves (CLONE_NEWNS also gives it its own root and working
+        // directory); its next child is the first process of the new pid namespace.
+        nix::sched::unshare(CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWIPC | CloneFlags::CLONE_NEWPID)
+            .map_err(|e| format!("cannot make the command's namespaces: {e}"))?;
+        fresh_mounts(&self.keep).map_err(|e| format!("cannot mount the command's /tmp and /dev/shm: {e}"))?;
+        let (program, leading) = self.helper.split_first().ok_or("no helper to start the command with")?;
+        std::process::Command::new("/proc/self/exe")
+            .arg0(program)
+            .args(leading)
+            .arg("--init")
+            .args(rule_flags(self.rules))
             .arg("--")
             .args(&request.argv)
             .env_clear()
             .envs(request.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&request.cwd)
             .stdin(std::process::Stdio::null())
             .stdout(stdout)
-            .stderr(stderr);
-        let _spawning = self.spawning.lock().unwrap_or_else(|p| p.into_inner());
-        command.spawn().map_err(|e| format!("cannot run {}: {e}", Path::new(&self.bwrap).display()))
+            .stderr(stderr)
+            .spawn()
+            .map_err(|e| format!("cannot start the command in {}: {e}", Path::new(&request.cwd).display()))
     }
 }
 
-/// `helper --resident [--block-unix-sockets] [--block-listen] -- BWRAP ARGS...`: serve commands
-/// over the control channel on stdin until it closes, each run by `BWRAP ARGS... --seccomp FD
-/// --chdir DIR -- argv`.
-pub(crate) fn serve(rules: SyscallRules, nested: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+/// In the calling thread's new mount namespace: nothing propagates back to the sandbox, and
+/// `/tmp` and `/dev/shm` are fresh (empty tmpfs) but for `keep`, the sandbox's mounts beneath
+/// them, each bound again at its place with what is mounted inside it.
+fn fresh_mounts(keep: &[PathBuf]) -> std::io::Result<()> {
+    use rustix::mount::{MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags};
+    rustix::mount::mount_change("/", MountPropagationFlags::PRIVATE | MountPropagationFlags::REC)?;
+    for dir in crate::linux::FRESH_PER_COMMAND.map(Path::new) {
+        if dir.symlink_metadata().is_err() {
+            continue;
+        }
+        // Detached copies of the kept mounts, taken before the fresh tmpfs hides them.
+        let mut held = Vec::new();
+        for path in keep.iter().filter(|p| p.starts_with(dir)) {
+            let flags = OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::OPEN_TREE_CLOEXEC | OpenTreeFlags::AT_RECURSIVE;
+            match rustix::mount::open_tree(rustix::fs::CWD, path.as_path(), flags) {
+                Ok(tree) => held.push((path, tree)),
+                // Nothing there to show through.
+                Err(rustix::io::Errno::NOENT) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        rustix::mount::mount("tmpfs", dir, "tmpfs", MountFlags::NOSUID | MountFlags::NODEV, c"mode=0755")?;
+        for (path, tree) in held {
+            if rustix::fs::fstat(&tree)?.st_mode & rustix::fs::FileType::Directory.as_raw_mode()
+                == rustix::fs::FileType::Directory.as_raw_mode()
+            {
+                std::fs::create_dir_all(path)?;
+            } else {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)?;
+                }
+                std::fs::File::create(path)?;
+            }
+            rustix::mount::move_mount(
+                &tree,
+                "",
+                rustix::fs::CWD,
+                path.as_path(),
+                MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `helper --resident [--block-unix-sockets] [--block-listen] [--keep PATH]... -- HELPER...`:
+/// serve commands over the control channel on stdin until it closes, each on a thread of its
+/// own ([`Runner::spawn`]); `HELPER...` is how this binary is called, for the commands' init.
+pub(crate) fn serve(
+    rules: SyscallRules,
+    keep: Vec<PathBuf>,
+    helper: Vec<OsString>,
+) -> Result<std::convert::Infallible, String> {
     let stdin = std::io::stdin();
     let control = stdin.as_fd();
-    let mut nested = nested.into_iter();
-    let bwrap = nested.next().ok_or("--resident needs the bwrap command after --")?;
-    let filter = crate::linux::seccomp_program(rules).map_err(|e| e.to_string())?;
-    let runner = Arc::new(Runner {
-        bwrap,
-        args: nested.collect(),
-        filter: crate::linux::program_bytes(&filter),
-        spawning: Mutex::new(()),
-    });
+    if helper.is_empty() {
+        return Err("--resident needs the helper's command line after --".into());
+    }
+    let runner = Arc::new(Runner { rules, keep, helper });
     if let Err(why) = probe(&runner) {
         let _ = send_with_fds(control, format!("F{why}").as_bytes(), &[]);
         std::process::exit(0);
@@ -526,31 +602,37 @@ pub(crate) fn serve(rules: SyscallRules, nested: Vec<OsString>) -> Result<std::c
     }
 }
 
-/// Whether a command's own bwrap works inside this sandbox (nested namespaces allowed, `/proc`
-/// mountable): run `true` in one.
+/// Whether a command's namespaces, mounts and init work inside this sandbox (nested
+/// namespaces allowed, `/proc` mountable, capabilities there to drop): run `true` as a command
+/// would run, on a thread of its own.
 fn probe(runner: &Runner) -> Result<(), String> {
-    let request = Request { cwd: "/".into(), argv: vec!["true".into()], env: Vec::new() };
-    let mut child = runner.spawn(&request, std::process::Stdio::null(), std::process::Stdio::piped())?;
-    let mut said = String::new();
-    if let Some(mut err) = child.stderr.take() {
-        let _ = err.read_to_string(&mut said);
-    }
-    match child.wait() {
-        Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!("a command's own bwrap inside the sandbox failed ({status}): {}", said.trim())),
-        Err(e) => Err(format!("waiting for a command's own bwrap inside the sandbox: {e}")),
-    }
+    let attempt = || {
+        let request = Request { cwd: "/".into(), argv: vec!["true".into()], env: Vec::new() };
+        let mut child = runner.spawn(&request, std::process::Stdio::null(), std::process::Stdio::piped())?;
+        let mut said = String::new();
+        if let Some(mut err) = child.stderr.take() {
+            let _ = err.read_to_string(&mut said);
+        }
+        match child.wait() {
+            Ok(status) if status.success() => Ok(()),
+            Ok(status) => Err(format!("a command's set-up inside the sandbox failed ({status}): {}", said.trim())),
+            Err(e) => Err(format!("waiting for a command inside the sandbox: {e}")),
+        }
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(attempt).join().unwrap_or_else(|_| Err("the start-up check panicked".into()))
+    })
 }
 
-/// How a command's bwrap ended: its exit code (bwrap reports a command killed by a signal as
-/// `128 + signal`, and so does this for bwrap itself).
+/// How a command's pid 1 ended: its exit code, or `128 + signal` as bwrap reports it.
 fn exit_code(status: std::process::ExitStatus) -> i32 {
     status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
 }
 
-/// One command: read it from its channel, run it, report how it ended. When the client goes
-/// away first (killed by hands on timeout, interrupt or stop), kill the command's bwrap; its
-/// `--die-with-parent` takes the command's pid 1, and the kernel the rest of its namespace.
+/// One command, on its own thread: read it from its channel, run it, report how it ended. When
+/// the client goes away first (killed by hands on timeout, interrupt or stop), kill the
+/// command's pid 1, and with it the kernel ends the rest of its pid namespace. The thread's
+/// namespaces go when it ends.
 fn supervise(conn: OwnedFd, runner: &Runner) {
     // A file, to read the request with `read_exact`; still the socket for the rest.
     let conn = std::fs::File::from(conn);
@@ -596,7 +678,7 @@ fn supervise(conn: OwnedFd, runner: &Runner) {
                 break;
             }
             if !fds[0].revents().is_empty() {
-                // The client is gone: so is the command.
+                // The client is gone: so is the command, and with its pid 1 all it started.
                 let _ = child.kill();
                 let _ = child.wait();
                 return;
@@ -610,6 +692,70 @@ fn supervise(conn: OwnedFd, runner: &Runner) {
     let mut reply = vec![b'X'];
     reply.extend_from_slice(&code.to_le_bytes());
     let _ = write_all(conn.as_fd(), &reply);
+}
+
+/// `helper --init [--block-unix-sockets] [--block-listen] -- argv...`: a command's first
+/// process, spawned by its thread in the resident helper as pid 1 of the command's own pid
+/// namespace, in its own mount and IPC namespaces: mount the namespace's `/proc`, start a
+/// session, drop every capability and set no_new_privs, load the seccomp filter, and become
+/// the command (which so is pid 1: when it ends, the kernel ends what it left). Returns only on
+/// failure.
+pub(crate) fn init(rules: SyscallRules, argv: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+    use std::os::unix::process::CommandExt;
+
+    let (program, args) = argv.split_first().ok_or("no command after --")?;
+    if !rustix::process::getpid().is_init() {
+        return Err("the command's init is not pid 1 of a namespace of its own".into());
+    }
+    // The command goes if its thread does (the helper was killed).
+    rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+        .map_err(|e| format!("cannot tie the command to the sandbox: {e}"))?;
+    mount_proc().map_err(|e| format!("cannot mount the command's /proc: {e}"))?;
+    rustix::process::setsid().map_err(|e| format!("cannot start the command's session: {e}"))?;
+    drop_capabilities().map_err(|e| format!("cannot drop capabilities: {e}"))?;
+    rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no_new_privs: {e}"))?;
+    let filter = crate::linux::seccomp_program(rules).map_err(|e| e.to_string())?;
+    seccompiler::apply_filter(&filter).map_err(|e| format!("cannot load the seccomp filter: {e}"))?;
+    let error = std::process::Command::new(program).args(args).exec();
+    Err(format!("cannot run {}: {error}", program.to_string_lossy()))
+}
+
+/// A `/proc` of this pid namespace over the sandbox's, with the parts bwrap keeps read-only
+/// (kernel settings, the SysRq trigger, IRQ and bus settings) kept so: as root without
+/// capabilities a command could otherwise still write some of them.
+fn mount_proc() -> rustix::io::Result<()> {
+    use rustix::mount::MountFlags;
+    let fresh = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
+    rustix::mount::mount("proc", "/proc", "proc", fresh, None)?;
+    for part in ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"] {
+        if Path::new(part).symlink_metadata().is_err() {
+            continue;
+        }
+        rustix::mount::mount_bind(part, part)?;
+        rustix::mount::mount_remount(part, MountFlags::BIND | MountFlags::RDONLY | fresh, "")?;
+    }
+    Ok(())
+}
+
+/// Drop every capability: the bounding set (so that executing a program, even as root or
+/// with file capabilities, gives none back), the ambient set, then the effective, permitted
+/// and inheritable sets.
+fn drop_capabilities() -> rustix::io::Result<()> {
+    use rustix::thread::{CapabilitySet, CapabilitySets};
+    for bit in 0..64 {
+        match rustix::thread::remove_capability_from_bounding_set(CapabilitySet::from_bits_retain(1 << bit)) {
+            // Past the last capability this kernel knows.
+            Ok(()) | Err(rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    match rustix::thread::clear_ambient_capability_set() {
+        // Kernels before 4.3 have no ambient set.
+        Ok(()) | Err(rustix::io::Errno::INVAL) => {}
+        Err(e) => return Err(e),
+    }
+    let none = CapabilitySet::empty();
+    rustix::thread::set_capabilities(None, CapabilitySets { effective: none, permitted: none, inheritable: none })
 }
 
 /// `helper --attach -- argv...`, outside the sandbox, stdin the command's end of its channel:

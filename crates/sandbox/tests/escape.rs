@@ -371,6 +371,59 @@ async fn processes_outside_cannot_be_signalled_or_traced() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_running_at_the_same_time_cannot_be_signalled() {
+    // In the persistent sandbox, commands share its namespaces but their pid namespace: one
+    // must not see, signal or trace another that runs beside it (nor the resident helper).
+    let marker = format!("{}.{}", 700 + std::process::id() % 100, std::process::id());
+    // The needle is put together at run time, so that the killer's own command line lacks it.
+    let killer = format!(
+        "needle=\"$(printf 'sleep %s' {marker})\"; for p in /proc/[0-9]*; do \
+         tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q \"$needle\" && kill -KILL ${{p#/proc/}} && echo killed; done; true"
+    );
+    let s = SandboxSettings::default();
+    for (mechanism, sandbox) in sandboxes() {
+        for confined in [false, true] {
+            let f = Fixture::new();
+            let policy = f.policy(&s);
+            let argv: Vec<OsString> = ["sleep", &marker].into_iter().map(OsString::from).collect();
+            let (mut command, prepared) = if confined {
+                let mut prepared = sandbox.prepare(&policy, &argv).unwrap();
+                (prepared.command(), Some(prepared))
+            } else {
+                let mut c = tokio::process::Command::new("sleep");
+                c.arg(&marker);
+                (c, None)
+            };
+            command.current_dir(&f.work).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+            let mut victim = command.spawn().unwrap();
+            drop(command);
+            let guard = prepared.map(|p| p.started());
+            // Until the victim runs as `sleep` (the client outside names the marker too).
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let sleeping =
+                || processes_with(&marker).into_iter().any(|p| command_line(p).starts_with(&format!("sleep {marker}")));
+            while !sleeping() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            assert!(sleeping(), "{mechanism}: the victim started");
+            let ran = run(confined.then_some(&sandbox), &policy, &f.work, &killer).await;
+            // kill(1) succeeds only once the signal is sent: its "killed" says whether it got
+            // there, with no wait for the victim's end (which comes later).
+            let killed = ran.output.contains("killed");
+            let still_running = victim.try_wait().unwrap().is_none();
+            let _ = victim.kill().await;
+            drop(guard);
+            if confined {
+                assert!(!killed && still_running, "{mechanism} let a command kill another: {}", ran.output);
+            } else {
+                assert!(killed, "unsandboxed, the attempt should succeed: {}", ran.output);
+            }
+        }
+    }
+    kill_all(&marker);
+}
+
 /// The command line of `pid`, arguments separated by spaces (empty once it is gone).
 fn command_line(pid: u32) -> String {
     let mut cmdline = Vec::new();
@@ -395,16 +448,29 @@ fn processes_with(marker: &str) -> Vec<u32> {
         .collect()
 }
 
+/// Kill the processes whose command line contains `marker`, and wait until they are gone (a
+/// killed process shows its command line until it has exited), so that a later check cannot
+/// count them.
 fn kill_all(marker: &str) {
-    for pid in processes_with(marker) {
-        let _ = std::process::Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = processes_with(marker);
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "processes named {marker} do not end: {left:?}");
+        for pid in left {
+            let _ = std::process::Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nothing_is_left_running_after_the_command() {
     let s = SandboxSettings::default();
-    let marker = format!("{}.{}", 900 + std::process::id() % 100, std::process::id());
+    // Neither marker contains the other.
+    let marker = format!("{}.{}0", 900 + std::process::id() % 100, std::process::id());
     case(
         "process left behind",
         &s,
@@ -423,23 +489,36 @@ async fn nothing_is_left_running_after_the_command() {
         },
     )
     .await;
-    // A background job that goes on writing outside after the command returned.
-    let bg_marker = format!("{marker}1");
+    // A background job that goes on writing outside after the command returned. It waits for
+    // `go`, which the test makes only once the command has returned, so the write is surely
+    // late; then the test waits for the write or for the job to be gone (its subshell names
+    // the marker until it ends), whichever comes first: no time decides the outcome.
+    let bg_marker = format!("{}.{}1", 900 + std::process::id() % 100, std::process::id());
     case(
         "background job",
         &s,
         |f| {
             format!(
-                "(sleep 0.3; echo pwned > {}/late; sleep {bg_marker}) >/dev/null 2>&1 < /dev/null & disown; echo started",
-                f.outside.display()
+                "(until [ -e {go} ]; do sleep 0.01; done; echo pwned > {late}; sleep {bg_marker}) >/dev/null 2>&1 < /dev/null & disown; echo started",
+                go = f.outside.join("go").display(),
+                late = f.outside.join("late").display(),
             )
         },
         |f, _| {
-            let deadline = Instant::now() + Duration::from_millis(1500);
-            while !exists(f.outside.join("late")) && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
+            std::fs::write(f.outside.join("go"), "").unwrap();
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while !exists(f.outside.join("late")) && !processes_with(&bg_marker).is_empty() {
+                assert!(
+                    Instant::now() < deadline,
+                    "the background job neither wrote nor ended: {:?}",
+                    processes_with(&bg_marker)
+                        .into_iter()
+                        .map(|p| (p, parent(p), command_line(p), command_line(parent(p))))
+                        .collect::<Vec<_>>()
+                );
+                std::thread::sleep(Duration::from_millis(10));
             }
-            let escaped = exists(f.outside.join("late")) || !processes_with(&bg_marker).is_empty();
+            let escaped = exists(f.outside.join("late"));
             kill_all(&bg_marker);
             escaped
         },
@@ -654,6 +733,72 @@ async fn each_command_gets_only_its_own_environment_and_directory() {
     }
 }
 
+/// What a command sees of itself, one `key=value` a line: its pid, its pid 1's command line,
+/// its session, its capability sets, no_new_privs, seccomp mode, namespaces and `/proc/sys`.
+const SELF_REPORT: &str = r#"echo "pid=$$"; echo "one=$(tr '\0' ' ' < /proc/1/cmdline)"; echo "sid=$(cut -d' ' -f6 /proc/$$/stat)"; grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \t' | tr ':' '='; for ns in ipc mnt pid; do echo "ns-$ns=$(readlink /proc/self/ns/$ns)"; done; awk '$2=="/proc/sys"{split($4,o,","); print "procsys="o[1]}' /proc/self/mounts; echo self-report"#;
+
+/// The `key=value` lines of a [`SELF_REPORT`].
+fn self_report(output: &str) -> std::collections::HashMap<String, String> {
+    output.lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_command_is_pid_1_of_its_own_namespaces_without_privileges() {
+    // What bubblewrap gives each command, persistent or not: pid 1 of its own pid namespace
+    // with its own /proc (its /proc/sys read-only), its own session, IPC and mount namespaces
+    // (a second command's differ), no capability in any set, no_new_privs and the seccomp
+    // filter. Unsandboxed, none of it holds (so each check can fail).
+    let plain = Fixture::new();
+    let ran = run(None, &plain.policy(&SandboxSettings::default()), &plain.work, SELF_REPORT).await;
+    let outside = self_report(&ran.output);
+    assert!(ran.output.contains("self-report"), "{}", ran.output);
+    assert_ne!(outside["pid"], "1", "{}", ran.output);
+    assert!(!outside["one"].contains("self-report"), "{}", ran.output);
+    assert_ne!(outside["sid"], "1", "{}", ran.output);
+    assert_ne!(outside["Seccomp"], "2", "{}", ran.output);
+    for (mechanism, sandbox) in sandboxes().into_iter().filter(|(m, _)| *m != "landlock") {
+        let f = Fixture::new();
+        // A first command makes the protected directories that were missing, so that the
+        // policy computed afresh after it (as the Bash tool does per command) is the one the
+        // persistent sandbox runs: the two commands below share it.
+        assert!(run(Some(&sandbox), &f.policy(&SandboxSettings::default()), &f.work, "true").await.success);
+        let policy = f.policy(&SandboxSettings::default());
+        // Two commands at once, each waiting for the other's report before it ends: a
+        // namespace's number is reused once it is gone, so only live ones compare.
+        let both = |me: &str, other: &str| {
+            format!("{SELF_REPORT}; : > {me}-ready; until [ -e {other}-ready ]; do sleep 0.01; done")
+        };
+        let (one, two) = (both("first", "second"), both("second", "first"));
+        let (first, second) =
+            tokio::join!(run(Some(&sandbox), &policy, &f.work, &one), run(Some(&sandbox), &policy, &f.work, &two));
+        for ran in [&first, &second] {
+            let seen = self_report(&ran.output);
+            let says = |key: &str| seen.get(key).map(String::as_str).unwrap_or("(missing)");
+            assert!(ran.success && ran.output.contains("self-report"), "{mechanism}: {}", ran.output);
+            assert_eq!(says("pid"), "1", "{mechanism}: the command is pid 1: {}", ran.output);
+            assert!(says("one").contains("self-report"), "{mechanism}: /proc is its own: {}", ran.output);
+            assert_eq!(says("sid"), "1", "{mechanism}: its own session: {}", ran.output);
+            for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
+                assert_eq!(says(set), "0000000000000000", "{mechanism}: {set}: {}", ran.output);
+            }
+            assert_eq!(says("NoNewPrivs"), "1", "{mechanism}: {}", ran.output);
+            assert_eq!(says("Seccomp"), "2", "{mechanism}: the filter is loaded: {}", ran.output);
+            // bwrap itself leaves /proc/sys writable on this test machine (it skips the bind
+            // when it fails); the persistent sandbox's own /proc keeps it read-only.
+            if mechanism == PERSISTENT {
+                assert_eq!(says("procsys"), "ro", "{mechanism}: /proc/sys is read-only: {}", ran.output);
+            }
+            for ns in ["ns-ipc", "ns-mnt", "ns-pid"] {
+                assert_ne!(says(ns), outside[ns], "{mechanism}: {ns} namespace: {}", ran.output);
+            }
+        }
+        let (first, second) = (self_report(&first.output), self_report(&second.output));
+        for ns in ["ns-ipc", "ns-mnt", "ns-pid"] {
+            assert_ne!(first[ns], second[ns], "{mechanism}: each command has its own {ns} namespace");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exit_codes_and_kills_reach_through_the_persistent_sandbox() {
     let (_, sandbox) = sandboxes().remove(0);
@@ -752,29 +897,26 @@ async fn the_persistent_sandbox_is_reused_restarted_and_closed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_start_up_check_is_reported_and_commands_fall_back() {
-    // A bwrap that works outside but refuses inside the sandbox (whose hostname it can see), as
-    // where nested namespaces are not allowed.
+    // A helper that, as the resident, has lost every capability (as where the sandbox may not
+    // make namespaces of its own): it cannot give a command its namespaces.
     let f = Fixture::new();
-    let bwrap = f.outside.join("bwrap");
-    let real = Sandbox::new().status().program.clone().expect("bwrap found");
+    let wrapper = f.outside.join("helper");
+    let real = env!("CARGO_BIN_EXE_hands-sandbox-helper");
     std::fs::write(
-        &bwrap,
+        &wrapper,
         format!(
-            "#!/bin/sh\nif [ \"$(cat /proc/sys/kernel/hostname)\" = hands-sandbox ]; then echo 'bwrap: nested namespaces are refused here' >&2; exit 1; fi\nexec {} \"$@\"\n",
-            real.display()
+            "#!/bin/sh\ncase \" $* \" in *\" --resident \"*) exec setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all {real} \"$@\";; esac\nexec {real} \"$@\"\n"
         ),
     )
     .unwrap();
-    std::fs::set_permissions(&bwrap, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let mut status = Sandbox::new().status().clone();
-    status.program = Some(bwrap);
-    let sandbox = Sandbox::new().with_status(status).with_helper(helper());
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let sandbox = Sandbox::new().with_helper(Some(HelperCommand { program: wrapper, args: Vec::new() }));
     let policy = f.policy(&SandboxSettings::default());
     assert!(sandbox.describe().contains("not checked yet"), "{}", sandbox.describe());
     sandbox.check_persistent(&policy).unwrap();
     let said = sandbox.describe();
     assert!(said.contains("each in a bubblewrap sandbox of its own (not persistent:"), "{said}");
-    assert!(said.contains("nested namespaces are refused here"), "{said}");
+    assert!(said.contains("cannot make the command's namespaces"), "{said}");
     // Commands still run, each in a bwrap of its own, and stay confined.
     let ran =
         run(Some(&sandbox), &policy, &f.work, &format!("echo in > kept && echo out > {}/x", f.outside.display())).await;

@@ -209,23 +209,49 @@ async fn an_edited_sandbox_block_applies_to_the_next_call() {
     assert!(target.exists(), "the new allowWrite applies to the next command");
 }
 
-/// Processes whose command line contains `needle`, leaving out those whose parent is one too
-/// (bwrap's init inside a sandbox shares its command line).
-fn processes_with(needle: &str) -> usize {
-    let named: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+/// The parent of each process on the machine (by pid).
+fn parents() -> std::collections::HashMap<u32, u32> {
+    std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
         .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
-        .filter(|pid| {
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // After the name in parentheses: the state, then the parent.
+            let parent = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()?;
+            Some((pid, parent))
+        })
+        .collect()
+}
+
+/// This test's own processes (descendants of this process: the sandbox and what runs in it,
+/// whose processes show here under their outer pids) whose command line contains `needle`,
+/// leaving out those whose parent is one too (bwrap's init inside a sandbox shares its command
+/// line). Other processes on the machine are never counted, whatever their command line: other
+/// test runs may sleep for the same time, and pids are reused.
+fn processes_with(needle: &str) -> usize {
+    let parents = parents();
+    let me = std::process::id();
+    let mine = |mut pid: u32| {
+        // Bounded: a pid reused during the walk cannot make it loop.
+        for _ in 0..64 {
+            match parents.get(&pid) {
+                Some(&parent) if parent == me => return true,
+                Some(&parent) if parent > 1 => pid = parent,
+                _ => return false,
+            }
+        }
+        false
+    };
+    let named: Vec<(u32, u32)> = parents
+        .iter()
+        .filter(|(pid, _)| mine(**pid))
+        .filter(|(pid, _)| {
             std::fs::read(format!("/proc/{pid}/cmdline"))
                 .map(|c| String::from_utf8_lossy(&c).replace('\0', " ").contains(needle))
                 .unwrap_or(false)
         })
-        .map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let parent = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok());
-            (pid, parent.unwrap_or(0))
-        })
+        .map(|(pid, parent)| (*pid, *parent))
         .collect();
     named.iter().filter(|(_, parent)| !named.iter().any(|(pid, _)| pid == parent)).count()
 }
@@ -253,7 +279,7 @@ async fn one_sandbox_serves_the_session_and_ends_with_it() {
     let r = h.call(json!({ "command": "cat /tmp/private 2>&1; echo two" })).await;
     assert!(r.text().contains("two") && !r.text().contains("one"), "each command has its own /tmp: {}", r.text());
     // A timeout stops the command and what it started, as without persistence.
-    // A duration no other process on the machine sleeps for.
+    // Counted among this test's own processes only (see `processes_with`).
     let sleep = format!("sleep 30.{}", std::process::id());
     let r = h.call(json!({ "command": sleep, "timeout": 300 })).await;
     assert!(r.is_error, "{r:?}");
