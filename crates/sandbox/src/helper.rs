@@ -15,8 +15,9 @@
 //!
 //! `helper --resident [--block-unix-sockets] [--block-listen] [--keep PATH]... -- HELPER...` is
 //! the persistent bubblewrap sandbox's resident, which gives each command its own namespaces;
-//! `helper --init [--block-unix-sockets] [--block-listen] -- PROGRAM ARGS...` is the first process
-//! of such a command, which confines itself and becomes the command; and `helper --attach --
+//! `helper --init [--block-unix-sockets] [--block-listen] [--env KEY=VALUE]... -- PROGRAM ARGS...`
+//! is the first process of such a command, which confines itself and becomes the command (with
+//! that environment, and no other); and `helper --attach --
 //! PROGRAM ARGS...` the client hands starts outside for each command it runs there (see
 //! `crate::resident`).
 //!
@@ -52,6 +53,7 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
     let mut attach = false;
     let mut init = false;
     let mut keep = Vec::new();
+    let mut env = Vec::new();
     let mut resident_rules =
         crate::linux::SyscallRules { block_unix_sockets: false, block_listen: false, tcp_only: false };
     let mut rest = args.into_iter();
@@ -69,6 +71,7 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
             Some("--attach") => attach = true,
             Some("--init") => init = true,
             Some("--keep") => keep.push(std::path::PathBuf::from(rest.next().ok_or("--keep needs a path")?)),
+            Some("--env") => env.push(rest.next().ok_or("--env needs KEY=VALUE")?),
             Some("--") => {
                 argv.extend(rest.by_ref());
                 break;
@@ -80,7 +83,7 @@ fn run_inner(args: Vec<OsString>) -> Result<std::convert::Infallible, String> {
         return crate::resident::serve(resident_rules, keep, argv);
     }
     if init {
-        return crate::resident::init(resident_rules, argv);
+        return crate::resident::init(resident_rules, env, argv);
     }
     if attach {
         if argv.is_empty() {
@@ -129,8 +132,6 @@ fn run_confined(
     program: &OsString,
     args: &[OsString],
 ) -> Result<std::convert::Infallible, String> {
-    use std::os::unix::process::ExitStatusExt;
-
     rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
         .map_err(|e| format!("cannot become the reaper of the command's processes: {e}"))?;
     crate::landlock::apply(plan)?;
@@ -148,8 +149,7 @@ fn run_confined(
         .map_err(|e| format!("cannot run {}: {e}", program.to_string_lossy()))?;
     let status = child.wait().map_err(|e| format!("waiting for the command: {e}"))?;
     reap_descendants();
-    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
-    std::process::exit(code);
+    std::process::exit(crate::resident::exit_code(status));
 }
 
 /// Kill every process reparented to this one (the command's leftovers) and reap them, until no

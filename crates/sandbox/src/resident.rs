@@ -45,7 +45,7 @@
 //! Where the helper cannot make a command's namespaces (it tries one when it starts), commands
 //! fall back to one bwrap per command ([`crate::linux::bwrap_command`]).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -489,10 +489,18 @@ impl Runner {
             .args(leading)
             .arg("--init")
             .args(rule_flags(self.rules))
+            .args(request.env.iter().flat_map(|(key, value)| {
+                let mut pair = key.clone();
+                pair.push("=");
+                pair.push(value);
+                [OsString::from("--env"), pair]
+            }))
             .arg("--")
             .args(&request.argv)
+            // The init runs with every capability until it drops them: nothing of the
+            // command's environment may reach it (LD_PRELOAD would run the command's code
+            // with them), so the environment goes as arguments and reaches the command alone.
             .env_clear()
-            .envs(request.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&request.cwd)
             .stdin(std::process::Stdio::null())
             .stdout(stdout)
@@ -624,8 +632,8 @@ fn probe(runner: &Runner) -> Result<(), String> {
     })
 }
 
-/// How a command's pid 1 ended: its exit code, or `128 + signal` as bwrap reports it.
-fn exit_code(status: std::process::ExitStatus) -> i32 {
+/// How a command ended: its exit code, or `128 + signal` as bwrap reports it.
+pub(crate) fn exit_code(status: std::process::ExitStatus) -> i32 {
     status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
 }
 
@@ -694,13 +702,18 @@ fn supervise(conn: OwnedFd, runner: &Runner) {
     let _ = write_all(conn.as_fd(), &reply);
 }
 
-/// `helper --init [--block-unix-sockets] [--block-listen] -- argv...`: a command's first
-/// process, spawned by its thread in the resident helper as pid 1 of the command's own pid
-/// namespace, in its own mount and IPC namespaces: mount the namespace's `/proc`, start a
-/// session, drop every capability and set no_new_privs, load the seccomp filter, and become
-/// the command (which so is pid 1: when it ends, the kernel ends what it left). Returns only on
+/// `helper --init [--block-unix-sockets] [--block-listen] [--env KEY=VALUE]... -- argv...`: a
+/// command's first process, spawned by its thread in the resident helper as pid 1 of the
+/// command's own pid namespace, in its own mount and IPC namespaces, with an empty environment:
+/// mount the namespace's `/proc`, start a session, drop every capability and set
+/// no_new_privs, load the seccomp filter, and become the command with the `--env` environment
+/// (the command so is pid 1: when it ends, the kernel ends what it left). Returns only on
 /// failure.
-pub(crate) fn init(rules: SyscallRules, argv: Vec<OsString>) -> Result<std::convert::Infallible, String> {
+pub(crate) fn init(
+    rules: SyscallRules,
+    env: Vec<OsString>,
+    argv: Vec<OsString>,
+) -> Result<std::convert::Infallible, String> {
     use std::os::unix::process::CommandExt;
 
     let (program, args) = argv.split_first().ok_or("no command after --")?;
@@ -716,7 +729,12 @@ pub(crate) fn init(rules: SyscallRules, argv: Vec<OsString>) -> Result<std::conv
     rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no_new_privs: {e}"))?;
     let filter = crate::linux::seccomp_program(rules).map_err(|e| e.to_string())?;
     seccompiler::apply_filter(&filter).map_err(|e| format!("cannot load the seccomp filter: {e}"))?;
-    let error = std::process::Command::new(program).args(args).exec();
+    let env = env.iter().map(|pair| {
+        let bytes = pair.as_bytes();
+        let at = bytes.iter().position(|b| *b == b'=').unwrap_or(bytes.len());
+        (OsStr::from_bytes(&bytes[..at]), OsStr::from_bytes(bytes.get(at + 1..).unwrap_or_default()))
+    });
+    let error = std::process::Command::new(program).args(args).env_clear().envs(env).exec();
     Err(format!("cannot run {}: {error}", program.to_string_lossy()))
 }
 

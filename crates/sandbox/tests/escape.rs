@@ -800,6 +800,39 @@ async fn each_command_is_pid_1_of_its_own_namespaces_without_privileges() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_environment_reaches_the_command_and_not_its_privileged_init() {
+    // In the persistent sandbox a command's first process holds capabilities until it drops
+    // them: the command's environment must reach only the command. A preload that cannot be
+    // found makes the dynamic loader of each program started with it complain once.
+    let (_, sandbox) = sandboxes().remove(0);
+    let f = Fixture::new();
+    let preload = "/nonexistent/hands-escape-preload.so";
+    let complaints = |stderr: &[u8]| String::from_utf8_lossy(stderr).matches(preload).count();
+    let plain = tokio::process::Command::new("bash")
+        .args(["-c", ":"])
+        .env("LD_PRELOAD", preload)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(complaints(&plain.stderr), 1, "the loader names the preload: {plain:?}");
+    for _ in 0..2 {
+        let argv: Vec<OsString> = ["bash", "-c", "echo \"$LD_PRELOAD\""].into_iter().map(OsString::from).collect();
+        let mut prepared = sandbox.prepare(&f.policy(&SandboxSettings::default()), &argv).unwrap();
+        let mut command = prepared.command();
+        command.current_dir(&f.work).env("LD_PRELOAD", preload);
+        command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        let child = command.spawn().unwrap();
+        let guard = prepared.started();
+        let out = child.wait_with_output().await.unwrap();
+        drop(guard);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{preload}\n"), "the command has it: {out:?}");
+        // The client outside (hands' own helper) and the command: not the init in between.
+        assert_eq!(complaints(&out.stderr), 2, "{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exit_codes_and_kills_reach_through_the_persistent_sandbox() {
     let (_, sandbox) = sandboxes().remove(0);
     let f = Fixture::new();
