@@ -50,6 +50,17 @@ pub use constants::{ABORTED_MESSAGE, MAX_PERSISTED_OUTPUT_BYTES};
 pub(crate) use readonly_rules::Scope;
 pub use sandboxing::settings_watch_events;
 
+/// What the fuzz targets (`crates/fuzz-targets`) reach inside the classifier, under the `fuzzing`
+/// feature; no API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzzing {
+    /// The command whose exit status becomes the shell's, when certain (exit-code meanings).
+    pub fn status_command(command: &str) -> Option<String> {
+        crate::classify::status_command(command)
+    }
+}
+
 use constants::{Limits, MAX_ERROR_CHARS, TOOL_NAME};
 use run::{Ending, OnTimeout, RunOutcome, RunRequest};
 use semantics::ExitMeaning;
