@@ -46,6 +46,14 @@ fn block_on<F: Future>(future: F) -> F::Output {
         .block_on(future)
 }
 
+/// A project over `tool` alone (named `name`), in `bypassPermissions`, the tool discovered so
+/// its schema is sent: what a target that calls one tool through the engine runs on.
+fn one_tool_fixture(tool: std::sync::Arc<dyn hands_core::Tool>, name: &str) -> hands_test_support::Fixture {
+    hands_test_support::Fixture::builder(vec![tool])
+        .data(hands_core::DISCOVERED_TOOLS_KEY, serde_json::json!([name]))
+        .build()
+}
+
 /// `count` inputs of 0 to 511 bytes from a fixed generator (xorshift), for the smoke tests: the
 /// same bytes on every run, so a failure repeats.
 #[cfg(test)]

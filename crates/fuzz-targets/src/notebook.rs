@@ -74,11 +74,7 @@ fn generate(input: &Input) -> String {
 /// The project, made once per process; every input edits the same file.
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
-    FIXTURE.get_or_init(|| {
-        Fixture::builder(vec![hands_core::typed_arc(NotebookEditTool)])
-            .data(hands_core::DISCOVERED_TOOLS_KEY, json!(["NotebookEdit"]))
-            .build()
-    })
+    FIXTURE.get_or_init(|| crate::one_tool_fixture(hands_core::typed_arc(NotebookEditTool), "NotebookEdit"))
 }
 
 /// The cells of a notebook file, when it is one.

@@ -5,44 +5,13 @@
 //! mapping, the strict (OpenAI) and OpenAPI (Gemini) schema rewrites and the strict answer
 //! mapping on any JSON, whatever it claims to be.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
-use hands_core::{
-    Pool, PoolConfig, ResultLimit, Session, Tool, ToolCall, ToolContext, ToolError, ToolOutput, ToolSpec,
-};
+use hands_core::{Pool, PoolConfig, Session, ToolCall};
 use hands_spec::{Format, RenderOptions, ToolNames, is_portable_name, portable, render, restore_call};
-use hands_test_support::Fixture;
+use hands_test_support::{Fixture, external_tool};
 use serde_json::{Value, json};
-
-/// A tool known only by its name and schema, as an MCP client tool is.
-struct SchemaTool {
-    spec: ToolSpec,
-    schema: Value,
-}
-
-impl SchemaTool {
-    fn arc(name: &str, schema: Value) -> Arc<dyn Tool> {
-        let spec = ToolSpec::new("placeholder", "A tool made by the fuzzer.", ResultLimit::Chars(1000));
-        Arc::new(SchemaTool { spec: ToolSpec { name: Cow::Owned(name.to_string()), ..spec }, schema })
-    }
-}
-
-#[hands_core::async_trait]
-impl Tool for SchemaTool {
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-
-    async fn call(&self, _plan: hands_core::Planned, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Err(ToolError::msg("the fuzzer's tools are rendered, never called"))
-    }
-}
 
 fn session() -> &'static Arc<Session> {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
@@ -71,7 +40,7 @@ pub fn spec_schemas(data: &[u8]) {
         .unwrap_or_else(|_| json!({"type": "object", "properties": {"x": {"type": "string"}}}));
 
     let names: Vec<&str> = first_line.split('\t').take(4).collect();
-    let tools = names.iter().map(|name| SchemaTool::arc(name, schema.clone())).collect();
+    let tools = names.iter().map(|name| external_tool(name, "A tool made by the fuzzer.", schema.clone())).collect();
     let pool = Pool::assemble(tools, PoolConfig::default());
     let session = session();
     let wire = ToolNames::for_pool(&pool);

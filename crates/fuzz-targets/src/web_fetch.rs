@@ -101,11 +101,7 @@ fn response(reply: &Reply, path: &str) -> Vec<u8> {
 /// is the result).
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
-    FIXTURE.get_or_init(|| {
-        Fixture::builder(vec![hands_core::typed_arc(WebFetchTool)])
-            .data(hands_core::DISCOVERED_TOOLS_KEY, json!(["WebFetch"]))
-            .build()
-    })
+    FIXTURE.get_or_init(|| crate::one_tool_fixture(hands_core::typed_arc(WebFetchTool), "WebFetch"))
 }
 
 /// A header value the server can send: no line breaks, no control characters.

@@ -8,6 +8,7 @@
 //! a known age), mark them as read (as the Read tool records them), run one call through the real
 //! pipeline (in a turn of its own or a given one), and open a second session on the same
 //! directories (another process, a sub-agent) with an engine over the same tools.
+//! [`external_tool`] makes a tool known only by its name and schema, as an MCP tool is mounted.
 //!
 //! [`wait_for_change`] waits, with a bound that only turns a hang into a failure, for a watch
 //! channel to move: how a test orders itself on a side effect without sleeping.
@@ -31,6 +32,7 @@ use std::time::{Duration, SystemTime};
 use hands_core::Hooks;
 use hands_core::{Asker, PermissionPolicy, ProgressSink};
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
+use hands_core::{Planned, ResultLimit, ToolContext, ToolError, ToolOutput, ToolSpec};
 use hands_fs::FileState;
 use serde_json::Value;
 
@@ -307,6 +309,38 @@ pub async fn wait_for_change<T>(receiver: &mut tokio::sync::watch::Receiver<T>, 
 pub fn wait_for_change_blocking<T>(receiver: &mut tokio::sync::watch::Receiver<T>, what: &str) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a test runtime");
     runtime.block_on(wait_for_change(receiver, what));
+}
+
+/// A tool known only by its name, description and input schema, marked external as an MCP
+/// server's tool is when mounted: what tests of specs and schemas (rendering, search,
+/// deferral) put in a pool. A call answers with its input as JSON text.
+pub fn external_tool(name: &str, description: &str, schema: Value) -> Arc<dyn Tool> {
+    let mut spec = ToolSpec::new("", "", ResultLimit::Chars(100_000));
+    spec.name = name.to_string().into();
+    spec.description = description.to_string().into();
+    spec.external = true;
+    Arc::new(ExternalTool { spec, schema })
+}
+
+/// What [`external_tool`] makes.
+struct ExternalTool {
+    spec: ToolSpec,
+    schema: Value,
+}
+
+#[hands_core::async_trait]
+impl Tool for ExternalTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    async fn call(&self, plan: Planned, _ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(plan.input().value().to_string()))
+    }
 }
 
 /// `<tool_use_error>message</tool_use_error>`: how a refused call reads.

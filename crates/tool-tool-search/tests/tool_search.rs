@@ -9,7 +9,7 @@ use hands_core::{
     ContentBlock, PoolConfig, ResultLimit, Tool, ToolCall, ToolContext, ToolError, ToolInput, ToolOutput, ToolResult,
     Turn, TypedTool,
 };
-use hands_core::{Plan, Planned, ToolSpec};
+use hands_core::{Plan, ToolSpec};
 use hands_core::{TOOL_REFERENCE_SUPPORT_KEY, TOOL_SEARCH_KEY, discovered_tools};
 use hands_test_support::Fixture;
 use hands_tool_tool_search::ToolSearch;
@@ -68,33 +68,9 @@ impl TypedTool for CoreLike {
 }
 
 /// An MCP tool as mounted by the client.
-struct Mcp {
-    spec: ToolSpec,
-    schema: Value,
-}
-
-#[async_trait::async_trait]
-impl Tool for Mcp {
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-    async fn call(&self, plan: Planned, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(plan.input().value().to_string()))
-    }
-}
-
 fn mcp(name: &str, description: &str) -> Arc<dyn Tool> {
-    let mut spec = ToolSpec::new("", "", ResultLimit::Chars(100_000));
-    spec.name = name.to_string().into();
-    spec.description = description.to_string().into();
-    spec.external = true;
-    Arc::new(Mcp {
-        spec,
-        schema: json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false}),
-    })
+    let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false});
+    hands_test_support::external_tool(name, description, schema)
 }
 
 const LONG: &str = "mcp__enterprise-knowledge-base__search_documents_by_semantic_similarity_and_metadata";
