@@ -113,6 +113,9 @@ async fn stream_json_prints_lines_in_order() {
         let tools = lines[0]["tools"].as_array().unwrap();
         assert!(tools.iter().any(|t| t == "Write"));
         assert!(tools.iter().any(|t| t == "Agent"), "{provider}: a session with a model offers Agent: {tools:?}");
+        // WebSearch runs at the provider: only the Anthropic API searches.
+        let searches = tools.iter().any(|t| t == "WebSearch");
+        assert_eq!(searches, provider == "anthropic", "{provider}: WebSearch offered: {searches}: {tools:?}");
         let session = lines[0]["session_id"].clone();
         assert!(lines.iter().all(|l| l["session_id"] == session), "{provider}: one session id throughout");
         assert_eq!(lines[1]["message"]["role"], "assistant");

@@ -34,20 +34,37 @@ fn tools_lists_the_pool_sorted_and_stable() {
 }
 
 #[test]
-fn tools_that_need_a_model_are_listed_only_with_one() {
+fn tools_that_need_a_model_are_listed_only_where_the_provider_serves_them() {
     let p = Project::new();
-    let names = |args: &[&str]| -> Vec<String> {
-        let out = p.run(args);
+    let names = |args: &[&str], provider_variable: Option<&str>| -> Vec<String> {
+        let mut cmd = p.hands();
+        cmd.args(args).stdin(std::process::Stdio::null()).env_remove("HANDS_PROVIDER");
+        if let Some(provider) = provider_variable {
+            cmd.env("HANDS_PROVIDER", provider);
+        }
+        let out = cmd.output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
         stdout(&out).lines().map(str::to_string).collect()
     };
-    let without = names(&["tools", "--format", "names"]);
-    let with = names(&["tools", "--format", "names", "--with-model"]);
-    for tool in ["Agent", "WebSearch"] {
-        assert!(!without.iter().any(|n| n == tool), "{tool} is offered without a model: {without:?}");
-        assert!(with.iter().any(|n| n == tool), "{tool} missing with a model: {with:?}");
-    }
-    assert_eq!(with.len(), without.len() + 2, "{with:?} / {without:?}");
+    let has = |list: &[String], tool: &str| list.iter().any(|n| n == tool);
+    let without = names(&["tools", "--format", "names"], None);
+    let anthropic = names(&["tools", "--format", "names", "--with-model", "anthropic"], None);
+    let openai = names(&["tools", "--format", "names", "--with-model", "openai"], None);
+    assert!(!has(&without, "Agent") && !has(&without, "WebSearch"), "offered without a model: {without:?}");
+    assert!(has(&anthropic, "Agent") && has(&anthropic, "WebSearch"), "{anthropic:?}");
+    assert!(has(&openai, "Agent"), "{openai:?}");
+    assert!(!has(&openai, "WebSearch"), "an OpenAI-compatible API has no server-side search: {openai:?}");
+    assert_eq!(anthropic.len(), without.len() + 2, "{anthropic:?} / {without:?}");
+    assert_eq!(openai.len(), without.len() + 1, "{openai:?} / {without:?}");
+    // Without a value, the provider `hands agent` would use.
+    assert_eq!(names(&["tools", "--format", "names", "--with-model"], None), anthropic);
+    assert_eq!(names(&["tools", "--format", "names", "--with-model"], Some("openai")), openai);
+    // The Chat Completions payload of an OpenAI session has no WebSearch either.
+    let json = names(&["tools", "--format", "openai", "--with-model", "openai"], None).join("\n");
+    assert!(json.contains("\"Agent\"") && !json.contains("\"WebSearch\""), "{json}");
+    let out = p.run(&["tools", "--with-model", "gemini"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("gemini"), "{}", stderr(&out));
 }
 
 #[test]

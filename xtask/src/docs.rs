@@ -158,9 +158,12 @@ fn render_tool(out: &mut String, tool: &Value, facade: &Facade) {
     }
     let gate = RUNTIME_GATES.iter().find(|(tool_name, _)| *tool_name == name);
     let hider = RUNTIME_HIDES.iter().find(|(tool_name, _)| *tool_name == name);
-    let needs_model = tool["needs_model"].as_bool() == Some(true);
+    let needs: Vec<&str> = tool["needs_model"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
     let enabled = match (tool["enabled_by_default"].as_bool(), gate) {
-        (Some(true), _) if needs_model => {
+        (Some(true), _) if needs.contains(&"web-search") => "only where the session's model provider searches the web \
+             itself (`hands agent --provider anthropic`; `hands tools --with-model anthropic` lists it)"
+            .to_string(),
+        (Some(true), _) if needs.contains(&"model") => {
             "only where the session has a model (`hands agent`; `hands tools --with-model` lists it)".to_string()
         }
         (Some(true), _) if hider.is_some() => format!("yes, hidden when `{}=1`", hider.map_or("", |h| h.1)),

@@ -9,7 +9,9 @@
 //!    enabled features pull in, each registered by such a crate;
 //! 2. every runtime-gated tool in the build must disappear when its variable is unset (the
 //!    runtime counterpart of the compile-time gate), and every tool that needs a model
-//!    ([`MODEL_TOOLS`]) when the listing is not for a session with one (`--with-model`);
+//!    ([`MODEL_TOOLS`]) when the listing is not for a session with one (`--with-model`); with a
+//!    model, each such tool must be listed for exactly the providers that can serve it (WebSearch
+//!    for anthropic, not for openai), and nothing else may differ between the providers;
 //! 3. the binary must contain the build marker (`hands-tool-marker:PACKAGE`, carried by every
 //!    registration `register_tool!` makes) of every tool crate the build includes and of no other
 //!    tool crate under `crates/tool-*` — a tool left out is not in the binary at all. Checking
@@ -44,9 +46,14 @@ pub const RUNTIME_GATES: &[(&str, &str)] = &[
 /// TodoWrite): (tool name, variable). Listed with the gates closed, absent with them open.
 pub const RUNTIME_HIDES: &[(&str, &str)] = &[("TodoWrite", "HANDS_ENABLE_TASKS")];
 
-/// Tools offered only to a session with a model (their spec says `needs_model`): listed by
-/// `hands tools --with-model`, absent without it.
-pub const MODEL_TOOLS: &[&str] = &["Agent", "WebSearch"];
+/// The providers `hands tools --with-model PROVIDER` lists a pool for; the first one can serve
+/// every tool (the listing with the gates open is for it).
+pub const PROVIDERS: &[&str] = &["anthropic", "openai"];
+
+/// Tools offered only to a session with a model (their spec says `needs_model`), with the
+/// providers whose sessions are offered them: absent from `hands tools`, listed by `hands tools
+/// --with-model PROVIDER` for exactly these providers.
+pub const MODEL_TOOLS: &[(&str, &[&str])] = &[("Agent", &["anthropic", "openai"]), ("WebSearch", &["anthropic"])];
 
 /// The single-tool configuration the fast matrix uses: a tool outside `default`, behind both a
 /// compile-time and a runtime gate.
@@ -227,13 +234,13 @@ fn build(root: &Path, config: &Config, release: bool, scratch: &Path) -> anyhow:
 }
 
 /// `(tool name, registering package)` of every built-in tool `hands tools` lists, sorted. With
-/// the gates open the listing is for a session with a model (`--with-model`), so every tool of
-/// the build shows; closed, without one.
-fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<(String, String)>> {
+/// the gates open the listing is for a session with a model of `provider` (`--with-model`;
+/// the first of [`PROVIDERS`] shows every tool of the build); closed, without a model.
+fn listed_tools(binary: &Path, gates_open: bool, provider: &str) -> anyhow::Result<Vec<(String, String)>> {
     let mut cmd = Command::new(binary);
     cmd.args(["tools", "--format", "names", "--packages"]);
     if gates_open {
-        cmd.arg("--with-model");
+        cmd.args(["--with-model", provider]);
     }
     // Claude Code's variable for the same choice as HANDS_ENABLE_TASKS must not decide it here.
     cmd.env_remove("CLAUDE_CODE_ENABLE_TASKS");
@@ -263,8 +270,8 @@ fn listed_tools(binary: &Path, gates_open: bool) -> anyhow::Result<Vec<(String, 
 /// facade can link must have registered at least one tool there.
 fn registrations(facade: &Facade, binary: &Path) -> anyhow::Result<BTreeMap<String, String>> {
     // A tool one gate shows and one that the same gate hides are each listed on one side only.
-    let mut all: BTreeMap<String, String> = listed_tools(binary, true)?.into_iter().collect();
-    all.extend(listed_tools(binary, false)?);
+    let mut all: BTreeMap<String, String> = listed_tools(binary, true, PROVIDERS[0])?.into_iter().collect();
+    all.extend(listed_tools(binary, false, PROVIDERS[0])?);
     for feature in facade.tool_features() {
         let package = format!("hands-tool-{}", facade.crate_of(&feature).unwrap_or_default());
         if !all.values().any(|p| *p == package) {
@@ -317,7 +324,7 @@ fn check(
         .collect();
     let expected: Vec<String> =
         all.iter().filter(|(_, package)| included.contains(*package)).map(|(name, _)| name.clone()).collect();
-    let listed_with_packages = listed_tools(binary, true)?;
+    let listed_with_packages = listed_tools(binary, true, PROVIDERS[0])?;
     if let Some((name, package)) = listed_with_packages.iter().find(|(_, package)| !included.contains(package)) {
         bail!("`hands tools` lists {name}, registered by {package}, which this build leaves out");
     }
@@ -331,7 +338,7 @@ fn check(
             expected_open.join(", ")
         );
     }
-    let hidden: Vec<String> = listed_tools(binary, false)?.into_iter().map(|(name, _)| name).collect();
+    let hidden: Vec<String> = listed_tools(binary, false, PROVIDERS[0])?.into_iter().map(|(name, _)| name).collect();
     for (tool, variable) in RUNTIME_HIDES {
         if expected.iter().any(|n| n == tool) && !hidden.iter().any(|n| n == tool) {
             bail!("{tool} is missing although {variable} is unset: only {variable}=1 should hide it");
@@ -342,10 +349,17 @@ fn check(
             bail!("{tool} is listed although {variable} is unset: its runtime gate does not work");
         }
     }
-    for tool in MODEL_TOOLS {
+    for (tool, _) in MODEL_TOOLS {
         if expected.iter().any(|n| n == tool) && hidden.iter().any(|n| n == tool) {
             bail!("{tool} is listed for a session without a model, which it needs");
         }
+    }
+    for provider in PROVIDERS {
+        let offered: Vec<String> = match *provider == PROVIDERS[0] {
+            true => listed.clone(),
+            false => listed_tools(binary, true, provider)?.into_iter().map(|(name, _)| name).collect(),
+        };
+        check_model_tools(provider, &expected, &listed, &offered)?;
     }
     let packages: Vec<String> = crates.iter().filter(|c| c.registers).map(ToolCrate::package).collect();
     let known: BTreeSet<&str> = packages.iter().map(String::as_str).collect();
@@ -363,9 +377,52 @@ fn check(
     Ok(listed)
 }
 
+/// The tools offered to a session with a `provider` model (`offered`) against those of the
+/// build (`expected`) and those offered with the provider that serves every tool (`every`):
+/// each tool of [`MODEL_TOOLS`] in the build is offered exactly when `provider` can serve it,
+/// and no other tool differs.
+fn check_model_tools(provider: &str, expected: &[String], every: &[String], offered: &[String]) -> anyhow::Result<()> {
+    let model_tool = |name: &String| MODEL_TOOLS.iter().find(|(tool, _)| tool == name);
+    for (tool, providers) in MODEL_TOOLS {
+        if !expected.iter().any(|n| n == tool) {
+            continue;
+        }
+        match (providers.contains(&provider), offered.iter().any(|n| n == tool)) {
+            (true, false) => bail!("{tool} is missing for a session on the {provider} API, which can serve it"),
+            (false, true) => bail!("{tool} is listed for a session on the {provider} API, which cannot serve it"),
+            _ => {}
+        }
+    }
+    let others = |list: &[String]| list.iter().filter(|n| model_tool(n).is_none()).cloned().collect::<Vec<_>>();
+    if others(offered) != others(every) {
+        bail!(
+            "on the {provider} API `hands tools` lists [{}], on the {} API [{}]: only tools that need a model may differ",
+            offered.join(", "),
+            PROVIDERS[0],
+            every.join(", ")
+        );
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_tool_offered_to_a_provider_that_cannot_serve_it_fails() {
+        let names = |list: &[&str]| list.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let build = names(&["Agent", "Read", "WebSearch"]);
+        assert!(check_model_tools("openai", &build, &build, &names(&["Agent", "Read"])).is_ok());
+        let error = check_model_tools("openai", &build, &build, &build).unwrap_err().to_string();
+        assert!(error.contains("WebSearch is listed for a session on the openai API"), "{error}");
+        let error = check_model_tools("anthropic", &build, &build, &names(&["Agent", "Read"])).unwrap_err().to_string();
+        assert!(error.contains("WebSearch is missing"), "{error}");
+        let error = check_model_tools("openai", &build, &build, &names(&["Agent"])).unwrap_err().to_string();
+        assert!(error.contains("only tools that need a model may differ"), "{error}");
+        // A build without WebSearch does not ask for it.
+        assert!(check_model_tools("anthropic", &names(&["Read"]), &names(&["Read"]), &names(&["Read"])).is_ok());
+    }
 
     #[test]
     fn finds_known_markers_even_when_strings_run_together() {

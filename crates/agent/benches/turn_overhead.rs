@@ -21,8 +21,8 @@ use std::sync::{Arc, OnceLock};
 use futures::StreamExt;
 use hands_agent::{Agent, AgentOptions, Stop};
 use hands_core::{
-    Effects, Engine, PermissionMode, Plan, Pool, PoolConfig, ResultLimit, Session, SessionConfig, ToolContext,
-    ToolError, ToolOutput, ToolSpec, TypedTool, typed_arc,
+    Effects, Engine, ModelCapabilities, PermissionMode, Plan, Pool, PoolConfig, ResultLimit, Session, SessionConfig,
+    ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool, typed_arc,
 };
 use hands_fake_model_api::{FakeModelApi, Turn};
 use hands_model::{CancellationToken, Message, ModelRequest, Provider, ProviderConfig, ProviderKind, tools_for};
@@ -67,7 +67,10 @@ fn world() -> &'static World {
 
 /// An agent over this build's tools (as `hands agent` has them).
 fn builtin_agent(w: &World, options: AgentOptions) -> Agent {
-    let pool = Arc::new(hands_tools::builtin_pool(PoolConfig { model: true, ..PoolConfig::default() }));
+    let pool = Arc::new(hands_tools::builtin_pool(PoolConfig {
+        model: ModelCapabilities::WEB_SEARCH,
+        ..PoolConfig::default()
+    }));
     Agent::new(Arc::clone(&w.provider), Engine::builder(pool, Arc::clone(&w.session)).build(), options)
 }
 
@@ -81,7 +84,7 @@ async fn read_alone(provider: &dyn Provider, request: &ModelRequest) {
 
 /// The request the loop sends for "hello" over `agent`'s pool (so both sides move the same bytes).
 fn same_request(w: &World) -> ModelRequest {
-    let pool = hands_tools::builtin_pool(PoolConfig { model: true, ..PoolConfig::default() });
+    let pool = hands_tools::builtin_pool(PoolConfig { model: ModelCapabilities::WEB_SEARCH, ..PoolConfig::default() });
     let mut request = ModelRequest::new("", vec![Message::user("hello")]);
     request.tools = tools_for(ProviderKind::Anthropic, &pool, &w.session);
     request

@@ -12,7 +12,7 @@ use crate::terminal::TerminalAsker;
 use anyhow::Context;
 use hands_core::ProgressSink;
 use hands_core::{Asker, NoAsker, PermissionMode};
-use hands_core::{Engine, EngineOptions, PoolConfig, Session, SessionConfig, Tool};
+use hands_core::{Engine, EngineOptions, ModelCapabilities, PoolConfig, Session, SessionConfig, Tool};
 use hands_model::SessionModel;
 use hands_permissions::{LoadOptions, PermissionEngine};
 
@@ -137,8 +137,8 @@ impl RunOptions {
     }
 
     /// An engine for `session`: this build's tools (minus those a bare deny removes, and those
-    /// that need a model unless the session has one) plus `external` ones, the settings' policy
-    /// and hooks.
+    /// that need more of a model than the session's has) plus `external` ones, the settings'
+    /// policy and hooks.
     pub fn engine(
         &self,
         session: &Arc<Session>,
@@ -147,20 +147,21 @@ impl RunOptions {
         asker: Arc<dyn Asker>,
         progress: Option<Arc<dyn ProgressSink>>,
     ) -> Engine {
-        let pool = PoolConfig { external, model: SessionModel::of(session).is_some(), ..PoolConfig::default() };
+        let pool = PoolConfig { external, model: SessionModel::capabilities_of(session), ..PoolConfig::default() };
         self.engine_with(session, permissions, pool, asker, progress, EngineOptions::default())
     }
 
-    /// [`Self::engine`] whose pool offers the tools that need a model (or not) whatever the
-    /// session has: `hands tools --with-model` shows the pool `hands agent` gives.
+    /// [`Self::engine`] whose pool offers the tools a model with `model`'s capabilities serves,
+    /// whatever the session has: `hands tools --with-model PROVIDER` shows the pool `hands
+    /// agent --provider PROVIDER` gives.
     pub fn engine_listing(
         &self,
         session: &Arc<Session>,
         permissions: &PermissionEngine,
         external: Vec<Arc<dyn Tool>>,
-        with_model: bool,
+        model: ModelCapabilities,
     ) -> Engine {
-        let pool = PoolConfig { external, model: with_model, ..PoolConfig::default() };
+        let pool = PoolConfig { external, model, ..PoolConfig::default() };
         self.engine_with(session, permissions, pool, Arc::new(NoAsker), None, EngineOptions::default())
     }
 

@@ -106,7 +106,7 @@ mod tool;
 // The contract.
 pub use error::ToolError;
 pub use input::ToolInput;
-pub use spec::{Deferral, InterruptBehavior, ResultLimit, ToolSpec};
+pub use spec::{Deferral, InterruptBehavior, ModelCapabilities, ResultLimit, ToolSpec};
 pub use tool::{Plan, Planned, Tool, Typed, TypedTool, typed_arc};
 
 // Effects.

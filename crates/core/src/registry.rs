@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 use crate::decision::RuleWord;
 use crate::effects::EffectKinds;
 use crate::schema::CompiledSchema;
+use crate::spec::ModelCapabilities;
 use crate::tool::Tool;
 
 /// What starts every registration's [`ToolRegistration::build_marker`].
@@ -108,9 +109,10 @@ pub struct PoolConfig {
     pub only: Option<Vec<String>>,
     /// Tools from outside the build (MCP), added after the built-ins.
     pub external: Vec<Arc<dyn Tool>>,
-    /// The pool's sessions have a model to ask (`hands agent`). Without one, tools whose spec
-    /// says they need a model (`ToolSpec::needs_model`) are left out.
-    pub model: bool,
+    /// What the model of the pool's sessions can do (`hands agent` sets its provider's;
+    /// [`ModelCapabilities::NONE`], the default, for no model). A tool whose spec needs more
+    /// ([`crate::ToolSpec::needs_model`]) is left out.
+    pub model: ModelCapabilities,
 }
 
 impl std::fmt::Debug for PoolConfig {
@@ -204,7 +206,7 @@ impl Pool {
         let mut builtins: Vec<_> = builtins
             .into_iter()
             .filter(|t| t.is_enabled() && !denied(t))
-            .filter(|t| config.model || !t.spec().needs_model)
+            .filter(|t| config.model.contains(t.spec().needs_model))
             .filter(|t| !config.simple || t.spec().simple_mode)
             .filter(|t| config.only.as_ref().is_none_or(|only| only.iter().any(|n| n == t.name())))
             .collect();
@@ -213,7 +215,7 @@ impl Pool {
         let mut external: Vec<_> = config
             .external
             .iter()
-            .filter(|t| t.is_enabled() && !denied(t) && (config.model || !t.spec().needs_model))
+            .filter(|t| t.is_enabled() && !denied(t) && config.model.contains(t.spec().needs_model))
             .cloned()
             .collect();
         external.sort_by(|a, b| a.name().cmp(b.name()));
@@ -296,8 +298,8 @@ mod tests {
         assert!(bare_deny_matches("mcp__fs__read", "mcp__fs__read"));
     }
 
-    /// A tool that only works with a model (`Probe(true)`), and one that does not care.
-    struct Probe(bool);
+    /// A tool named `name` that needs `needs` of the session's model.
+    struct Probe(&'static str, ModelCapabilities);
 
     #[async_trait::async_trait]
     impl crate::TypedTool for Probe {
@@ -305,8 +307,7 @@ mod tests {
         type Prepared = ();
         const SPEC: crate::ToolSpec = crate::ToolSpec::new("Probe", "probe", crate::ResultLimit::Chars(100));
         fn spec(&self) -> crate::ToolSpec {
-            let spec = crate::ToolSpec { name: if self.0 { "Asks" } else { "Plain" }.into(), ..Self::SPEC };
-            if self.0 { spec.needs_model() } else { spec }
+            crate::ToolSpec { name: self.0.into(), ..Self::SPEC }.needs_model(self.1)
         }
         async fn call(
             &self,
@@ -318,12 +319,36 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_that_needs_a_model_is_offered_only_where_sessions_have_one() {
-        let tools = || vec![crate::tool::typed_arc(Probe(true)), crate::tool::typed_arc(Probe(false))];
-        let without = Pool::assemble(tools(), PoolConfig::default());
-        assert_eq!(without.names(), ["Plain"]);
-        assert!(without.find("Asks").is_none());
-        let with = Pool::assemble(tools(), PoolConfig { model: true, ..PoolConfig::default() });
-        assert_eq!(with.names(), ["Asks", "Plain"]);
+    fn a_tool_is_offered_only_where_the_sessions_model_has_what_it_needs() {
+        let tools = || {
+            vec![
+                crate::tool::typed_arc(Probe("Asks", ModelCapabilities::MODEL)),
+                crate::tool::typed_arc(Probe("Plain", ModelCapabilities::NONE)),
+                crate::tool::typed_arc(Probe("Searches", ModelCapabilities::WEB_SEARCH)),
+            ]
+        };
+        let names = |model| {
+            let external = vec![crate::tool::typed_arc(Probe("mcp__x__searches", ModelCapabilities::WEB_SEARCH))];
+            let pool = Pool::assemble(tools(), PoolConfig { model, external, ..PoolConfig::default() });
+            pool.names().iter().map(|n| n.to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(names(ModelCapabilities::NONE), ["Plain"]);
+        assert!(Pool::assemble(tools(), PoolConfig::default()).find("Asks").is_none());
+        assert_eq!(names(ModelCapabilities::MODEL), ["Asks", "Plain"], "a model that cannot search");
+        assert_eq!(
+            names(ModelCapabilities::WEB_SEARCH),
+            ["Asks", "Plain", "Searches", "mcp__x__searches"],
+            "a model whose provider searches"
+        );
+    }
+
+    #[test]
+    fn capabilities_name_their_own_bits() {
+        assert_eq!(ModelCapabilities::NONE.names(), Vec::<&str>::new());
+        assert_eq!(ModelCapabilities::MODEL.names(), ["model"]);
+        assert_eq!(ModelCapabilities::WEB_SEARCH.names(), ["model", "web-search"]);
+        assert!(ModelCapabilities::NONE.with(ModelCapabilities::WEB_SEARCH).contains(ModelCapabilities::MODEL));
+        assert!(ModelCapabilities::NONE.is_none() && !ModelCapabilities::MODEL.is_none());
+        assert_eq!(ModelCapabilities::ALL.names(), ["model", "web-search"], "ALL holds every capability");
     }
 }

@@ -1,8 +1,9 @@
 //! A tool's static facts as one value ([`ToolSpec`], `const` for built-in tools): its name,
 //! description, aliases, search hint, result limit ([`ResultLimit`]), the kinds of effect its
 //! calls can have, deferral behind ToolSearch ([`Deferral`]), simple mode, open world, what a new
-//! user message does to a running call ([`InterruptBehavior`]), and whether it comes from outside
-//! the build. Plain data with fail-closed defaults; the trait a tool implements is in `tool`.
+//! user message does to a running call ([`InterruptBehavior`]), whether it comes from outside
+//! the build, and what it needs of the session's model ([`ModelCapabilities`]). Plain data with
+//! fail-closed defaults; the trait a tool implements is in `tool`.
 
 use std::borrow::Cow;
 
@@ -37,6 +38,60 @@ pub enum Deferral {
     Deferred,
     /// Always sent, even when deferral would apply (MCP's `alwaysLoad`).
     AlwaysLoad,
+}
+
+/// What the model behind a session can do, as far as tools care: a set of capabilities. A pool
+/// says what its sessions' model has ([`crate::PoolConfig::model`]) and a tool's spec what it
+/// needs ([`ToolSpec::needs_model`]); the tool is offered only where the one contains the other,
+/// so a tool that could only fail is not listed. Each capability implies [`Self::MODEL`].
+///
+/// ```
+/// use hands_core::ModelCapabilities;
+/// let provider = ModelCapabilities::WEB_SEARCH; // a model whose provider also searches the web
+/// assert!(provider.contains(ModelCapabilities::MODEL));
+/// assert!(!ModelCapabilities::MODEL.contains(ModelCapabilities::WEB_SEARCH));
+/// assert!(ModelCapabilities::NONE.contains(ModelCapabilities::NONE));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ModelCapabilities(u8);
+
+impl ModelCapabilities {
+    /// No model: the session cannot ask one anything (`hands run`, `hands call`, `hands serve`).
+    pub const NONE: ModelCapabilities = ModelCapabilities(0);
+    /// A model the session can send requests to (a sub-agent's turns, a question about a page).
+    pub const MODEL: ModelCapabilities = ModelCapabilities(0b01);
+    /// A model whose provider runs web searches on its side (a server-side search tool).
+    pub const WEB_SEARCH: ModelCapabilities = ModelCapabilities(0b11);
+    /// Every capability (a pool that offers every tool whatever its model: tests, listings).
+    pub const ALL: ModelCapabilities = ModelCapabilities(0b11);
+    /// The bit each capability adds of its own, with its name, in the order names are listed.
+    const NAMED: [(u8, &'static str); 2] = [(0b01, "model"), (0b10, "web-search")];
+
+    /// Both sets together.
+    pub const fn with(self, other: ModelCapabilities) -> ModelCapabilities {
+        ModelCapabilities(self.0 | other.0)
+    }
+
+    /// Whether every capability of `other` is in this set.
+    pub const fn contains(self, other: ModelCapabilities) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether the set is empty (no model).
+    pub const fn is_none(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The names of the capabilities in the set (`model`, `web-search`), for listings and docs.
+    pub fn names(self) -> Vec<&'static str> {
+        Self::NAMED.iter().filter(|(bit, _)| self.0 & bit != 0).map(|(_, name)| *name).collect()
+    }
+}
+
+impl std::fmt::Debug for ModelCapabilities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.names()).finish()
+    }
 }
 
 /// A tool's static facts, one value per tool (`const` for built-in tools). Start from
@@ -75,10 +130,11 @@ pub struct ToolSpec {
     pub interrupt: InterruptBehavior,
     /// Whether the tool comes from outside the build (MCP); external tools sort after built-ins.
     pub external: bool,
-    /// Whether the tool can only work when the session has a model to ask (a sub-agent, a web
-    /// search run by the model provider). Such a tool is left out of pools whose sessions have
-    /// none ([`crate::PoolConfig::model`]): a tool that cannot work is not offered.
-    pub needs_model: bool,
+    /// What the tool needs of the session's model to work at all (a sub-agent needs a model, a
+    /// web search run by the provider needs a provider that searches). A pool whose sessions'
+    /// model lacks any of it ([`crate::PoolConfig::model`]) leaves the tool out: a tool that
+    /// cannot work is not offered. [`ModelCapabilities::NONE`] for most tools.
+    pub needs_model: ModelCapabilities,
 }
 
 impl ToolSpec {
@@ -98,7 +154,7 @@ impl ToolSpec {
             open_world: true,
             interrupt: InterruptBehavior::Block,
             external: false,
-            needs_model: false,
+            needs_model: ModelCapabilities::NONE,
         }
     }
 
@@ -144,10 +200,10 @@ impl ToolSpec {
         self
     }
 
-    /// Works only when the session has a model: offered only by pools that say their sessions
-    /// have one.
-    pub const fn needs_model(mut self) -> Self {
-        self.needs_model = true;
+    /// Works only when the session's model has `capabilities`: offered only by pools whose
+    /// sessions' model has them.
+    pub const fn needs_model(mut self, capabilities: ModelCapabilities) -> Self {
+        self.needs_model = capabilities;
         self
     }
 

@@ -97,10 +97,6 @@ impl Provider for Anthropic {
         &self.config.model
     }
 
-    fn has_web_search(&self) -> bool {
-        true
-    }
-
     fn stream(&self, request: &ModelRequest, cancel: CancellationToken) -> ResponseStream {
         let outgoing = Outgoing {
             client: self.client.clone(),

@@ -27,6 +27,16 @@ impl ProviderKind {
         }
     }
 
+    /// What a model of this API can do for tools: every provider answers requests, and the
+    /// Anthropic API also runs web searches itself (its `web_search` server tool); an
+    /// OpenAI-compatible Chat Completions API has no server-side search.
+    pub fn capabilities(self) -> hands_core::ModelCapabilities {
+        match self {
+            ProviderKind::Anthropic => hands_core::ModelCapabilities::WEB_SEARCH,
+            ProviderKind::OpenAi => hands_core::ModelCapabilities::MODEL,
+        }
+    }
+
     /// The tool format of this API (what `hands_spec::render` should produce for it).
     pub fn tool_format(self) -> hands_spec::Format {
         match self {

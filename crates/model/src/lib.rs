@@ -36,7 +36,7 @@ mod session_model;
 use std::fmt;
 use std::sync::Arc;
 
-use hands_core::{Pool, Session};
+use hands_core::{ModelCapabilities, Pool, Session};
 use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
@@ -101,8 +101,12 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// The model requests use unless they name their own.
     fn model(&self) -> &str;
 
-    /// Whether [`ServerTool::WebSearch`] can be asked for.
-    fn has_web_search(&self) -> bool;
+    /// What this provider can do for tools ([`ModelCapabilities::WEB_SEARCH`]: a
+    /// [`ServerTool::WebSearch`] can be asked for); by default its API's
+    /// ([`ProviderKind::capabilities`]).
+    fn capabilities(&self) -> ModelCapabilities {
+        self.kind().capabilities()
+    }
 
     /// Stream one response to `request`. Nothing is sent until the stream is polled; it ends
     /// with [`StreamEvent::Done`] or one error, [`ModelError::Cancelled`] once `cancel` fires.

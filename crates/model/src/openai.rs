@@ -78,10 +78,6 @@ impl Provider for OpenAi {
         &self.config.model
     }
 
-    fn has_web_search(&self) -> bool {
-        false
-    }
-
     fn stream(&self, request: &ModelRequest, cancel: CancellationToken) -> ResponseStream {
         if !request.server_tools.is_empty() {
             return failed(ModelError::Unsupported(

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use hands_core::Session;
+use hands_core::{ModelCapabilities, Session};
 
 use crate::config::{ProviderConfig, ProviderKind};
 use crate::error::ModelError;
@@ -70,6 +70,18 @@ impl SessionModel {
         session.get_extension::<SessionModel>()
     }
 
+    /// What this model can do for tools (its provider's capabilities).
+    pub fn capabilities(&self) -> ModelCapabilities {
+        self.provider.capabilities()
+    }
+
+    /// What the model of `session` can do for tools: [`ModelCapabilities::NONE`] without one.
+    /// A pool for the session is assembled with it ([`hands_core::PoolConfig::model`]), so the
+    /// tools that need what the provider lacks are not offered.
+    pub fn capabilities_of(session: &Session) -> ModelCapabilities {
+        SessionModel::of(session).map_or(ModelCapabilities::NONE, |model| model.capabilities())
+    }
+
     /// The model of `session`, or [`NoModel`] (whose message a tool can return as its error).
     pub fn require(session: &Session) -> Result<Arc<SessionModel>, NoModel> {
         SessionModel::of(session).ok_or(NoModel)
@@ -99,6 +111,7 @@ mod tests {
         .unwrap();
         assert!(SessionModel::of(&session).is_none());
         assert_eq!(SessionModel::require(&session).unwrap_err(), NoModel);
+        assert_eq!(SessionModel::capabilities_of(&session), ModelCapabilities::NONE);
         let mut config = ProviderConfig::new(ProviderKind::Anthropic, "main-m");
         config.base_url = Some("http://127.0.0.1:9".into());
         let model = SessionModel::from_config(config.clone(), Some("small-m")).unwrap();
@@ -106,6 +119,7 @@ mod tests {
         let got = SessionModel::of(&session).unwrap();
         assert_eq!((got.model.as_str(), got.small_model.as_str()), ("main-m", "small-m"));
         assert_eq!(got.provider.kind(), ProviderKind::Anthropic);
+        assert_eq!(SessionModel::capabilities_of(&session), ModelCapabilities::WEB_SEARCH);
         config.model = "other".into();
         SessionModel::from_config(config, None).unwrap().install(&session);
         assert_eq!(SessionModel::of(&session).unwrap().model, "main-m");
@@ -117,6 +131,7 @@ mod tests {
         config.base_url = Some("http://127.0.0.1:9/v1".into());
         let model = SessionModel::from_config(config, Some("  ")).unwrap();
         assert_eq!(model.small_model, "gpt-x");
+        assert_eq!(model.capabilities(), ModelCapabilities::MODEL, "an OpenAI-compatible API does not search");
     }
 
     #[test]

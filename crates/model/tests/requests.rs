@@ -134,7 +134,7 @@ async fn anthropic_web_search_is_a_server_tool_whose_blocks_come_back_verbatim()
         blocked_domains: vec![],
     }];
     let provider = provider(ProviderKind::Anthropic, &server);
-    assert!(provider.has_web_search());
+    assert!(provider.capabilities().contains(hands_core::ModelCapabilities::WEB_SEARCH));
     let (events, error) = collect(provider.stream(&request, CancellationToken::new())).await;
     assert_eq!(error, None);
     let blocks: Vec<&Value> = events
@@ -162,7 +162,7 @@ async fn anthropic_web_search_is_a_server_tool_whose_blocks_come_back_verbatim()
 async fn openai_says_it_has_no_server_tools_without_sending() {
     let server = FakeModelApi::start().await.unwrap();
     let provider = provider(ProviderKind::OpenAi, &server);
-    assert!(!provider.has_web_search());
+    assert_eq!(provider.capabilities(), hands_core::ModelCapabilities::MODEL, "a model, no search");
     let mut request = ModelRequest::new("", vec![Message::user("search")]);
     request.server_tools =
         vec![ServerTool::WebSearch { max_uses: None, allowed_domains: vec![], blocked_domains: vec![] }];

@@ -31,7 +31,10 @@ use std::time::{Duration, SystemTime};
 
 use hands_core::Hooks;
 use hands_core::{Asker, PermissionPolicy, ProgressSink};
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
+use hands_core::{
+    Engine, ModelCapabilities, PermissionMode, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult,
+    Turn,
+};
 use hands_core::{Planned, ResultLimit, ToolContext, ToolError, ToolOutput, ToolSpec};
 use hands_fs::FileState;
 use serde_json::Value;
@@ -186,7 +189,7 @@ impl Fixture {
             policy: None,
             // The tools under test are named one by one, so each is kept: one that needs a model
             // is offered, and whether the session has a model is the test's business.
-            pool_config: PoolConfig { model: true, ..PoolConfig::default() },
+            pool_config: PoolConfig { model: ModelCapabilities::ALL, ..PoolConfig::default() },
             data: Vec::new(),
             progress: None,
             name: None,

@@ -15,8 +15,8 @@
 //! TaskStop stops; aborting the parent's turn stops a foreground sub-agent and everything it
 //! runs, and the session's end stops background ones.
 //!
-//! The tool is offered only where the session has a model (`ToolSpec::needs_model`): a pool
-//! without one does not list it, since every call would fail.
+//! The tool is offered only where the session has a model (`ToolSpec::needs_model` with
+//! `ModelCapabilities::MODEL`): a pool without one does not list it, since every call would fail.
 //!
 //! Modules: `agents` (agent types, custom agent files), `builtin` (the built-in types' texts),
 //! `prompt` (the tool's texts), `constants` (names and limits), `run` (pool, engine, model and
@@ -34,7 +34,8 @@ mod run;
 use std::sync::Arc;
 
 use hands_core::{
-    EffectKinds, Effects, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool,
+    EffectKinds, Effects, ModelCapabilities, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec,
+    TypedTool,
 };
 use hands_model::{CancellationToken, SessionModel};
 use hands_tasks::{TaskKind, TaskRegistry};
@@ -133,7 +134,7 @@ impl TypedTool for AgentTool {
         .aliases(ALIASES)
         .search_hint(SEARCH_HINT)
         .effect_kinds(EffectKinds::NONE)
-        .needs_model();
+        .needs_model(ModelCapabilities::MODEL);
 
     /// Read afresh from the agent folders each time: a new or changed agent file shows in the
     /// next request's description.
@@ -181,7 +182,7 @@ impl TypedTool for AgentTool {
         };
         let parent = ctx.engine();
         let max_depth = AgentSettings::of(session).max_depth();
-        let pool = run::child_pool(parent.pool(), &agent, self.depth + 1, max_depth);
+        let pool = run::child_pool(parent.pool(), &agent, model.capabilities(), self.depth + 1, max_depth);
         // The sub-agent's id is the call's: hooks see it as agent_id, its tasks are tagged with it.
         let agent_id = ctx.tool_use_id().to_string();
         let engine = run::child_engine(parent, pool, &agent, &agent_id);

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use hands_agent::{Agent, AgentEvent, AgentOptions, AgentRun, Stop};
 use hands_core::{Decision, DecisionSource, PermissionPolicy, PermissionRequest};
-use hands_core::{Engine, EngineOptions, Pool, PoolConfig, Session, Tool};
+use hands_core::{Engine, EngineOptions, ModelCapabilities, Pool, PoolConfig, Session, Tool};
 use hands_model::{CancellationToken, Message, Provider};
 use hands_tasks::TaskRegistry;
 use tokio::sync::watch;
@@ -123,8 +123,15 @@ fn names(tool: &dyn Tool, list: &[String]) -> bool {
 
 /// The sub-agent's pool: the parent's tools the agent type selects, without tools that can write
 /// paths when it only reads, and with the Agent tool (one level deeper) only when the agent type
-/// may delegate and `child_depth` is below `max_depth`.
-pub(crate) fn child_pool(parent: &Pool, agent: &AgentDef, child_depth: usize, max_depth: usize) -> Pool {
+/// may delegate and `child_depth` is below `max_depth`. `model`: what the session's model can
+/// do (the sub-agent runs on it), so a tool it cannot serve stays out here too.
+pub(crate) fn child_pool(
+    parent: &Pool,
+    agent: &AgentDef,
+    model: ModelCapabilities,
+    child_depth: usize,
+    max_depth: usize,
+) -> Pool {
     let mut builtins: Vec<Arc<dyn Tool>> = Vec::new();
     let mut external = Vec::new();
     for entry in parent.entries() {
@@ -153,8 +160,7 @@ pub(crate) fn child_pool(parent: &Pool, agent: &AgentDef, child_depth: usize, ma
             builtins.push(Arc::clone(tool));
         }
     }
-    // A sub-agent's session has the model its parent has (it runs on it).
-    Pool::assemble(builtins, PoolConfig { external, model: true, ..PoolConfig::default() })
+    Pool::assemble(builtins, PoolConfig { external, model, ..PoolConfig::default() })
 }
 
 /// The parent's policy, with every call that is not read-only refused first (for agents that
@@ -309,4 +315,40 @@ pub(crate) async fn run(launch: Launch, cancel: CancellationToken, live: LiveGua
         text = prompt::EMPTY_REPORT.to_string();
     }
     Report { text, usage, failed: matches!(run.stop, Stop::Failed(_)), aborted: matches!(run.stop, Stop::Aborted) }
+}
+
+#[cfg(test)]
+mod tests {
+    use hands_core::{Plan, ResultLimit, ToolContext, ToolError, ToolOutput, ToolSpec, TypedTool, typed_arc};
+
+    use super::*;
+
+    /// A tool that needs a provider that searches the web, as WebSearch does.
+    struct Searches;
+
+    #[async_trait]
+    impl TypedTool for Searches {
+        type Input = serde_json::Value;
+        type Prepared = ();
+        const SPEC: ToolSpec =
+            ToolSpec::new("Searches", "searches", ResultLimit::Chars(100)).needs_model(ModelCapabilities::WEB_SEARCH);
+        async fn call(&self, _: Plan<serde_json::Value>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(""))
+        }
+    }
+
+    #[test]
+    fn a_sub_agents_pool_offers_only_what_the_model_can_serve() {
+        // A parent pool that offers everything (an embedder's), so the sub-agent's own gate shows.
+        let parent = Pool::assemble(
+            vec![typed_arc(Searches)],
+            PoolConfig { model: ModelCapabilities::ALL, ..PoolConfig::default() },
+        );
+        let general = crate::agents::builtins().into_iter().next().unwrap();
+        let names = |model| {
+            child_pool(&parent, &general, model, 1, 1).names().iter().map(|n| n.to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(names(ModelCapabilities::WEB_SEARCH), ["Searches"]);
+        assert!(names(ModelCapabilities::MODEL).is_empty(), "a provider without search");
+    }
 }

@@ -13,7 +13,10 @@ use std::time::Duration;
 
 use hands_core::PermissionMode;
 use hands_core::typed_arc;
-use hands_core::{Engine, EngineOptions, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult, Turn};
+use hands_core::{
+    Engine, EngineOptions, ModelCapabilities, Pool, PoolConfig, Session, SessionConfig, Tool, ToolCall, ToolResult,
+    Turn,
+};
 use hands_fake_model_api::{FakeModelApi, Turn as Reply};
 use hands_model::{ProviderConfig, ProviderKind, RetryPolicy, SessionModel};
 use hands_permissions::{LoadOptions, PermissionEngine};
@@ -114,7 +117,8 @@ async fn fixture(turns: Vec<Reply>, options: Options<'_>) -> Fx {
     let denied = hands_core::PermissionPolicy::denied_tools(&permissions);
     let mut tools = hands_tools::registered_tools().to_vec();
     tools.extend(options.extra);
-    let pool = Arc::new(Pool::assemble(tools, PoolConfig { denied, model: options.model, ..PoolConfig::default() }));
+    let model = SessionModel::capabilities_of(&session);
+    let pool = Arc::new(Pool::assemble(tools, PoolConfig { denied, model, ..PoolConfig::default() }));
     // A call that ignores an abort would be dropped after the grace period, hiding that it did
     // not stop by itself: the grace here outlasts every test's wait.
     let options = EngineOptions { cancel_grace: Duration::from_secs(3600), ..EngineOptions::default() };
@@ -403,7 +407,10 @@ async fn the_depth_limit_keeps_agent_out_of_the_pool_and_refuses_clearly() {
 
 /// A pool of the Agent tool alone, offered as where the session has a model.
 fn agent_only_pool(tool: AgentTool) -> Arc<Pool> {
-    Arc::new(Pool::assemble(vec![typed_arc(tool)], PoolConfig { model: true, ..PoolConfig::default() }))
+    Arc::new(Pool::assemble(
+        vec![typed_arc(tool)],
+        PoolConfig { model: ModelCapabilities::MODEL, ..PoolConfig::default() },
+    ))
 }
 
 #[tokio::test]

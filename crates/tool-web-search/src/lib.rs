@@ -8,9 +8,11 @@
 //!
 //! - `allowed_domains` / `blocked_domains` go to the server tool, and the links are checked
 //!   against them once more; giving both is an input error, as in Claude Code.
-//! - Offered only where the session has a model (`ToolSpec::needs_model`). A session without one,
-//!   or a provider without server-side search (the OpenAI-compatible API), gets an `is_error`
-//!   result that says so; nothing is sent.
+//! - Offered only where the session's model provider searches the web itself
+//!   (`ToolSpec::needs_model` with `ModelCapabilities::WEB_SEARCH`): a pool for a session without
+//!   a model, or with an OpenAI-compatible one, does not list it. A call that reaches it anyway
+//!   (an embedder that offers it regardless) gets an `is_error` result that says why; nothing is
+//!   sent.
 //! - Reaches the network (through the provider: the call names no host of its own), reads and
 //!   writes nothing, so it is read-only and runs beside other calls; like Claude Code it asks in
 //!   the default mode, and a `WebSearch` rule allows or denies it. Deferred behind ToolSearch.
@@ -27,8 +29,8 @@ mod prompt;
 mod results;
 
 use hands_core::{
-    EffectKinds, Effects, PermissionResult, Plan, ResultLimit, Session, ToolContext, ToolError, ToolOutput, ToolSpec,
-    TypedTool,
+    EffectKinds, Effects, ModelCapabilities, PermissionResult, Plan, ResultLimit, Session, ToolContext, ToolError,
+    ToolOutput, ToolSpec, TypedTool,
 };
 use hands_model::{Message, ModelError, ModelRequest, ServerTool, SessionModel, StopReason};
 use schemars::JsonSchema;
@@ -73,7 +75,7 @@ impl TypedTool for WebSearchTool {
         .search_hint(SEARCH_HINT)
         .effect_kinds(EffectKinds::NETWORK)
         .deferred()
-        .needs_model();
+        .needs_model(ModelCapabilities::WEB_SEARCH);
 
     fn prompt(&self, _session: &Session) -> String {
         prompt::PROMPT.to_string()
@@ -115,7 +117,7 @@ impl TypedTool for WebSearchTool {
         let Some(model) = SessionModel::of(ctx.session()) else {
             return Ok(ToolOutput::error(prompt::NO_MODEL));
         };
-        if !model.provider.has_web_search() {
+        if !model.capabilities().contains(ModelCapabilities::WEB_SEARCH) {
             return Ok(ToolOutput::error(prompt::no_search(model.provider.kind().as_str())));
         }
         let domains = input.domains();

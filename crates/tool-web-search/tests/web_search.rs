@@ -171,10 +171,21 @@ async fn the_default_mode_asks_and_nobody_to_ask_means_no_search() {
     assert!(server.requests().is_empty());
 }
 
-#[test]
-fn it_is_offered_only_to_pools_whose_sessions_have_a_model() {
-    let tools = || vec![typed_arc(WebSearchTool)];
-    assert!(Pool::assemble(tools(), PoolConfig::default()).find("WebSearch").is_none());
-    let with_model = Pool::assemble(tools(), PoolConfig { model: true, ..PoolConfig::default() });
-    assert_eq!(with_model.names(), ["WebSearch"]);
+#[tokio::test]
+async fn it_is_offered_only_where_the_sessions_provider_searches() {
+    let server = FakeModelApi::start().await.unwrap();
+    let pool_of = |fx: &Fixture| {
+        let model = SessionModel::capabilities_of(&fx.session);
+        let pool = Pool::assemble(vec![typed_arc(WebSearchTool)], PoolConfig { model, ..PoolConfig::default() });
+        pool.names().iter().map(|n| n.to_string()).collect::<Vec<_>>()
+    };
+    let none = Fixture::new(Vec::new());
+    assert!(pool_of(&none).is_empty(), "no model");
+    let openai = Fixture::new(Vec::new());
+    install_model(&openai, &server, ProviderKind::OpenAi);
+    assert!(pool_of(&openai).is_empty(), "an OpenAI-compatible provider has no server-side search");
+    let anthropic = Fixture::new(Vec::new());
+    install_model(&anthropic, &server, ProviderKind::Anthropic);
+    assert_eq!(pool_of(&anthropic), ["WebSearch"]);
+    assert!(server.requests().is_empty(), "listing sends nothing");
 }

@@ -79,7 +79,7 @@ fn main() {
                     ResultLimit::Unlimited => json!("unlimited"),
                 },
                 "enabled_by_default": tool.is_enabled(),
-                "needs_model": tool.spec().needs_model,
+                "needs_model": tool.spec().needs_model.names(),
                 "should_defer": tool.spec().deferral == Deferral::Deferred,
                 "always_load": tool.spec().deferral == Deferral::AlwaysLoad,
                 "interrupt_behavior": match tool.spec().interrupt {

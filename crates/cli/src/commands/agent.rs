@@ -87,6 +87,16 @@ fn parse_provider(s: &str) -> Result<ProviderKind, String> {
     s.parse::<ProviderKind>().map_err(|e| e.to_string())
 }
 
+/// The provider `name` names, or for an empty one the provider `hands agent` uses when given
+/// none (`HANDS_PROVIDER`, else anthropic), as `--provider` reads it.
+pub fn provider_or_default(name: &str) -> anyhow::Result<ProviderKind> {
+    let name = match name.trim() {
+        "" => std::env::var("HANDS_PROVIDER").ok().filter(|v| !v.trim().is_empty()),
+        given => Some(given.to_string()),
+    };
+    name.map_or(Ok(ProviderKind::Anthropic), |n| parse_provider(&n).map_err(anyhow::Error::msg))
+}
+
 /// The exit status for how a run stopped (see the module docs).
 pub fn exit_code(stop: &Stop) -> u8 {
     match stop {

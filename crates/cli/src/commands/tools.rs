@@ -3,6 +3,7 @@
 //!
 //! Rendering is `hands-spec`'s job; this file only picks the pool and prints.
 
+use hands_core::ModelCapabilities;
 use hands_spec::{Format, RenderOptions};
 
 use crate::Outcome;
@@ -24,10 +25,12 @@ pub struct Args {
     /// the tool (`mcp` for a tool of an MCP server).
     #[arg(long)]
     pub packages: bool,
-    /// List the pool as a session with a model has it (`hands agent`): with the tools that
-    /// need one, such as Agent and WebSearch.
-    #[arg(long)]
-    pub with_model: bool,
+    /// List the pool as a session with a model of PROVIDER has it (`hands agent --provider
+    /// PROVIDER`): with the tools that need a model, such as Agent, and those that need what
+    /// the provider offers (WebSearch needs anthropic's server-side search). Without a value,
+    /// the provider `hands agent` would use (HANDS_PROVIDER, else anthropic).
+    #[arg(long, value_name = "PROVIDER", num_args = 0..=1, default_missing_value = "")]
+    pub with_model: Option<String>,
     /// Mount the MCP servers of this file (`.mcp.json` format) into the pool; repeatable.
     #[arg(long = "mcp-config", value_name = "FILE")]
     pub mcp_config: Vec<String>,
@@ -45,7 +48,11 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let session = args.options.open_session(None)?;
     let permissions = args.options.permissions(session.project_dir(), false)?;
     let external = clients.as_ref().map(|c| c.tools()).unwrap_or_default();
-    let engine = args.options.engine_listing(&session, &permissions, external, args.with_model);
+    let model = match args.with_model.as_deref() {
+        None => ModelCapabilities::NONE,
+        Some(provider) => super::agent::provider_or_default(provider)?.capabilities(),
+    };
+    let engine = args.options.engine_listing(&session, &permissions, external, model);
     let pool = engine.pool();
     // Stats measure an API payload: names alone are not one, so they default to Anthropic's.
     let format = if args.stats && args.format == Format::Names { Format::Anthropic } else { args.format };

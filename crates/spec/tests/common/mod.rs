@@ -12,7 +12,9 @@ use std::sync::Arc;
 use hands_core::TOOL_SEARCH_KEY;
 use hands_core::typed_arc;
 use hands_core::{Deferral, Plan, Planned, ToolSpec};
-use hands_core::{Pool, PoolConfig, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool};
+use hands_core::{
+    ModelCapabilities, Pool, PoolConfig, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -228,6 +230,6 @@ pub fn fixed_pool() -> Pool {
 
 /// This build's built-in tools (hands-tools with default features) plus `external`.
 pub fn builtin_pool(external: Vec<Arc<dyn Tool>>) -> Pool {
-    // As `hands agent` offers it: with the tools that need a model.
-    hands_tools::builtin_pool(PoolConfig { external, model: true, ..Default::default() })
+    // As `hands agent` offers it with the Anthropic API: with the tools that need a model.
+    hands_tools::builtin_pool(PoolConfig { external, model: ModelCapabilities::WEB_SEARCH, ..Default::default() })
 }
