@@ -91,6 +91,7 @@ impl RunOptions {
             additional_dirs: self.add_dir.clone(),
             state_dir: self.state_dir.clone(),
             permission_mode: self.permission_mode,
+            home: None,
         })
         .context("cannot open the session")
     }

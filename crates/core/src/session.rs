@@ -1,7 +1,8 @@
 //! [`Session`]: what lives across calls — working directory and additional directories, the
 //! file-state cache, the permission mode, a persisted key-value store for tools (todo list,
-//! discovered tools), per-tool extensions that are not persisted (background tasks), and the
-//! directory where oversized results are written.
+//! discovered tools), per-tool extensions that are not persisted (background tasks), the
+//! directory where oversized results are written, and the user's home where tools find the
+//! user's own files ([`Session::home_dir`]).
 //!
 //! A session can be saved and restored by name ([`Session::open`], [`Session::save`]) so separate
 //! `hands` invocations share one. The state directory follows the platform convention
@@ -96,6 +97,10 @@ pub struct SessionConfig {
     pub state_dir: Option<PathBuf>,
     /// Permission mode; `None` keeps a restored session's mode (or `default`).
     pub permission_mode: Option<PermissionMode>,
+    /// The user's home, where tools find the user's own files (`~/.claude/agents`,
+    /// `~/.claude/skills`); defaults to the environment's ([`hands_fs::home_dir`]). Tests point
+    /// it at a temporary directory, so nothing of the real user's reaches what they check.
+    pub home: Option<PathBuf>,
 }
 
 /// `$HANDS_STATE_DIR`, else `$XDG_STATE_HOME/hands`, else `~/.local/state/hands`, else a folder in
@@ -107,8 +112,8 @@ pub(crate) fn default_state_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(dir).join("hands");
     }
-    if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(home).join(".local/state/hands");
+    if let Some(home) = hands_fs::home_dir() {
+        return home.join(".local/state/hands");
     }
     std::env::temp_dir().join("hands-state")
 }
@@ -132,6 +137,7 @@ pub struct Session {
     id: String,
     name: Option<String>,
     state_dir: PathBuf,
+    home: Option<PathBuf>,
     project_dir: PathBuf,
     cwd: RwLock<PathBuf>,
     additional_dirs: RwLock<Vec<PathBuf>>,
@@ -192,6 +198,7 @@ impl Session {
             id: new_id(),
             name: config.name,
             state_dir: config.state_dir.unwrap_or_else(default_state_dir),
+            home: config.home.or_else(hands_fs::home_dir),
             project_dir: cwd.clone(),
             cwd: RwLock::new(cwd),
             additional_dirs: RwLock::new(additional),
@@ -289,6 +296,12 @@ impl Session {
     /// The state directory root.
     pub fn state_dir(&self) -> &Path {
         &self.state_dir
+    }
+
+    /// The user's home ([`SessionConfig::home`], else the environment's: [`hands_fs::home_dir`]);
+    /// `None` when unknown.
+    pub fn home_dir(&self) -> Option<&Path> {
+        self.home.as_deref()
     }
 
     /// Where oversized results of this session are written: `<state>/<id>/tool-results`.

@@ -1,5 +1,6 @@
 //! Lexical path work every layer shares, without touching the file system: [`normalize_path`]
-//! (`.` and `..` removed against a base) and [`expand_tilde`]. Resolving symlinks is `fs`'s
+//! (`.` and `..` removed against a base), [`expand_tilde`] and the user's home as the
+//! environment gives it ([`home_dir`]). Resolving symlinks is `fs`'s
 //! (`canonicalize_with_ancestors`); which paths a session may touch is the path policy of
 //! `hands-core`.
 
@@ -21,9 +22,18 @@ pub fn normalize_path(base: &Path, path: &Path) -> PathBuf {
     out
 }
 
-/// Expand a leading `~` or `~/` to the home directory (`~user` is left as written).
+/// The user's home as the environment says: `$HOME`, else `%USERPROFILE%` (Windows); `None`
+/// when neither is set. A session can be given another (`hands_core::SessionConfig::home`).
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var_os("USERPROFILE").filter(|h| !h.is_empty()))
+        .map(PathBuf::from)
+}
+
+/// Expand a leading `~` or `~/` to the home directory ([`home_dir`]; `~user` is left as written).
 pub fn expand_tilde(raw: &str) -> PathBuf {
-    let home = || std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let home = home_dir;
     if raw == "~" {
         if let Some(h) = home() {
             return h;

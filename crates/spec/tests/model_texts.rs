@@ -1,9 +1,12 @@
 //! Every text the model reads is ours, and carries nothing meant for the build.
 //!
 //! Renders every tool hands can be built with (the default set plus the legacy and proactive
-//! crates, linked here), under both Read line-number formats: the description, the full prompt
-//! and every `description` in the input schema, with the deferred-tool announcement and the
-//! pipeline's fixed messages. Two checks:
+//! crates, linked here), under both Read line-number formats, in a session without a model and
+//! in one with a model (as `hands agent` has it): the description, the full prompt and every
+//! `description` in the input schema, with the deferred-tool announcement, the built-in
+//! sub-agents' system prompts and the pipeline's fixed messages. The sessions' home is a
+//! temporary directory (the test fixture's), so the user's own skills and agents never show. Two
+//! checks:
 //!
 //! - no build marker (`hands-tool-marker:`) and no HTML comment reaches the model: the feature
 //!   matrix proves a tool's presence with a constant the model never sees;
@@ -13,7 +16,7 @@
 
 mod common;
 
-use common::fixture;
+use common::{fixture, fixture_with_model};
 use hands_core::{CANCEL_MESSAGE, REJECT_MESSAGE, Session, Tool, schema_not_sent_hint};
 use hands_edit::LINE_FORMAT_KEY;
 use serde_json::{Value, json};
@@ -165,6 +168,9 @@ fn model_texts(session: &Session) -> Vec<(String, String)> {
     }
     let names: Vec<&str> = all_tools().iter().map(|t| t.name()).collect();
     texts.push(("announcement".into(), hands_spec::announcement_text(names).unwrap_or_default()));
+    for (agent, prompt) in hands_tool_agent::builtin_system_prompts() {
+        texts.push((format!("{agent} agent's system prompt"), prompt));
+    }
     for (label, text) in [
         ("cancel message", CANCEL_MESSAGE.to_string()),
         ("reject message", REJECT_MESSAGE.to_string()),
@@ -187,27 +193,57 @@ fn every_tool_of_every_crate_is_checked() {
     }
 }
 
+/// Every text of [`model_texts`] in every session kind and Read line format, with where it is.
+fn every_model_text() -> Vec<(String, String)> {
+    let mut texts = Vec::new();
+    for fx in [fixture("false"), fixture_with_model("false")] {
+        for format in ["compact", "legacy"] {
+            fx.session.set_data(LINE_FORMAT_KEY, Some(json!(format)));
+            texts.extend(model_texts(&fx.session));
+        }
+    }
+    texts
+}
+
+#[test]
+fn the_texts_with_a_model_and_the_sub_agents_prompts_are_checked() {
+    let texts = every_model_text();
+    let mut places: Vec<&str> = texts.iter().map(|(place, _)| place.as_str()).collect();
+    places.dedup();
+    for wanted in
+        ["Agent prompt", "WebSearch prompt", "general-purpose agent's system prompt", "Explore agent's system prompt"]
+    {
+        assert!(places.contains(&wanted), "{wanted} is not checked: {places:?}");
+    }
+    // WebFetch says something else once the session has a model: both are checked.
+    let web_fetch: std::collections::BTreeSet<&str> =
+        texts.iter().filter(|(place, _)| place == "WebFetch prompt").map(|(_, text)| text.as_str()).collect();
+    assert_eq!(web_fetch.len(), 2, "WebFetch's prompt without and with a model");
+}
+
+/// The fixture's sessions read the user's files from a temporary home, never the real one: a
+/// personal `~/.claude/skills` or `~/.claude/agents` cannot reach the texts checked here.
+#[test]
+fn the_sessions_home_is_a_temporary_directory() {
+    let fx = fixture("false");
+    let home = fx.session.home_dir().expect("the fixture gives a home");
+    assert!(home.starts_with(fx.state.path()), "{} is not the fixture's", home.display());
+    assert_eq!(hands_tool_agent::AgentSettings::of(&fx.session).user_dir(), Some(home.join(".claude/agents")));
+}
+
 #[test]
 fn no_build_marker_or_comment_reaches_the_model() {
-    let fx = fixture("false");
-    for format in ["compact", "legacy"] {
-        fx.session.set_data(LINE_FORMAT_KEY, Some(json!(format)));
-        for (place, text) in model_texts(&fx.session) {
-            assert!(!text.contains("hands-tool-marker"), "{place} carries a build marker:\n{text}");
-            assert!(!text.contains("<!--"), "{place} carries an HTML comment:\n{text}");
-        }
+    for (place, text) in every_model_text() {
+        assert!(!text.contains("hands-tool-marker"), "{place} carries a build marker:\n{text}");
+        assert!(!text.contains("<!--"), "{place} carries an HTML comment:\n{text}");
     }
 }
 
 #[test]
 fn no_removed_phrase_comes_back() {
-    let fx = fixture("false");
-    for format in ["compact", "legacy"] {
-        fx.session.set_data(LINE_FORMAT_KEY, Some(json!(format)));
-        for (place, text) in model_texts(&fx.session) {
-            let found = removed_phrases_in(&text);
-            assert!(found.is_empty(), "{place} contains phrases of a foreign prompt {found:?}:\n{text}");
-        }
+    for (place, text) in every_model_text() {
+        let found = removed_phrases_in(&text);
+        assert!(found.is_empty(), "{place} contains phrases of a foreign prompt {found:?}:\n{text}");
     }
 }
 

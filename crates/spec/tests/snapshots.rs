@@ -12,8 +12,8 @@ use hands_spec::{Format, RenderOptions, announcement, render};
 use serde_json::json;
 
 /// Every format (plus strict OpenAI) of `pool` with every schema sent, and the first request with
-/// tool search on (tools array and announcement).
-fn snapshot_pool(prefix: &str, pool: &Pool) {
+/// tool search on (tools array and announcement), in sessions `fixture` makes.
+fn snapshot_pool(prefix: &str, pool: &Pool, fixture: fn(&str) -> Fixture) {
     let all = fixture("false");
     for (suffix, opts) in [
         ("names", RenderOptions::new(Format::Names)),
@@ -32,14 +32,31 @@ fn snapshot_pool(prefix: &str, pool: &Pool) {
     insta::assert_snapshot!(format!("{prefix}_anthropic_deferred"), scrub(&deferred, &format!("{tools}\n\n{note}")));
 }
 
+/// The pool and sessions `hands agent` has with the Anthropic API: with a model, so the tools
+/// that need one (Agent, WebSearch) and the texts that change with one (WebFetch) are covered.
 #[test]
 fn builtin_tools_in_every_format() {
-    snapshot_pool("builtin", &builtin_pool(Vec::new()));
+    let pool = builtin_pool(Vec::new());
+    for needs_model in ["Agent", "WebSearch"] {
+        assert!(pool.find(needs_model).is_some(), "{needs_model} is not in the pool: {:?}", pool.names());
+    }
+    snapshot_pool("builtin", &pool, fixture_with_model);
+}
+
+/// What each built-in agent type is told when a sub-agent of it starts.
+#[test]
+fn builtin_agents_system_prompts() {
+    let prompts: Vec<String> = hands_tool_agent::builtin_system_prompts()
+        .into_iter()
+        .map(|(name, prompt)| format!("## {name}\n\n{prompt}"))
+        .collect();
+    assert!(prompts.len() >= 3, "{prompts:?}");
+    insta::assert_snapshot!("builtin_agents", prompts.join("\n\n"));
 }
 
 #[test]
 fn fixed_test_tools_in_every_format() {
-    snapshot_pool("fixed", &fixed_pool());
+    snapshot_pool("fixed", &fixed_pool(), fixture);
 }
 
 #[test]

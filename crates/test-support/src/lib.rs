@@ -44,7 +44,8 @@ pub struct Fixture {
     /// The temporary directory that holds the working directory (they are the same unless
     /// [`FixtureBuilder::subdir`] was used).
     pub dir: tempfile::TempDir,
-    /// The session's state directory (kept apart from the working directory).
+    /// The session's state directory (kept apart from the working directory). The session's
+    /// home ([`Session::home_dir`]) is `home` in it, not created until a test puts files there.
     pub state: tempfile::TempDir,
     /// The session's working directory, canonical.
     pub root: PathBuf,
@@ -148,6 +149,8 @@ impl FixtureBuilder {
             cwd: Some(root.clone()),
             state_dir: Some(state.path().into()),
             permission_mode: Some(self.mode),
+            // Never the real user's: a personal ~/.claude (skills, agents) must not show in tests.
+            home: Some(state.path().join("home")),
             ..Default::default()
         })
         .expect("a session in the temporary directory");

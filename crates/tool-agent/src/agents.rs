@@ -127,12 +127,9 @@ pub(crate) fn builtins() -> Vec<AgentDef> {
     ]
 }
 
-/// Where the user's agents live: `$HOME/.claude/agents` (`USERPROFILE` when `HOME` is unset).
-pub(crate) fn user_agents_dir() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var_os("USERPROFILE").filter(|h| !h.is_empty()))?;
-    Some(AGENTS_DIR.iter().fold(PathBuf::from(home), |p, part| p.join(part)))
+/// Where the user's agents live: `.claude/agents` in the session's home ([`Session::home_dir`]).
+pub(crate) fn user_agents_dir(session: &Session) -> Option<PathBuf> {
+    session.home_dir().map(|home| AGENTS_DIR.iter().fold(home.to_path_buf(), |p, part| p.join(part)))
 }
 
 /// Where the project's agents live: `.claude/agents` under the session's project directory.
@@ -223,6 +220,20 @@ const ALIAS_KEYS: &[&str] = &["task"];
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_users_agents_are_in_the_sessions_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = Session::new(hands_core::SessionConfig {
+            cwd: Some(dir.path().to_path_buf()),
+            state_dir: Some(dir.path().join("state")),
+            home: Some(dir.path().join("home")),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(user_agents_dir(&session), Some(dir.path().join("home/.claude/agents")));
+        assert_eq!(crate::AgentSettings::of(&session).user_dir(), user_agents_dir(&session));
+    }
 
     fn project() -> AgentSource {
         AgentSource::Project(PathBuf::from("/p/.claude/agents/x.md"))

@@ -45,6 +45,12 @@ use serde::Deserialize;
 use crate::constants::{ALIASES, DEFAULT_AGENT_TYPE, MAX_RESULT_SIZE_CHARS, SEARCH_HINT, TOOL_NAME};
 pub use crate::run::{AgentSettings, LiveAgents};
 
+/// The built-in agent types as `(name, system prompt)`, the prompt a sub-agent of that type is
+/// started with: for the checks over every text the model reads.
+pub fn builtin_system_prompts() -> Vec<(String, String)> {
+    agents::builtins().into_iter().map(|agent| (agent.name, agent.system_prompt)).collect()
+}
+
 /// A model alias the input may name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

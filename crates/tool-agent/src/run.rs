@@ -34,12 +34,12 @@ pub struct AgentSettings {
 }
 
 impl AgentSettings {
-    /// The settings of `session`, created on first use from the environment
-    /// ([`MAX_DEPTH_ENV`], `$HOME/.claude/agents`).
+    /// The settings of `session`, created on first use from the environment ([`MAX_DEPTH_ENV`])
+    /// and the session's home (`~/.claude/agents`).
     pub fn of(session: &Session) -> Arc<AgentSettings> {
         session.extension(|| AgentSettings {
             max_depth: std::sync::atomic::AtomicUsize::new(max_depth_from_env()),
-            user_dir: std::sync::Mutex::new(crate::agents::user_agents_dir()),
+            user_dir: std::sync::Mutex::new(crate::agents::user_agents_dir(session)),
         })
     }
 

@@ -64,32 +64,30 @@ pub struct SkillInput {
     pub args: Option<String>,
 }
 
-/// The `Skill` tool, looking for skills in the places `locations` says (outside the project).
-#[derive(Debug, Clone)]
+/// The `Skill` tool, looking for skills in the places `locations` says (outside the project), by
+/// default those of the session ([`Locations::of_session`]).
+#[derive(Debug, Clone, Default)]
 pub struct SkillTool {
-    locations: Locations,
-}
-
-impl Default for SkillTool {
-    /// Skills of the user in `$HOME` and managed ones beside the standard managed settings.
-    fn default() -> Self {
-        Self { locations: Locations::from_env() }
-    }
+    locations: Option<Locations>,
 }
 
 impl SkillTool {
-    /// A Skill tool that finds user and managed skills (and settings) in `locations`.
+    /// A Skill tool that finds user and managed skills (and settings) in `locations`, whatever
+    /// the session's home.
     pub fn with_locations(locations: Locations) -> Self {
-        Self { locations }
+        Self { locations: Some(locations) }
     }
 
     /// The skills of `session` as they are on disk now.
     pub fn catalog(&self, session: &Session) -> Arc<Catalog> {
-        catalog::catalog(session, &self.locations)
+        match &self.locations {
+            Some(locations) => catalog::catalog(session, locations),
+            None => catalog::catalog(session, &Locations::of_session(session)),
+        }
     }
 }
 
-/// The skills of `session` as the registered tool sees them (user skills under `$HOME`), for
+/// The skills of `session` as the registered tool sees them (user skills in the session's home), for
 /// `hands skills`.
 pub fn skills_of(session: &Session) -> Arc<Catalog> {
     SkillTool::default().catalog(session)

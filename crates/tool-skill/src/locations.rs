@@ -79,8 +79,8 @@ impl SourceKey {
     }
 }
 
-/// The places outside the project: the home directory and the managed settings file. Taken from
-/// the environment by default ([`Locations::from_env`]); tests and embedders give their own.
+/// The places outside the project: the home directory and the managed settings file. The
+/// session's home by default ([`Locations::of_session`]); tests and embedders give their own.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Locations {
     /// The user's home (`~/.claude/skills`, `~/.claude/settings.json`); `None` skips both.
@@ -91,12 +91,10 @@ pub struct Locations {
 }
 
 impl Locations {
-    /// `$HOME` (`USERPROFILE` when `HOME` is unset) and the standard managed settings path.
-    pub fn from_env() -> Self {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .or_else(|| std::env::var_os("USERPROFILE").filter(|h| !h.is_empty()))
-            .map(PathBuf::from);
+    /// The session's home ([`Session::home_dir`]: `$HOME` unless the session was given another)
+    /// and the standard managed settings path.
+    pub fn of_session(session: &Session) -> Self {
+        let home = session.home_dir().map(Path::to_path_buf);
         Self { home, managed_settings: Some(PathBuf::from(MANAGED_SETTINGS_PATH)) }
     }
 

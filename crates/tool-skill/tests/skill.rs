@@ -443,3 +443,25 @@ async fn the_description_stays_within_its_budget_and_orders_stably() {
     assert!(first.contains("- skill-00: ") && first.find("- skill-00").unwrap() < first.find("- skill-79").unwrap());
     assert_eq!(fx.description(), first, "byte-identical while nothing changes");
 }
+
+#[test]
+fn the_registered_tool_reads_the_users_skills_in_the_sessions_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(root.join("project")).unwrap();
+    skill(&root.join("home/.claude/skills"), "from-home", &skill_md("Home skill", "", "Home body"));
+    let session = |home: &str| {
+        Session::new(SessionConfig {
+            cwd: Some(root.join("project")),
+            state_dir: Some(root.join("state")),
+            home: Some(root.join(home)),
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let names = |session: &Session| -> Vec<String> {
+        hands_tool_skill::skills_of(session).skills().iter().map(|s| s.name.clone()).collect()
+    };
+    assert_eq!(names(&session("home")), ["from-home"], "the session's home, not the process's");
+    assert!(names(&session("elsewhere")).is_empty());
+}

@@ -27,6 +27,16 @@ pub fn fixture(mode: &str) -> Fixture {
     Fixture::builder(Vec::new()).data(TOOL_SEARCH_KEY, json!(mode)).build()
 }
 
+/// [`fixture`] whose session has a model (an Anthropic one that is never asked), as `hands agent`
+/// has: tools whose texts depend on it (WebFetch) say what they do with one.
+pub fn fixture_with_model(mode: &str) -> Fixture {
+    let fx = fixture(mode);
+    let mut config = hands_model::ProviderConfig::new(hands_model::ProviderKind::Anthropic, "model");
+    config.base_url = Some("http://127.0.0.1:9".into());
+    hands_model::SessionModel::from_config(config, None).expect("a model configuration").install(&fx.session);
+    fx
+}
+
 /// `text` with `fx`'s paths replaced by stable placeholders (for snapshots).
 pub fn scrub(fx: &Fixture, text: &str) -> String {
     text.replace(&fx.root.display().to_string(), "[CWD]")
