@@ -1,8 +1,10 @@
 //! Linux enforcement: a bubblewrap command line for a [`SandboxPolicy`], the seccomp filter bwrap
 //! loads before the command starts, and the hand-over of the proxy listener.
 //!
-//! Every sandboxed command runs as `bwrap <mounts> --unshare-all --as-pid-1 --die-with-parent
-//! --new-session --seccomp FD -- [helper] argv...`:
+//! A sandboxed command in a bwrap of its own (the fallback of the persistent sandbox in
+//! [`crate::resident`], which takes the mounts from here and the per-command set-up from its
+//! helper) runs as `bwrap <mounts> --unshare-all --as-pid-1 --die-with-parent --new-session
+//! --seccomp FD -- [helper] argv...`:
 //! - the whole filesystem read-only (`--ro-bind / /`), a private `/dev`, `/proc` and `/tmp`, the
 //!   writable directories bound writable over it, then the read-only islands and the unreadable
 //!   paths (an empty tmpfs or `/dev/null` over them) bound over those;
