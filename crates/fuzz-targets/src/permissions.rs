@@ -114,7 +114,8 @@ pub fn permission_rules(data: &[u8]) {
     let (value, subject) = text.split_once('\n').unwrap_or((text, "git push origin main"));
     let rules = split_list(value);
     let all_parse = rules.iter().all(|r| check_rule(r).is_ok());
-    let tool = value.split('(').next().unwrap_or_default().trim();
+    // The tool the first rule names, as the list splitter cut it (`2, ` is the rule `2`).
+    let tool = rules.first().and_then(|r| r.split('(').next()).unwrap_or_default().trim();
     let cwd = dirs().project.join("sub");
     for behavior in FLAGS {
         let engine = match load(behavior, value) {
@@ -134,7 +135,7 @@ pub fn permission_rules(data: &[u8]) {
                 assert_eq!(again.behavior, decision.behavior, "{rule:?} (from {value:?}) on {}", call.tool);
                 assert_eq!(again.source, decision.source, "{rule:?} (from {value:?}) on {}", call.tool);
             }
-            let bare_name = rules.len() == 1 && !value.contains(['(', '*']) && call.tool == value.trim();
+            let bare_name = rules.len() == 1 && !rules[0].contains(['(', '*']) && call.tool == rules[0].trim();
             if behavior == Behavior::Deny && bare_name {
                 assert_eq!(decision.behavior, Behavior::Deny, "the bare deny rule {value:?}: {decision:?}");
             }
@@ -160,6 +161,9 @@ mod tests {
             "Bash(a\\) b)\na) b",
             "Bash(\nx",
             "(x)\nx",
+            // Found by the fuzzer: the separator after a bare rule is not part of its tool name.
+            "2, ",
+            "Bash ,",
         ] {
             permission_rules(input.as_bytes());
         }
