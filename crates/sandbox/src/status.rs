@@ -9,7 +9,7 @@
 //! `sandbox-exec` must exist. Elsewhere nothing is available. The answer is computed once per
 //! process ([`SandboxStatus::current`]); [`SandboxStatus::probe`] computes it afresh.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// The mechanism that confines sandboxed commands.
@@ -105,26 +105,19 @@ impl SandboxStatus {
     }
 }
 
-/// Find `name` on `PATH`.
+/// Find `name` on `PATH` (Linux: bubblewrap and the probe's `true`; macOS uses a fixed path).
+#[cfg(target_os = "linux")]
 pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let is_executable =
+        |path: &std::path::Path| path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| is_executable(candidate))
 }
 
-fn is_executable(path: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    }
-    #[cfg(not(unix))]
-    {
-        path.is_file()
-    }
-}
-
 /// Environment variable choosing the Linux mechanism: `landlock` (skip bubblewrap),
 /// `bubblewrap` (no fallback), `none`; unset or empty, bubblewrap then Landlock.
+#[cfg(target_os = "linux")]
 pub(crate) const MECHANISM_ENV: &str = "HANDS_SANDBOX_MECHANISM";
 
 /// The Linux choice for `forced` (the value of [`MECHANISM_ENV`]): bubblewrap where it works,

@@ -88,7 +88,7 @@ pub(crate) fn signal_group(pgid: u32, signal: Signal) {
 /// Off Unix `pgid` is the shell's process id: `taskkill /T` ends it and every process it started
 /// (still running) with it. A tree that is already gone is not an error.
 #[cfg(not(unix))]
-pub fn signal_group(pgid: u32, signal: Signal) {
+pub(crate) fn signal_group(pgid: u32, signal: Signal) {
     let mut taskkill = std::process::Command::new("taskkill");
     taskkill.arg("/T").arg("/PID").arg(pgid.to_string());
     if signal == Signal::Kill {
