@@ -10,6 +10,10 @@
 //! directories (another process, a sub-agent) with an engine over the same tools.
 //! [`external_tool`] makes a tool known only by its name and schema, as an MCP tool is mounted.
 //!
+//! With the `permissions` feature, [`FixtureBuilder::permissions`] puts the engine under a
+//! permission engine loaded from the settings files the test wrote (see [`FixtureBuilder::file`]),
+//! as the command line does; crates whose tests do not need it do not build hands-permissions.
+//!
 //! [`wait_for_change`] waits, with a bound that only turns a hang into a failure, for a watch
 //! channel to move: how a test orders itself on a side effect without sleeping.
 //!
@@ -73,7 +77,14 @@ pub struct FixtureBuilder {
     data: Vec<(String, Value)>,
     progress: Option<Arc<dyn ProgressSink>>,
     name: Option<String>,
+    files: Vec<(String, Vec<u8>)>,
+    #[cfg(feature = "permissions")]
+    permissions: Option<ConfigurePermissions>,
 }
+
+/// What [`FixtureBuilder::permissions`] keeps: how the test changes the load options.
+#[cfg(feature = "permissions")]
+type ConfigurePermissions = Box<dyn FnOnce(&mut hands_permissions::LoadOptions)>;
 
 impl FixtureBuilder {
     /// The session's permission mode (default: `bypassPermissions`, so tests see the tool, not
@@ -134,6 +145,24 @@ impl FixtureBuilder {
         self
     }
 
+    /// Create `name` in the working directory with `bytes` before the session opens: a settings
+    /// file the session or a permission engine reads when it starts.
+    pub fn file(mut self, name: &str, bytes: impl AsRef<[u8]>) -> Self {
+        self.files.push((name.to_string(), bytes.as_ref().to_vec()));
+        self
+    }
+
+    /// Decide by the settings files, as the command line does: load a permission engine over
+    /// the working directory (user settings from the session's home, no managed file, no watcher;
+    /// `configure` changes the options, e.g. `--deny` rules or `--settings` files), install it in
+    /// the session, and make it the engine's policy and hooks (unless [`hooks`](Self::hooks) was
+    /// given) and take its denied tools out of the pool.
+    #[cfg(feature = "permissions")]
+    pub fn permissions(mut self, configure: impl FnOnce(&mut hands_permissions::LoadOptions) + 'static) -> Self {
+        self.permissions = Some(Box::new(configure));
+        self
+    }
+
     /// Create the directories, the session and the engine.
     pub fn build(self) -> Fixture {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -144,28 +173,54 @@ impl FixtureBuilder {
         };
         std::fs::create_dir_all(&work).expect("the working directory");
         let root = std::fs::canonicalize(&work).expect("a canonical working directory");
+        for (name, bytes) in &self.files {
+            let path = root.join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).expect("the file's directory");
+            }
+            std::fs::write(&path, bytes).expect("writing a test file");
+        }
+        let home = state.path().join("home");
         let session = Session::open(SessionConfig {
             name: self.name,
             cwd: Some(root.clone()),
             state_dir: Some(state.path().into()),
             permission_mode: Some(self.mode),
             // Never the real user's: a personal ~/.claude (skills, agents) must not show in tests.
-            home: Some(state.path().join("home")),
+            home: Some(home.clone()),
             ..Default::default()
         })
         .expect("a session in the temporary directory");
         for (key, value) in self.data {
             session.set_data(&key, Some(value));
         }
-        let pool = Arc::new(Pool::assemble(self.tools, self.pool_config));
+        let (pool_config, hooks, policy) = (self.pool_config, self.hooks, self.policy);
+        #[cfg(feature = "permissions")]
+        let (pool_config, hooks, policy) = match self.permissions {
+            None => (pool_config, hooks, policy),
+            Some(configure) => {
+                let mut options = hands_permissions::LoadOptions::new(&root);
+                options.home = Some(home);
+                options.managed_path = None;
+                options.watch = false;
+                configure(&mut options);
+                let permissions =
+                    hands_permissions::PermissionEngine::load(&options).expect("the test's settings load");
+                permissions.install(&session);
+                let mut pool_config = pool_config;
+                pool_config.denied.extend(permissions.denied_tools());
+                (pool_config, hooks.or_else(|| Some(permissions.hooks())), Some(permissions.policy()))
+            }
+        };
+        let pool = Arc::new(Pool::assemble(self.tools, pool_config));
         let mut builder = Engine::builder(pool, Arc::clone(&session));
-        if let Some(hooks) = self.hooks {
+        if let Some(hooks) = hooks {
             builder = builder.hooks(hooks);
         }
         if let Some(asker) = self.asker {
             builder = builder.asker(asker);
         }
-        if let Some(policy) = self.policy {
+        if let Some(policy) = policy {
             builder = builder.policy(policy);
         }
         if let Some(progress) = self.progress {
@@ -196,6 +251,9 @@ impl Fixture {
             data: Vec::new(),
             progress: None,
             name: None,
+            files: Vec::new(),
+            #[cfg(feature = "permissions")]
+            permissions: None,
         }
     }
 
@@ -380,6 +438,28 @@ mod tests {
         assert_eq!(other.data("k"), None);
         assert_eq!(other.cwd(), fixture.root);
         assert_eq!(other.permission_mode(), PermissionMode::BypassPermissions);
+    }
+
+    #[test]
+    fn files_given_to_the_builder_exist_before_the_session_opens() {
+        let fixture = Fixture::builder(Vec::new()).subdir("p").file(".claude/settings.json", "{}").build();
+        assert_eq!(std::fs::read_to_string(fixture.path(".claude/settings.json")).unwrap(), "{}");
+    }
+
+    /// The settings' rules decide, and `configure` reaches the load options.
+    #[cfg(feature = "permissions")]
+    #[tokio::test]
+    async fn the_permission_engine_follows_the_fixture_settings_files() {
+        let tools = || vec![external_tool("mcp__x__a", "A.", serde_json::json!({"type": "object"}))];
+        let denied = Fixture::builder(tools())
+            .file(".claude/settings.json", r#"{"permissions":{"deny":["mcp__x__a"]}}"#)
+            .permissions(|_| {})
+            .build();
+        assert!(denied.call("mcp__x__a", serde_json::json!({})).await.is_error, "denied by the project's settings");
+        let flag = Fixture::builder(tools()).permissions(|options| options.cli_deny = vec!["mcp__x__a".into()]).build();
+        assert!(flag.call("mcp__x__a", serde_json::json!({})).await.is_error, "denied by a --deny rule");
+        let open = Fixture::builder(tools()).permissions(|_| {}).build();
+        assert!(!open.call("mcp__x__a", serde_json::json!({})).await.is_error);
     }
 
     #[test]

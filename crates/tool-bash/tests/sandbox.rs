@@ -6,57 +6,40 @@
 #![cfg(target_os = "linux")]
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use hands_core::Behavior;
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, ToolResult, Turn};
-use hands_permissions::{LoadOptions, PermissionEngine};
+use hands_core::{PermissionMode, ToolCall, ToolResult};
+use hands_test_support::{CALL_ID, Fixture};
 use hands_tool_bash::BashTool;
 use serde_json::{Value, json};
 
 struct Harness {
-    _project: tempfile::TempDir,
-    _state: tempfile::TempDir,
+    fixture: Fixture,
     _outside: tempfile::TempDir,
     outside: PathBuf,
-    session: Arc<Session>,
-    engine: Engine,
 }
 
 impl Harness {
     /// A project whose `.claude/settings.json` is `settings`, in `mode`, with the settings' rules
     /// in force and nobody to answer an ask (so an ask ends as a refusal).
     fn new(settings: Value, mode: PermissionMode) -> Self {
-        let project = tempfile::tempdir().unwrap();
-        std::fs::create_dir(project.path().join(".claude")).unwrap();
-        std::fs::write(project.path().join(".claude/settings.json"), settings.to_string()).unwrap();
-        let state = tempfile::tempdir().unwrap();
+        let fixture = Fixture::builder(vec![hands_core::typed_arc(BashTool)])
+            .mode(mode)
+            .file(".claude/settings.json", settings.to_string())
+            .permissions(|_| {})
+            .build();
         // Outside the project and not under /tmp (which the sandbox replaces with its own).
         let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-        let session = Session::new(SessionConfig {
-            cwd: Some(project.path().into()),
-            state_dir: Some(state.path().into()),
-            permission_mode: Some(mode),
-            ..Default::default()
-        })
-        .unwrap();
-        let mut options = LoadOptions::new(session.project_dir());
-        options.home = None;
-        options.managed_path = None;
-        options.watch = false;
-        let permissions = PermissionEngine::load(&options).unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
-        let engine = Engine::builder(pool, Arc::clone(&session)).policy(permissions.policy()).build();
         let outside_path = outside.path().canonicalize().unwrap();
-        Self { _project: project, _state: state, _outside: outside, outside: outside_path, session, engine }
+        Self { fixture, _outside: outside, outside: outside_path }
     }
 
     async fn call(&self, input: Value) -> ToolResult {
-        self.engine.run_one(ToolCall::new("toolu_sandbox", "Bash", input), &Turn::new()).await
+        self.fixture.call("Bash", input).await
     }
 
     async fn decision(&self, input: Value) -> Behavior {
-        self.engine.explain(ToolCall::new("toolu_sandbox", "Bash", input)).await.unwrap().behavior
+        self.fixture.engine.explain(ToolCall::new(CALL_ID, "Bash", input)).await.unwrap().behavior
     }
 }
 
@@ -112,9 +95,13 @@ async fn confined_runs_keep_writes_inside_and_say_what_was_blocked() {
         .await;
     assert!(!r.is_error, "{r:?}");
     assert_eq!(r.text(), "1");
-    let project = h.session.project_dir().to_path_buf();
+    let project = h.fixture.session.project_dir().to_path_buf();
     assert_eq!(std::fs::read_to_string(project.join("sub/inside.txt")).unwrap(), "kept\n");
-    assert_eq!(h.session.cwd(), project.join("sub"), "the shell's directory carries over from inside the sandbox");
+    assert_eq!(
+        h.fixture.session.cwd(),
+        project.join("sub"),
+        "the shell's directory carries over from inside the sandbox"
+    );
 
     let target = h.outside.join("escaped.txt");
     let r = h.call(json!({ "command": format!("echo x > {}", target.display()) })).await;
@@ -162,29 +149,11 @@ async fn background_tasks_are_confined_too() {
 #[tokio::test]
 async fn a_settings_file_given_on_the_command_line_can_turn_the_sandbox_on() {
     assert!(sandbox_available());
-    let project = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let extra = project.path().join("ci-settings.json");
-    std::fs::write(&extra, json!({ "sandbox": { "enabled": true } }).to_string()).unwrap();
-    let session = Session::new(SessionConfig {
-        cwd: Some(project.path().into()),
-        state_dir: Some(state.path().into()),
-        permission_mode: Some(PermissionMode::BypassPermissions),
-        ..Default::default()
-    })
-    .unwrap();
-    let mut options = LoadOptions::new(session.project_dir());
-    options.home = None;
-    options.managed_path = None;
-    options.watch = false;
-    options.cli_settings = vec![extra];
-    let permissions = PermissionEngine::load(&options).unwrap();
-    permissions.install(&session);
-    let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
-    let engine = Engine::builder(pool, Arc::clone(&session)).policy(permissions.policy()).build();
-    let r = engine
-        .run_one(ToolCall::new("toolu_cli", "Bash", json!({ "command": "echo ${HANDS_SANDBOX:-none}" })), &Turn::new())
-        .await;
+    let fixture = Fixture::builder(vec![hands_core::typed_arc(BashTool)])
+        .file("ci-settings.json", json!({ "sandbox": { "enabled": true } }).to_string())
+        .permissions(|options| options.cli_settings = vec![options.cwd.join("ci-settings.json")])
+        .build();
+    let r = fixture.call("Bash", json!({ "command": "echo ${HANDS_SANDBOX:-none}" })).await;
     assert!(!r.is_error, "{r:?}");
     assert_eq!(r.text(), "1", "the --settings file's sandbox block applies");
 }
@@ -197,11 +166,11 @@ async fn an_edited_sandbox_block_applies_to_the_next_call() {
     let command = json!({ "command": format!("echo x > {}", target.display()) });
     let r = h.call(command.clone()).await;
     assert!(r.is_error && !target.exists(), "{r:?}");
-    let mut events = hands_tool_bash::settings_watch_events(&h.session).expect("the block was read");
+    let mut events = hands_tool_bash::settings_watch_events(&h.fixture.session).expect("the block was read");
     events.mark_unchanged();
     // The user makes the outside folder writable; no restart, no new session.
     let settings = json!({ "sandbox": { "enabled": true, "filesystem": { "allowWrite": [h.outside] } } });
-    std::fs::write(h.session.project_dir().join(".claude/settings.json"), settings.to_string()).unwrap();
+    std::fs::write(h.fixture.session.project_dir().join(".claude/settings.json"), settings.to_string()).unwrap();
     // The next call after the settings watch reported it reads the new block.
     hands_test_support::wait_for_change(&mut events, "the sandbox settings watch's report of the edit").await;
     let r = h.call(command).await;
@@ -270,7 +239,7 @@ async fn settles(want: usize, count: impl Fn() -> usize) -> usize {
 async fn one_sandbox_serves_the_session_and_ends_with_it() {
     assert!(sandbox_available());
     let h = Harness::new(json!({ "sandbox": { "enabled": true } }), PermissionMode::BypassPermissions);
-    let project = h.session.project_dir().to_string_lossy().into_owned();
+    let project = h.fixture.session.project_dir().to_string_lossy().into_owned();
     // bwrap's command line names the project it binds.
     let bwraps = || processes_with(&format!("--bind {project} {project}"));
     let r = h.call(json!({ "command": "echo one > /tmp/private; exit 3" })).await;
@@ -287,6 +256,6 @@ async fn one_sandbox_serves_the_session_and_ends_with_it() {
     if hands_sandbox::HelperCommand::discover().is_some() {
         assert_eq!(bwraps(), 1, "one sandbox for the session's commands");
     }
-    h.session.close();
+    h.fixture.session.close();
     assert_eq!(settles(0, bwraps).await, 0, "closing the session ends its sandbox");
 }

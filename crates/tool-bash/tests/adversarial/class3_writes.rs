@@ -102,11 +102,11 @@ async fn accept_edits_runs_writes_inside_the_working_directory() {
         ("cat input > sorted.txt", "project/sorted.txt"),
         ("> empty.txt", "project/empty.txt"),
     ] {
-        let lab = Lab::new();
-        let output = lab.run(command, &Guard::engine(PermissionMode::AcceptEdits, &[])).await;
+        let lab = Lab::new(&Guard::engine(PermissionMode::AcceptEdits, &[]));
+        let output = lab.run(command).await;
         assert!(lab.path(made).exists(), "{command:?} did not run in acceptEdits: {output}");
-        let lab = Lab::new();
-        lab.run(command, &Guard::engine(PermissionMode::Default, &[])).await;
+        let lab = Lab::new(&Guard::engine(PermissionMode::Default, &[]));
+        lab.run(command).await;
         assert!(!lab.path(made).exists(), "{command:?} ran in the default mode");
     }
 }

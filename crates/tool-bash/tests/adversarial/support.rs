@@ -1,7 +1,7 @@
-//! The laboratory every adversarial case runs in: a fresh temp tree with a project directory
-//! (the working directory), an `outside` directory next to it holding a secret, canary files,
-//! and a real engine (Bash tool, permission engine with the case's rules and mode) whose calls
-//! run real bash. Each case is run twice: guarded (the defence under test) and unguarded
+//! The laboratory every adversarial case runs in: a fresh temp tree (hands-test-support's
+//! `Fixture`) with a project directory (the working directory), an `outside` directory next to it
+//! holding a secret, canary files, and a real engine (Bash tool, permission engine with the
+//! case's rules and mode) whose calls run real bash. Each case is run twice: guarded (the defence under test) and unguarded
 //! (bypassPermissions without the rule, or no permission engine at all), and the unguarded run
 //! must show the effect: otherwise the case proves nothing.
 
@@ -11,8 +11,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
-use hands_permissions::{LoadOptions, PermissionEngine};
+use hands_core::PermissionMode;
+use hands_test_support::Fixture;
 use hands_tool_bash::BashTool;
 
 /// What the secret file outside the working directory holds.
@@ -57,21 +57,28 @@ impl Guard {
 }
 
 pub struct Lab {
-    _root: tempfile::TempDir,
+    fixture: Fixture,
     pub root: PathBuf,
     pub project: PathBuf,
-    state: tempfile::TempDir,
     port: u16,
     connections: Arc<AtomicUsize>,
 }
 
 impl Lab {
-    pub fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let project = root.join("project");
+    /// A fresh lab whose engine is guarded by `guard`.
+    pub fn new(guard: &Guard) -> Self {
+        let mut builder = Fixture::builder(vec![hands_core::typed_arc(BashTool)]).subdir("project").mode(guard.mode);
+        if guard.engine {
+            let deny = guard.deny.clone();
+            builder = builder.permissions(move |options| {
+                let root = options.cwd.parent().expect("the project is in the lab").display().to_string();
+                options.cli_deny = deny.iter().map(|d| d.replace("{root}", &root)).collect();
+            });
+        }
+        let fixture = builder.build();
+        let project = fixture.root.clone();
+        let root = project.parent().expect("the project is in the lab").to_path_buf();
         let outside = root.join("outside");
-        std::fs::create_dir_all(&project).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(outside.join("secret"), format!("{SECRET}\n")).unwrap();
         std::fs::write(outside.join(LISTING_TOKEN), "").unwrap();
@@ -90,7 +97,7 @@ impl Lab {
                 drop(stream);
             }
         });
-        Self { _root: dir, root, project, state: tempfile::tempdir().unwrap(), port, connections }
+        Self { fixture, root, project, port, connections }
     }
 
     pub fn port(&self) -> u16 {
@@ -122,31 +129,10 @@ impl Lab {
         );
     }
 
-    /// Run `command` through a fresh session and engine guarded by `guard`; the tool's output.
-    pub async fn run(&self, command: &str, guard: &Guard) -> String {
-        let session = Session::new(SessionConfig {
-            cwd: Some(self.project.clone()),
-            state_dir: Some(self.state.path().into()),
-            permission_mode: Some(guard.mode),
-            ..Default::default()
-        })
-        .unwrap();
-        let pool = Arc::new(Pool::assemble(vec![hands_core::typed_arc(BashTool)], PoolConfig::default()));
-        let mut builder = Engine::builder(pool, Arc::clone(&session));
-        if guard.engine {
-            let mut options = LoadOptions::new(&self.project);
-            options.home = None;
-            options.managed_path = None;
-            options.watch = false;
-            let root = self.root.display().to_string();
-            options.cli_deny = guard.deny.iter().map(|d| d.replace("{root}", &root)).collect();
-            let permissions = PermissionEngine::load(&options).unwrap();
-            permissions.install(&session);
-            builder = builder.policy(permissions.policy());
-        }
-        let engine = builder.build();
-        let call = ToolCall::new("toolu_adv", "Bash", serde_json::json!({ "command": command, "timeout": 20000 }));
-        let result = engine.run_one(call, &Turn::new()).await;
+    /// Run `command` through the lab's engine (guarded as [`Lab::new`] was told); the tool's
+    /// output.
+    pub async fn run(&self, command: &str) -> String {
+        let result = self.fixture.call("Bash", serde_json::json!({ "command": command, "timeout": 20000 })).await;
         result.content.iter().filter_map(|b| serde_json::to_value(b).ok()).map(|v| v.to_string()).collect()
     }
 
@@ -200,8 +186,8 @@ impl Case {
         self
     }
 
-    fn stage(&self) -> Lab {
-        let lab = Lab::new();
+    fn stage(&self, guard: &Guard) -> Lab {
+        let lab = Lab::new(guard);
         if self.git {
             lab.git_repo();
         }
@@ -224,9 +210,9 @@ pub async fn run_class(class: &str, cases: &[Case], guards: &[Guard]) {
     let mut held = vec![0usize; guards.len()];
     for case in cases {
         for (g, guard) in guards.iter().enumerate() {
-            let lab = case.stage();
+            let lab = case.stage(guard);
             let command = case.command_in(&lab);
-            let output = lab.run(&command, guard).await;
+            let output = lab.run(&command).await;
             if lab.happened(&case.effect, &output) {
                 let output: String = output.chars().take(300).collect();
                 through.push(format!("{command:?} under {:?} {:?}: {output}", guard.mode, guard.deny));
@@ -234,9 +220,9 @@ pub async fn run_class(class: &str, cases: &[Case], guards: &[Guard]) {
                 held[g] += 1;
             }
         }
-        let lab = case.stage();
+        let lab = case.stage(&Guard::off());
         let command = case.command_in(&lab);
-        let output = lab.run(&command, &Guard::off()).await;
+        let output = lab.run(&command).await;
         if !lab.happened(&case.effect, &output) {
             let output: String = output.chars().take(300).collect();
             vacuous.push(format!("{command:?}: {output}"));
