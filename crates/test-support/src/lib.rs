@@ -379,10 +379,21 @@ pub fn wait_for_change_blocking<T>(receiver: &mut tokio::sync::watch::Receiver<T
 /// server's tool is when mounted: what tests of specs and schemas (rendering, search,
 /// deferral) put in a pool. A call answers with its input as JSON text.
 pub fn external_tool(name: &str, description: &str, schema: Value) -> Arc<dyn Tool> {
+    external_tool_with(external_spec(name, description), schema)
+}
+
+/// The spec [`external_tool`] gives a tool named `name`, for a test that changes a field (its
+/// deferral, say) before [`external_tool_with`].
+pub fn external_spec(name: &str, description: &str) -> ToolSpec {
     let mut spec = ToolSpec::new("", "", ResultLimit::Chars(100_000));
     spec.name = name.to_string().into();
     spec.description = description.to_string().into();
     spec.external = true;
+    spec
+}
+
+/// [`external_tool`] with the given spec (from [`external_spec`]).
+pub fn external_tool_with(spec: ToolSpec, schema: Value) -> Arc<dyn Tool> {
     Arc::new(ExternalTool { spec, schema })
 }
 

@@ -1,8 +1,8 @@
 //! Shared by the hands-spec tests: a fixed set of test tools (one per deferral case), MCP tools
 //! read from the checked-in fixture of a 50-tool GitHub-like server, and session set-up.
 //!
-//! The fixture MCP tools implement `Tool` directly with `spec().external == true`, the way the MCP
-//! client mounts a server's tools.
+//! The fixture MCP tools are hands-test-support's external tools (`spec().external == true`), the
+//! way the MCP client mounts a server's tools.
 
 #![allow(dead_code)]
 
@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use hands_core::TOOL_SEARCH_KEY;
 use hands_core::typed_arc;
-use hands_core::{Deferral, Plan, Planned, ToolSpec};
+use hands_core::{Deferral, Plan, ToolSpec};
 use hands_core::{
     ModelCapabilities, Pool, PoolConfig, ResultLimit, Session, Tool, ToolContext, ToolError, ToolOutput, TypedTool,
 };
@@ -20,6 +20,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub use hands_test_support::Fixture;
+use hands_test_support::{external_spec, external_tool, external_tool_with};
 
 /// The workspace's test fixture (an engine over no tools), with tool search set to `mode`
 /// (`true`, `false`, `auto:N`).
@@ -148,36 +149,8 @@ impl TypedTool for PlanLike {
 }
 
 /// An MCP tool as the client mounts it: name `mcp__<server>__<tool>`, the server's schema.
-pub struct McpTool {
-    pub spec: ToolSpec,
-    pub schema: Value,
-}
-
-impl McpTool {
-    pub fn new(server: &str, tool: &str, description: &str, schema: Value) -> McpTool {
-        McpTool::named(format!("mcp__{server}__{tool}"), description, schema)
-    }
-
-    pub fn named(name: String, description: &str, schema: Value) -> McpTool {
-        let mut spec = ToolSpec::new("", "", ResultLimit::Chars(100_000));
-        spec.name = name.into();
-        spec.description = description.to_string().into();
-        spec.external = true;
-        McpTool { spec, schema }
-    }
-}
-
-#[async_trait::async_trait]
-impl Tool for McpTool {
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-    fn input_schema(&self) -> &Value {
-        &self.schema
-    }
-    async fn call(&self, plan: Planned, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text(format!("{} {}", self.spec.name, plan.input().value())))
-    }
+pub fn mcp_tool(server: &str, tool: &str, description: &str, schema: Value) -> Arc<dyn Tool> {
+    external_tool(&format!("mcp__{server}__{tool}"), description, schema)
 }
 
 /// The 50 tools of the fixture server, mounted as `mcp__github__*`.
@@ -190,12 +163,7 @@ pub fn github_fixture_tools() -> Vec<Arc<dyn Tool>> {
         .unwrap()
         .iter()
         .map(|t| {
-            Arc::new(McpTool::new(
-                server,
-                t["name"].as_str().unwrap(),
-                t["description"].as_str().unwrap(),
-                t["inputSchema"].clone(),
-            )) as Arc<dyn Tool>
+            mcp_tool(server, t["name"].as_str().unwrap(), t["description"].as_str().unwrap(), t["inputSchema"].clone())
         })
         .collect()
 }
@@ -206,8 +174,8 @@ pub const LONG_MCP_NAME: &str = "mcp__enterprise-knowledge-base__search_document
 /// The fixed test pool: ToolSearch, a core-like tool, a deferred built-in, an input-less tool,
 /// an MCP tool with a long name, and an always-loaded MCP tool.
 pub fn fixed_pool() -> Pool {
-    let long_tool = McpTool::named(
-        LONG_MCP_NAME.into(),
+    let long_tool = external_tool(
+        LONG_MCP_NAME,
         "Search the knowledge base.",
         json!({
             "type": "object",
@@ -220,13 +188,12 @@ pub fn fixed_pool() -> Pool {
             "additionalProperties": false
         }),
     );
-    let mut pinned = McpTool::new(
-        "memory",
-        "remember",
-        "Store a fact.",
+    let mut pinned = external_spec("mcp__memory__remember", "Store a fact.");
+    pinned.deferral = Deferral::AlwaysLoad;
+    let pinned = external_tool_with(
+        pinned,
         json!({"type": "object", "properties": {"fact": {"type": "string"}}, "required": ["fact"]}),
     );
-    pinned.spec.deferral = Deferral::AlwaysLoad;
     Pool::assemble(
         vec![
             typed_arc(hands_tool_tool_search::ToolSearch),
@@ -234,7 +201,7 @@ pub fn fixed_pool() -> Pool {
             typed_arc(NotebookLike),
             typed_arc(PlanLike),
         ],
-        PoolConfig { external: vec![Arc::new(long_tool), Arc::new(pinned)], ..Default::default() },
+        PoolConfig { external: vec![long_tool, pinned], ..Default::default() },
     )
 }
 
