@@ -550,7 +550,10 @@ mod tests {
         assert!(again.contains("already exists"), "{again}");
     }
 
-    /// Copy the workspace sources (no `target`, no VCS data) to `to`.
+    /// Copy the workspace sources (no `target`, no VCS data) to `to`, each file keeping its
+    /// modification time: cargo decides whether a workspace crate is fresh by its sources' times,
+    /// so copies stamped "now" would make every run rebuild every crate `hands` links (minutes
+    /// on a loaded machine, past nextest's limit) instead of only what the generator edited.
     fn copy_workspace(from: &Path, to: &Path) {
         for entry in std::fs::read_dir(from).unwrap() {
             let entry = entry.unwrap();
@@ -565,6 +568,8 @@ mod tests {
                 copy_workspace(&source, &dest);
             } else {
                 std::fs::copy(&source, &dest).unwrap();
+                let modified = entry.metadata().unwrap().modified().unwrap();
+                std::fs::File::options().write(true).open(&dest).unwrap().set_modified(modified).unwrap();
             }
         }
     }
@@ -573,7 +578,8 @@ mod tests {
     /// its feature, and see `hands tools` list it; then run the generated test and clippy on the
     /// generated code (it must pass CI as generated). The copy's binary
     /// is renamed so the build cannot replace the workspace's own `hands` in the shared target
-    /// directory, which keeps the build incremental.
+    /// directory; with the sources' times kept (see [`copy_workspace`]) the build is incremental:
+    /// crates the copy leaves as they are reuse what the shared target directory already holds.
     #[test]
     fn a_generated_tool_builds_and_is_listed_by_hands() {
         let root = crate::util::workspace_root();
