@@ -15,7 +15,8 @@
 //! as the command line does; crates whose tests do not need it do not build hands-permissions.
 //!
 //! [`wait_for_change`] waits, with a bound that only turns a hang into a failure, for a watch
-//! channel to move: how a test orders itself on a side effect without sleeping.
+//! channel to move: how a test orders itself on a side effect without sleeping; [`eventually`]
+//! polls what nothing reports (the process table), and [`is_root`] says whether modes bind us.
 //!
 //! Only tests use this crate (as a dev-dependency). Tool-specific helpers stay in each crate's
 //! tests; nothing here knows a concrete tool.
@@ -373,6 +374,30 @@ pub async fn wait_for_change<T>(receiver: &mut tokio::sync::watch::Receiver<T>, 
 pub fn wait_for_change_blocking<T>(receiver: &mut tokio::sync::watch::Receiver<T>, what: &str) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a test runtime");
     runtime.block_on(wait_for_change(receiver, what));
+}
+
+/// Check `condition` every few milliseconds until it holds; false if it still does not after a
+/// generous 20 s (a kill that did not happen, not a slow machine). Only for what nothing reports
+/// as an event (the process table, a file another process writes); where a watch channel or a
+/// log can report the change, [`wait_for_change`] orders the test on it instead.
+pub fn eventually(mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    condition()
+}
+
+/// Whether this process runs as root (who reads any folder, whatever its mode), read from
+/// `/proc/self/status` without unsafe code; false where there is no `/proc` (macOS, Windows).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .unwrap_or(false)
 }
 
 /// A tool known only by its name, description and input schema, marked external as an MCP

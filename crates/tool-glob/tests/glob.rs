@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hands_core::{PathFilter, Session, SessionConfig};
-use hands_test_support::Fixture;
+use hands_test_support::{Fixture, is_root};
 use hands_tool_glob::GlobTool;
 use serde_json::{Value, json};
 
@@ -168,13 +168,6 @@ async fn unreadable_folders_are_skipped_without_failing() {
     } else {
         assert_eq!(text, "open/a.txt");
     }
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
-        .unwrap_or(false)
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::with_tool;
 use hands_core::PathFilter;
 use hands_core::{ToolCall, Turn};
-use hands_test_support::Fixture;
+use hands_test_support::{Fixture, is_root};
 use hands_tool_grep::GrepTool;
 use serde_json::json;
 
@@ -261,14 +261,6 @@ async fn unreadable_folders_are_skipped_without_failing() {
     } else {
         assert_eq!(text, "open/a.txt:1\n\nFound 1 total occurrence across 1 file.");
     }
-}
-
-/// Whether this process runs as root (read from /proc, no unsafe code).
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
-        .unwrap_or(false)
 }
 
 #[tokio::test]

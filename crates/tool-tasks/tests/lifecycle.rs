@@ -3,10 +3,9 @@
 //! stop them, and the process table shows nothing survives.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use hands_tasks::TaskRegistry;
-use hands_test_support::Fixture;
+use hands_test_support::{Fixture, eventually};
 use hands_tool_bash::BashTool;
 use hands_tool_tasks::{TaskOutputTool, TaskStopTool};
 use serde_json::{Value, json};
@@ -36,19 +35,6 @@ fn alive(pid: i32) -> bool {
     };
     let state = stat.rsplit_once(") ").and_then(|(_, rest)| rest.chars().next());
     !matches!(state, None | Some('Z') | Some('X'))
-}
-
-/// Check a condition against the process table or a file until it holds (20 s at most: a kill
-/// that never happened, not a slow machine).
-fn eventually(mut condition: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if condition() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    condition()
 }
 
 /// The pid a task printed as `shell:<pid>` into its output file.

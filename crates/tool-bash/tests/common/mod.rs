@@ -6,10 +6,10 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use hands_core::{ProgressSink, ToolResult};
 use hands_test_support::Fixture;
+pub use hands_test_support::eventually;
 use hands_tool_bash::BashTool;
 
 /// The workspace's fixture over Bash, in `bypassPermissions` mode.
@@ -57,19 +57,6 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
         }
     }
     members
-}
-
-/// Wait until `condition` holds, checking the process table every few milliseconds; false if it
-/// still does not hold after a generous 20 s (a kill that did not happen, not a slow machine).
-pub fn eventually(mut condition: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if condition() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    condition()
 }
 
 /// The integers printed on lines of `text` that start with `prefix`.
