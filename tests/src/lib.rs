@@ -127,6 +127,50 @@ pub fn group_alive(pgid: u32) -> bool {
     })
 }
 
+/// Whether process `pid` is still alive (a zombie counts as gone): how the tests see that a
+/// mounted MCP server outlived the command that started it.
+#[cfg(target_os = "linux")]
+pub fn process_alive(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').next()).is_some_and(|state| state != "Z")
+}
+
+/// Whether process `pid` outlived the command that should have stopped it; if so it is killed
+/// here, so a failing test leaves nothing running either.
+#[cfg(target_os = "linux")]
+pub fn outlived(pid: u32) -> bool {
+    let alive = process_alive(pid);
+    if alive {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    alive
+}
+
+/// `None` when `python3` can import the official MCP Python SDK 2.x (the CI installs
+/// `mcp==2.3.0`), else why not: the tests that need it skip, saying so.
+pub fn python_mcp_sdk_missing() -> Option<String> {
+    let probe = Command::new("python3")
+        .args(["-c", "import mcp.client.streamable_http as h, httpx2; h.streamable_http_client"])
+        .output();
+    match probe {
+        Err(e) => Some(format!("python3 cannot run: {e}")),
+        Ok(out) if !out.status.success() => Some(format!(
+            "the MCP Python SDK 2.x is not importable (install it: python3 -m pip install mcp==2.3.0): {}",
+            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+        )),
+        Ok(_) => None,
+    }
+}
+
+/// A `.mcp.json` object that mounts `tests/mcp/tool_server.py` (one tool, `shout`) as the stdio
+/// server `name`, with the script's `args` (`--pid-file PATH`, `--stubborn`).
+pub fn tool_server_config(name: &str, args: &[&str]) -> serde_json::Value {
+    let script = workspace_root().join("tests/mcp/tool_server.py");
+    let mut argv = vec![script.to_string_lossy().into_owned()];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    serde_json::json!({"mcpServers": {name: {"command": "python3", "args": argv}}})
+}
+
 /// AskUserQuestion's input with two questions, one single-choice ("Which database?": Postgres,
 /// SQLite) and one multi-choice ("Which extras?": Auth, Billing, Search), for the tests that
 /// answer them through a front end.

@@ -1,8 +1,9 @@
 //! `hands agent` end to end: the built binary against the fake model API on loopback, for both
 //! providers: a tool call between two answers in each output format (text, json, stream-json),
 //! the exit statuses (finished, max turns, a failed API, a configuration error, an interrupt
-//! that leaves nothing running), and an ask with nobody to answer becoming a denial that says
-//! what to configure.
+//! that leaves nothing running), an ask with nobody to answer becoming a denial that says
+//! what to configure, and a tool of an MCP server mounted with `--mcp-config` (a Python server,
+//! skipped when the MCP Python SDK is missing) called by the model and stopped at the end.
 
 use std::process::{Output, Stdio};
 
@@ -222,4 +223,58 @@ async fn ctrl_c_stops_the_agent_and_its_tools_and_exits_130() {
     let state = stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').next()).unwrap_or("");
     assert!(stat.is_empty() || state == "Z", "the Bash command's child outlived the agent: {stat}");
     assert_eq!(server.requests().len(), 1, "no request after the interrupt");
+}
+
+/// `--mcp-config`: the agent calls a mounted MCP server's tool (allowed by a server rule) and the
+/// model gets its result; the init line lists the tool and each server's status; a server that
+/// fails to start is a warning naming it; the server is stopped when the agent ends, even one that
+/// outlives the end of its input.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_calls_a_tool_of_a_mounted_mcp_server() {
+    if let Some(why) = hands_e2e::python_mcp_sdk_missing() {
+        println!("skipping the_agent_calls_a_tool_of_a_mounted_mcp_server: {why}");
+        return;
+    }
+    for provider in PROVIDERS {
+        let p = Project::new();
+        let pid_file = p.dir.path().join("server.pid");
+        let mut config =
+            hands_e2e::tool_server_config("loud", &["--stubborn", "--pid-file", pid_file.to_str().unwrap()]);
+        config["mcpServers"]["broken"] = json!({"command": p.dir.path().join("no-such-server")});
+        let turns = [
+            Turn::reply().tool_use("toolu_m", "mcp__loud__shout", json!({"text": "quiet words"})),
+            Turn::text("It shouted."),
+        ];
+        let server = FakeModelApi::with_turns(turns).await.unwrap();
+        let config = config.to_string();
+        let args = ["-p", "shout", "--output-format", "stream-json", "--allow", "mcp__loud", "--mcp-config", &config];
+        let out = run_agent(&p, &server, provider, &args).await;
+        assert_eq!(out.status.code(), Some(0), "{provider}: {}", stderr(&out));
+
+        let lines: Vec<Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let init = &lines[0];
+        let tools: Vec<&str> = init["tools"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert!(tools.contains(&"mcp__loud__shout"), "{provider}: {tools:?}");
+        assert_eq!(
+            init["mcp_servers"],
+            json!([{"name": "broken", "status": "failed"}, {"name": "loud", "status": "connected"}]),
+            "{provider}"
+        );
+        let errors = stderr(&out);
+        let warning: Vec<&str> = errors.lines().filter(|l| l.contains("broken")).collect();
+        assert_eq!(warning.len(), 1, "{provider}: {errors}");
+        assert!(warning[0].contains("failed to start"), "{provider}: {}", warning[0]);
+
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "{provider}");
+        let second = requests[1].body.to_string();
+        assert!(second.contains("toolu_m") && second.contains("shouted: QUIET WORDS"), "{provider}: {second}");
+        assert_eq!(lines.last().unwrap()["result"], "It shouted.", "{provider}");
+
+        #[cfg(target_os = "linux")]
+        {
+            let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+            assert!(!hands_e2e::outlived(pid), "{provider}: the MCP server {pid} outlived the agent");
+        }
+    }
 }

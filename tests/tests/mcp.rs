@@ -3,7 +3,10 @@
 //! another hands (in a pool here, and through `hands serve --mcp-config`), and the config
 //! snippets of docs/mcp.md parse. A settings edit between calls reaches a client as
 //! `tools/list_changed`. A stopped server (stdio: SIGINT, SIGTERM, end of input; HTTP:
-//! DELETE of the session, SIGINT, SIGTERM) leaves no background command behind.
+//! DELETE of the session, SIGINT, SIGTERM) leaves no background command behind. `hands call` and
+//! `hands run` mount a Python server with `--mcp-config` (tests/mcp/tool_server.py): its tool
+//! under the permission rules, a server that fails to start skipped with a warning, a bad config
+//! refused, and no server left running after the command.
 //!
 //! The Python tests skip, saying why, when `python3` cannot import the `mcp` 2.x SDK.
 
@@ -15,27 +18,12 @@ use std::sync::Arc;
 use hands_core::{Engine, PermissionMode, Pool, PoolConfig, Session, SessionConfig, ToolCall, Turn};
 #[cfg(target_os = "linux")]
 use hands_e2e::group_alive;
-use hands_e2e::{Project, hands_bin, workspace_root};
+use hands_e2e::{Project, hands_bin, python_mcp_sdk_missing, stderr, stdout, workspace_root};
 use hands_mcp::{ClientOptions, McpClients, McpConfig};
 use serde_json::{Value, json};
 
 fn client_script() -> PathBuf {
     workspace_root().join("tests/mcp/hands_client.py")
-}
-
-/// `None` when the Python SDK is usable, else why not.
-fn python_sdk_missing() -> Option<String> {
-    let probe = Command::new("python3")
-        .args(["-c", "import mcp.client.streamable_http as h, httpx2; h.streamable_http_client"])
-        .output();
-    match probe {
-        Err(e) => Some(format!("python3 cannot run: {e}")),
-        Ok(out) if !out.status.success() => Some(format!(
-            "the MCP Python SDK 2.x is not importable (install it: python3 -m pip install mcp==2.3.0): {}",
-            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
-        )),
-        Ok(_) => None,
-    }
 }
 
 fn run_script(args: &[&str]) {
@@ -112,7 +100,7 @@ impl Drop for HttpChild {
 
 #[test]
 fn python_sdk_over_stdio() {
-    if let Some(why) = python_sdk_missing() {
+    if let Some(why) = python_mcp_sdk_missing() {
         println!("skipping python_sdk_over_stdio: {why}");
         return;
     }
@@ -121,7 +109,7 @@ fn python_sdk_over_stdio() {
 
 #[test]
 fn python_sdk_over_http() {
-    if let Some(why) = python_sdk_missing() {
+    if let Some(why) = python_mcp_sdk_missing() {
         println!("skipping python_sdk_over_http: {why}");
         return;
     }
@@ -135,7 +123,7 @@ fn python_sdk_over_http() {
 /// questions declined, and a plan review approved into acceptEdits.
 #[test]
 fn python_sdk_answers_questions_and_approves_a_plan() {
-    if let Some(why) = python_sdk_missing() {
+    if let Some(why) = python_mcp_sdk_missing() {
         println!("skipping python_sdk_answers_questions_and_approves_a_plan: {why}");
         return;
     }
@@ -152,7 +140,7 @@ fn inner_hands_config(inner: &Project) -> Value {
 
 #[test]
 fn python_sdk_through_a_hands_that_mounts_hands() {
-    if let Some(why) = python_sdk_missing() {
+    if let Some(why) = python_mcp_sdk_missing() {
         println!("skipping python_sdk_through_a_hands_that_mounts_hands: {why}");
         return;
     }
@@ -562,4 +550,127 @@ fn a_settings_edit_between_calls_changes_the_tool_list() {
     assert!(!after.is_empty());
     drop(stdin);
     let _ = child.wait();
+}
+
+/// `--mcp-config` on `hands call`: the mounted tool runs as `mcp__<server>__<tool>` only when a
+/// rule allows it (by server or by tool), a bare deny of the server takes it out of the pool, and
+/// the JSON itself is accepted in place of a file.
+#[test]
+fn call_runs_a_mounted_tool_under_the_permission_rules() {
+    if let Some(why) = python_mcp_sdk_missing() {
+        println!("skipping call_runs_a_mounted_tool_under_the_permission_rules: {why}");
+        return;
+    }
+    let p = Project::new();
+    let config = p.file(".mcp-test.json", &hands_e2e::tool_server_config("loud", &[]).to_string());
+    let config = config.to_str().unwrap();
+    let call = |extra: &[&str]| {
+        let mut args = vec!["call", "mcp__loud__shout", r#"{"text":"hi"}"#, "--prompt", "never"];
+        args.extend_from_slice(extra);
+        p.run(&args)
+    };
+
+    let asked = call(&["--mcp-config", config]);
+    assert_eq!(asked.status.code(), Some(1), "no rule allows it: {}", stdout(&asked));
+    assert!(!stdout(&asked).contains("HI"), "{}", stdout(&asked));
+
+    let by_server = call(&["--mcp-config", config, "--allow", "mcp__loud"]);
+    assert_eq!(by_server.status.code(), Some(0), "{}{}", stdout(&by_server), stderr(&by_server));
+    assert_eq!(stdout(&by_server), "shouted: HI\n");
+
+    let inline = hands_e2e::tool_server_config("loud", &[]).to_string();
+    let by_tool = call(&["--mcp-config", &inline, "--allow", "mcp__loud__shout", "--strict-mcp-config"]);
+    assert_eq!(by_tool.status.code(), Some(0), "{}{}", stdout(&by_tool), stderr(&by_tool));
+    assert_eq!(stdout(&by_tool), "shouted: HI\n");
+
+    let denied = call(&["--mcp-config", config, "--allow", "mcp__loud", "--deny", "mcp__loud"]);
+    assert_eq!(denied.status.code(), Some(1), "{}", stdout(&denied));
+    assert!(!stdout(&denied).contains("HI"), "{}", stdout(&denied));
+
+    let without = call(&[]);
+    assert_eq!(without.status.code(), Some(1), "nothing mounted: {}", stdout(&without));
+}
+
+/// A server that does not start is one warning line on stderr naming it and why, and the command
+/// goes on with the others.
+#[test]
+fn a_server_that_fails_to_start_is_skipped_with_a_warning() {
+    if let Some(why) = python_mcp_sdk_missing() {
+        println!("skipping a_server_that_fails_to_start_is_skipped_with_a_warning: {why}");
+        return;
+    }
+    let p = Project::new();
+    let mut config = hands_e2e::tool_server_config("loud", &[]);
+    config["mcpServers"]["broken"] = json!({"command": p.dir.path().join("no-such-server")});
+    let config = p.file(".mcp-test.json", &config.to_string());
+    let out = p.run(&[
+        "call",
+        "mcp__loud__shout",
+        r#"{"text":"still here"}"#,
+        "--allow",
+        "mcp__loud",
+        "--mcp-config",
+        config.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(stdout(&out), "shouted: STILL HERE\n");
+    let warnings: Vec<String> = stderr(&out).lines().filter(|l| l.contains("broken")).map(str::to_string).collect();
+    assert_eq!(warnings.len(), 1, "{}", stderr(&out));
+    assert!(warnings[0].contains("failed to start") && warnings[0].contains("no-such-server"), "{}", warnings[0]);
+}
+
+/// A config that cannot be read, or is not `.mcp.json`'s shape, ends every command that mounts
+/// with a usage error naming it, before anything runs.
+#[test]
+fn an_unreadable_or_invalid_mcp_config_is_an_error() {
+    let p = Project::new();
+    let missing = p.dir.path().join("missing.mcp.json");
+    let missing = missing.to_str().unwrap();
+    let invalid = r#"{"mcpServers": {"x": {"args": []}}}"#;
+    for command in [
+        &["call", "Glob", r#"{"pattern":"*"}"#][..],
+        &["run"],
+        &["tools"],
+        &["agent", "-p", "hello", "--provider", "anthropic", "--model", "unused"],
+    ] {
+        for (config, wanted) in [(missing, "missing.mcp.json"), (invalid, "invalid MCP config")] {
+            let mut args = command.to_vec();
+            args.extend_from_slice(&["--mcp-config", config]);
+            // A key and a model, so `hands agent` gets as far as its MCP servers; nothing is sent.
+            let out = p.hands().args(&args).env("ANTHROPIC_API_KEY", "unused").stdin(Stdio::null()).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+            assert!(stderr(&out).contains(wanted), "{args:?}: {}", stderr(&out));
+            assert!(stdout(&out).is_empty(), "{args:?}: {}", stdout(&out));
+        }
+    }
+}
+
+/// `hands call` and `hands run` stop the servers they mounted when they end, even one that does
+/// not exit when its input closes.
+#[cfg(target_os = "linux")]
+#[test]
+fn call_and_run_leave_no_mcp_server_behind() {
+    if let Some(why) = python_mcp_sdk_missing() {
+        println!("skipping call_and_run_leave_no_mcp_server_behind: {why}");
+        return;
+    }
+    let p = Project::new();
+    let pid_file = p.dir.path().join("server.pid");
+    let config = hands_e2e::tool_server_config("loud", &["--stubborn", "--pid-file", pid_file.to_str().unwrap()]);
+    let config = p.file(".mcp-test.json", &config.to_string());
+    let config = config.to_str().unwrap();
+    let check_stopped = |what: &str| {
+        let pid: u32 = std::fs::read_to_string(&pid_file).expect("the server wrote its pid").trim().parse().unwrap();
+        assert!(!hands_e2e::outlived(pid), "{what} left the MCP server {pid} running");
+        std::fs::remove_file(&pid_file).unwrap();
+    };
+
+    let out = p.run(&["call", "mcp__loud__shout", r#"{"text":"a"}"#, "--allow", "mcp__loud", "--mcp-config", config]);
+    assert_eq!(stdout(&out), "shouted: A\n", "{}", stderr(&out));
+    check_stopped("hands call");
+
+    let line = json!({"type": "tool_use", "id": "toolu_1", "name": "mcp__loud__shout", "input": {"text": "b"}});
+    let out = p.run_with_stdin(&["run", "--allow", "mcp__loud", "--mcp-config", config], &format!("{line}\n"));
+    assert!(stdout(&out).contains("shouted: B"), "{}{}", stdout(&out), stderr(&out));
+    check_stopped("hands run");
 }

@@ -22,6 +22,7 @@
 
 mod commands;
 mod lines;
+mod mcp;
 mod menu;
 mod setup;
 mod terminal;

@@ -193,22 +193,28 @@ impl RunOptions {
     }
 
     /// Session, settings and engine for a stream of calls whose questions `asker` answers
-    /// (`hands run`).
-    pub fn build_answered_by(&self, asker: Arc<dyn Asker>) -> anyhow::Result<Runtime> {
-        self.build_with(EngineOptions::default(), asker)
+    /// (`hands run`), with `external` tools (the mounted MCP servers') after the built-ins.
+    pub fn build_answered_by(&self, asker: Arc<dyn Asker>, external: Vec<Arc<dyn Tool>>) -> anyhow::Result<Runtime> {
+        self.build_with(EngineOptions::default(), asker, external)
     }
 
-    /// [`Self::build`] for one call typed by a person (`call`, `why`): whoever wrote the input
-    /// had every schema at hand, so no error says a schema was withheld.
-    pub fn build_direct(&self) -> anyhow::Result<Runtime> {
-        self.build_with(EngineOptions { all_schemas_known: true, ..EngineOptions::default() }, self.asker()?)
+    /// [`Self::build_answered_by`] for one call typed by a person (`call`, `why`): whoever wrote
+    /// the input had every schema at hand, so no error says a schema was withheld.
+    pub fn build_direct(&self, external: Vec<Arc<dyn Tool>>) -> anyhow::Result<Runtime> {
+        self.build_with(EngineOptions { all_schemas_known: true, ..EngineOptions::default() }, self.asker()?, external)
     }
 
-    fn build_with(&self, options: EngineOptions, asker: Arc<dyn Asker>) -> anyhow::Result<Runtime> {
+    fn build_with(
+        &self,
+        options: EngineOptions,
+        asker: Arc<dyn Asker>,
+        external: Vec<Arc<dyn Tool>>,
+    ) -> anyhow::Result<Runtime> {
         let session = self.open_session(self.session.clone())?;
         let permissions = self.permissions(session.project_dir(), false)?;
         // `call`, `run` and `why` give the session no model.
-        let engine = self.engine_with(&session, &permissions, PoolConfig::default(), asker, None, options);
+        let pool = PoolConfig { external, ..PoolConfig::default() };
+        let engine = self.engine_with(&session, &permissions, pool, asker, None, options);
         Ok(Runtime { session, engine, permissions })
     }
 }

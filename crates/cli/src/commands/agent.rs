@@ -10,6 +10,9 @@
 //! Interrupting cancels the request and the running tools and ends the session's background
 //! tasks before the command returns; a second Ctrl-C exits at once.
 //!
+//! The MCP servers of `--mcp-config` are mounted before the run (their tools join the pool as
+//! `mcp__<server>__<tool>`, under the same permission rules) and stopped when it ends.
+//!
 //! The loop itself is `hands_agent::Agent`; how a session and engine are built is `setup.rs`.
 
 use std::io::Write;
@@ -23,6 +26,7 @@ use hands_model::{CancellationToken, Message, ProviderConfig, ProviderKind, Resp
 use serde_json::{Value, json};
 
 use crate::Outcome;
+use crate::mcp::{McpArgs, Mounted};
 use crate::setup::RunOptions;
 
 /// How the run is printed.
@@ -79,6 +83,8 @@ pub struct Args {
     /// How the run is printed.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
+    #[command(flatten)]
+    pub mcp: McpArgs,
     #[command(flatten)]
     pub options: RunOptions,
 }
@@ -238,15 +244,22 @@ fn cancel_on_interrupt(cancel: CancellationToken) {
     });
 }
 
-/// Run the agent.
+/// Run the agent, then stop the mounted MCP servers however the run ended.
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let prompt = prompt_text(&args.task)?;
     let model = session_model(&args)?;
+    let mounted = args.mcp.mount().await?;
+    let outcome = run_mounted(&args, prompt, model, &mounted).await;
+    mounted.shutdown().await;
+    outcome
+}
+
+async fn run_mounted(args: &Args, prompt: String, model: SessionModel, mounted: &Mounted) -> anyhow::Result<Outcome> {
     let session = args.options.open_session(args.options.session.clone())?;
     let permissions = args.options.permissions(session.project_dir(), false)?;
     // Installed first: the pool offers the tools that need a model (Agent, WebSearch).
     let model = model.install(&session);
-    let engine = args.options.engine(&session, &permissions, Vec::new(), args.options.asker()?, None);
+    let engine = args.options.engine(&session, &permissions, mounted.tools(), args.options.asker()?, None);
     let mut system = args.system_prompt.clone().unwrap_or_else(|| default_system(&session));
     if let Some(more) = &args.append_system_prompt {
         system.push_str("\n\n");
@@ -270,6 +283,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
         "provider": model.provider.kind().as_str(),
         "model": model.model,
         "tools": engine.pool().names(),
+        "mcp_servers": mounted.statuses(),
         "permissionMode": session.permission_mode().as_str(),
     }));
 

@@ -3,12 +3,13 @@
 //!
 //! The session ends with the call, so its background tasks do too: a Bash command that times out
 //! is stopped (not moved to the background), and one started with `run_in_background` is stopped
-//! at exit, as its result says.
+//! at exit, as its result says. Servers mounted with `--mcp-config` are stopped when it ends.
 
 use anyhow::Context;
 use hands_core::{ToolCall, Turn};
 
 use crate::Outcome;
+use crate::mcp::{McpArgs, Mounted};
 use crate::setup::RunOptions;
 
 /// `hands call` options.
@@ -23,14 +24,23 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub mcp: McpArgs,
+    #[command(flatten)]
     pub options: RunOptions,
 }
 
-/// Run the call.
+/// Run the call, then stop the mounted MCP servers however it went.
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let input: serde_json::Value =
         serde_json::from_str(&args.input).with_context(|| format!("the input is not valid JSON: {}", args.input))?;
-    let runtime = args.options.build_direct()?;
+    let mounted = args.mcp.mount().await?;
+    let outcome = call(&args, input, &mounted).await;
+    mounted.shutdown().await;
+    outcome
+}
+
+async fn call(args: &Args, input: serde_json::Value, mounted: &Mounted) -> anyhow::Result<Outcome> {
+    let runtime = args.options.build_direct(mounted.tools())?;
     // Nothing started by this call can outlive the process: tools must not promise otherwise.
     hands_tasks::TaskRegistry::of(&runtime.session).set_one_shot(true);
     let turn = Turn::new();

@@ -27,6 +27,9 @@
 //!
 //! A malformed line gets `{"type":"error","line":N,"error":"..."}` and the stream goes on. End of
 //! input fails the questions still waiting for an answer, waits for running calls, then exits.
+//!
+//! The tools of the servers mounted with `--mcp-config` are in the pool as they were listed at
+//! the start; the servers are stopped when the stream ends.
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -41,11 +44,14 @@ use tokio::task::JoinHandle;
 
 use crate::Outcome;
 use crate::lines::{LineAsker, Taken};
+use crate::mcp::{McpArgs, Mounted};
 use crate::setup::{Prompt, RunOptions, Runtime};
 
 /// `hands run` options.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub mcp: McpArgs,
     #[command(flatten)]
     pub options: RunOptions,
 }
@@ -162,8 +168,15 @@ fn sort_input(
     rx
 }
 
-/// Run the stream.
+/// Run the stream, then stop the mounted MCP servers however it ended.
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
+    let mounted = args.mcp.mount().await?;
+    let outcome = stream(&args, &mounted).await;
+    mounted.shutdown().await;
+    outcome
+}
+
+async fn stream(args: &Args, mounted: &Mounted) -> anyhow::Result<Outcome> {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
     let line_asker = (args.options.prompt == Prompt::Lines).then(|| Arc::new(LineAsker::new(out_tx.downgrade())));
     let terminal = if line_asker.is_some() { None } else { args.options.terminal_asker()? };
@@ -177,7 +190,8 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
         Some(tty) if std::io::stdin().is_terminal() => tty.stdin_lines(),
         _ => stdin_lines(),
     };
-    let Runtime { session, engine, permissions: _permissions } = args.options.build_answered_by(asker)?;
+    let Runtime { session, engine, permissions: _permissions } =
+        args.options.build_answered_by(asker, mounted.tools())?;
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         while let Some(mut line) = out_rx.recv().await {

@@ -13,12 +13,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use hands_mcp::{
-    ClientOptions, EngineFactory, EngineSeed, HttpOptions, McpClients, McpConfig, McpServer, ServerOptions,
-};
+use hands_mcp::{EngineFactory, EngineSeed, HttpOptions, McpClients, McpServer, ServerOptions};
 use hands_permissions::PermissionEngine;
 
 use crate::Outcome;
+use crate::mcp::McpArgs;
 use crate::setup::RunOptions;
 
 /// `hands serve` options.
@@ -33,9 +32,6 @@ pub struct Args {
     /// Allow a non-loopback --http address (requires --token).
     #[arg(long)]
     pub allow_remote: bool,
-    /// Mount the MCP servers of this file (`.mcp.json` format, or the JSON itself); repeatable.
-    #[arg(long = "mcp-config", value_name = "FILE")]
-    pub mcp_config: Vec<String>,
     /// Largest result sent inline, in characters (at least 5000): larger results are saved to a
     /// file and answered with a preview and its path; Read stops at the last line that fits.
     #[arg(long, value_name = "CHARS", default_value_t = hands_mcp::DEFAULT_MAX_RESULT_CHARS)]
@@ -43,6 +39,8 @@ pub struct Args {
     /// List ToolSearch too (left out by default: over MCP every listed tool is loaded already).
     #[arg(long)]
     pub list_tool_search: bool,
+    #[command(flatten)]
+    pub mcp: McpArgs,
     #[command(flatten)]
     pub options: RunOptions,
 }
@@ -63,7 +61,8 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
     let permissions = args.options.permissions(&project, true)?;
-    let clients = mount(&args.mcp_config).await?;
+    let mounted = args.mcp.mount().await?;
+    let clients = mounted.clients().cloned();
     let factory = engine_factory(args.options.clone(), permissions.clone(), clients.clone());
     // Without --cwd, the client's first root becomes the working directory.
     let mut options = ServerOptions {
@@ -95,9 +94,7 @@ pub async fn run(args: Args) -> anyhow::Result<Outcome> {
         }
     };
     server.end_sessions();
-    if let Some(clients) = clients {
-        clients.shutdown().await;
-    }
+    mounted.shutdown().await;
     served?;
     Ok(Outcome::Success)
 }
@@ -126,22 +123,6 @@ async fn stop_signal() -> &'static str {
         }
         "Ctrl-C"
     }
-}
-
-/// Start the servers of every `--mcp-config`; failures are reported on stderr and skipped.
-pub async fn mount(configs: &[String]) -> anyhow::Result<Option<Arc<McpClients>>> {
-    if configs.is_empty() {
-        return Ok(None);
-    }
-    let mut config = McpConfig::new();
-    for value in configs {
-        config.merge(hands_mcp::McpConfig::from_flag(value).context("--mcp-config")?);
-    }
-    let clients = McpClients::connect(&config, ClientOptions::from_env()).await;
-    for failure in clients.failures() {
-        eprintln!("hands: {failure}");
-    }
-    Ok(Some(Arc::new(clients)))
 }
 
 /// One engine per MCP session: a fresh session from the options, this build's tools and the

@@ -22,7 +22,7 @@ pub struct Args {
 
 /// List the skills.
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let runtime = args.options.build_direct()?;
+    let runtime = args.options.build_direct(Vec::new())?;
     let catalog = hands_tool_skill::skills_of(&runtime.session);
     let text = if args.json { serde_json::to_string_pretty(&as_json(&catalog))? } else { as_text(&catalog) };
     let printed = super::print_text(&text);

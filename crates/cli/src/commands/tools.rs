@@ -7,6 +7,7 @@ use hands_core::ModelCapabilities;
 use hands_spec::{Format, RenderOptions};
 
 use crate::Outcome;
+use crate::mcp::{McpArgs, Mounted};
 use crate::setup::RunOptions;
 
 /// `hands tools` options.
@@ -31,9 +32,8 @@ pub struct Args {
     /// the provider `hands agent` would use (HANDS_PROVIDER, else anthropic).
     #[arg(long, value_name = "PROVIDER", num_args = 0..=1, default_missing_value = "")]
     pub with_model: Option<String>,
-    /// Mount the MCP servers of this file (`.mcp.json` format) into the pool; repeatable.
-    #[arg(long = "mcp-config", value_name = "FILE")]
-    pub mcp_config: Vec<String>,
+    #[command(flatten)]
+    pub mcp: McpArgs,
     #[command(flatten)]
     pub options: RunOptions,
 }
@@ -42,12 +42,18 @@ fn parse_format(s: &str) -> Result<Format, String> {
     s.parse::<Format>().map_err(|e| e.to_string())
 }
 
-/// Print the pool.
+/// Print the pool, then stop the mounted MCP servers.
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
-    let clients = super::serve::mount(&args.mcp_config).await?;
+    let mounted = args.mcp.mount().await?;
+    let outcome = list(&args, &mounted).await;
+    mounted.shutdown().await;
+    outcome
+}
+
+async fn list(args: &Args, mounted: &Mounted) -> anyhow::Result<Outcome> {
     let session = args.options.open_session(None)?;
     let permissions = args.options.permissions(session.project_dir(), false)?;
-    let external = clients.as_ref().map(|c| c.tools()).unwrap_or_default();
+    let external = mounted.tools();
     let model = match args.with_model.as_deref() {
         None => ModelCapabilities::NONE,
         Some(provider) => super::agent::provider_or_default(provider)?.capabilities(),

@@ -28,7 +28,7 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<Outcome> {
     let input: serde_json::Value =
         serde_json::from_str(&args.input).with_context(|| format!("the input is not valid JSON: {}", args.input))?;
-    let runtime = args.options.build_direct()?;
+    let runtime = args.options.build_direct(Vec::new())?;
     let decision = match runtime.engine.explain(ToolCall::new("toolu_why", &args.tool, input)).await {
         Ok(d) => d,
         Err(result) => {

@@ -73,7 +73,8 @@ impl McpClients {
             match result {
                 Ok(server) => servers.push(server),
                 Err(failure) => {
-                    tracing::warn!("{failure}");
+                    // The caller reports it (see `failures`): a log line too would say it twice.
+                    tracing::debug!("{failure}");
                     failures.push(failure);
                 }
             }
