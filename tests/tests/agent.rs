@@ -2,8 +2,9 @@
 //! providers: a tool call between two answers in each output format (text, json, stream-json),
 //! the exit statuses (finished, max turns, a failed API, a configuration error, an interrupt
 //! that leaves nothing running), an ask with nobody to answer becoming a denial that says
-//! what to configure, and a tool of an MCP server mounted with `--mcp-config` (a Python server,
-//! skipped when the MCP Python SDK is missing) called by the model and stopped at the end.
+//! what to configure, a tool of an MCP server mounted with `--mcp-config` (a Python server,
+//! skipped when the MCP Python SDK is missing) called by the model and stopped at the end, and
+//! hook scripts reading the session's transcript (and a sub-agent's own) while the agent runs.
 
 use std::process::{Output, Stdio};
 
@@ -277,4 +278,109 @@ async fn the_agent_calls_a_tool_of_a_mounted_mcp_server() {
             assert!(!hands_e2e::outlived(pid), "{provider}: the MCP server {pid} outlived the agent");
         }
     }
+}
+
+/// The JSON lines of `file`, each parsed.
+fn json_lines(file: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"))).collect()
+}
+
+/// Whether a transcript `line` holds a `tool_use` block of `name` with `id`.
+fn has_tool_use(line: &Value, id: &str, name: &str) -> bool {
+    line["type"] == "assistant"
+        && line["message"]["content"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_use" && b["id"] == id && b["name"] == name))
+}
+
+/// Whether a transcript `line` is the user message carrying the result of call `id`.
+fn has_tool_result(line: &Value, id: &str) -> bool {
+    line["type"] == "user"
+        && line["message"]["content"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result" && b["tool_use_id"] == id))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_read_the_transcript_and_a_sub_agent_has_its_own() {
+    let p = Project::new();
+    // A hook that keeps its payload and a copy of the transcript files it names, read while
+    // the agent runs (serde_json writes the payload compactly, so sed finds the fields).
+    let script = p.dir.path().join("hook.sh");
+    std::fs::write(
+        &script,
+        r#"#!/bin/sh
+cat > "$1.payload"
+t=$(sed -n 's/.*[{,]"transcript_path":"\([^"]*\)".*/\1/p' "$1.payload")
+cp "$t" "$1.transcript" || exit 1
+a=$(sed -n 's/.*"agent_transcript_path":"\([^"]*\)".*/\1/p' "$1.payload")
+if [ -n "$a" ]; then cp "$a" "$1.agent-transcript" || exit 1; fi
+exit 0
+"#,
+    )
+    .unwrap();
+    let hook =
+        |name: &str| json!([{"hooks": [{"type": "command", "command": format!("sh {} {name}", script.display())}]}]);
+    let mut pre = hook("pre");
+    pre[0]["matcher"] = json!("Write");
+    let settings = json!({"hooks": {"PreToolUse": pre, "SubagentStop": hook("sub"), "Stop": hook("stop")}});
+    p.file(".claude/settings.json", &settings.to_string());
+    let turns = [
+        Turn::reply().tool_use(
+            "toolu_a",
+            "Agent",
+            json!({"description": "look around", "prompt": "list the files", "subagent_type": "Explore"}),
+        ),
+        Turn::text("Sub-agent report."),
+        Turn::reply().tool_use(
+            "toolu_w",
+            "Write",
+            json!({"file_path": p.dir.path().join("notes.txt"), "content": "noted\n"}),
+        ),
+        Turn::text("The notes are written."),
+    ];
+    let server = FakeModelApi::with_turns(turns).await.unwrap();
+    let out = run_agent(&p, &server, "anthropic", &["-p", "write notes", "--permission-mode", "acceptEdits"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "The notes are written.");
+    let at = |name: &str| p.dir.path().join(name);
+    let payload = |name: &str| -> Value { serde_json::from_slice(&std::fs::read(at(name)).unwrap()).unwrap() };
+
+    // Every hook of the session names the same file, in the session's state folder.
+    let (pre, sub, stop) = (payload("pre.payload"), payload("sub.payload"), payload("stop.payload"));
+    let path = pre["transcript_path"].as_str().unwrap();
+    assert!(path.starts_with(p.state.path().to_str().unwrap()) && path.ends_with("transcript.jsonl"), "{path}");
+    assert_eq!(sub["transcript_path"], path);
+    assert_eq!(stop["transcript_path"], path);
+
+    // Before the Write runs: the prompt, the Agent call and its result are on file.
+    let seen = json_lines(&at("pre.transcript"));
+    assert_eq!(seen[0]["type"], "user");
+    assert_eq!(seen[0]["message"]["content"][0]["text"], "write notes");
+    assert_eq!(seen[0]["sessionId"], pre["session_id"]);
+    assert!(seen.iter().any(|l| has_tool_use(l, "toolu_a", "Agent")), "{seen:?}");
+    assert!(seen.iter().any(|l| has_tool_result(l, "toolu_a")), "{seen:?}");
+    assert!(seen.iter().all(|l| l.get("agentId").is_none()), "the sub-agent's lines are in its own file: {seen:?}");
+
+    // At Stop: the whole conversation, one line per message, in order.
+    let all = json_lines(&at("stop.transcript"));
+    let kinds: Vec<&str> = all.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["user", "assistant", "user", "assistant", "user", "assistant"], "{all:?}");
+    assert!(has_tool_use(&all[3], "toolu_w", "Write") && has_tool_result(&all[4], "toolu_w"), "{all:?}");
+    assert_eq!(all[3]["message"]["stop_reason"], "tool_use");
+    assert_eq!(all[5]["message"]["content"][0]["text"], "The notes are written.");
+    assert!(all.iter().all(|l| l["timestamp"].as_str().is_some_and(|t| t.ends_with('Z'))));
+    assert!(all.iter().all(|l| l.get("agentId").is_none()), "the sub-agent's messages are not the parent's");
+
+    // SubagentStop: the sub-agent's own file, its prompt and answer, none of the parent's.
+    assert_eq!(sub["agent_id"], "toolu_a");
+    let own = sub["agent_transcript_path"].as_str().unwrap();
+    assert!(own != path && own.starts_with(p.state.path().to_str().unwrap()), "{own}");
+    let mine = json_lines(&at("sub.agent-transcript"));
+    let kinds: Vec<&str> = mine.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["user", "assistant"], "{mine:?}");
+    assert_eq!(mine[0]["message"]["content"][0]["text"], "list the files");
+    assert_eq!(mine[1]["message"]["content"][0]["text"], "Sub-agent report.");
+    assert!(mine.iter().all(|l| l["agentId"] == "toolu_a"));
 }

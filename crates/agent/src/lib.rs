@@ -17,10 +17,16 @@
 //! going with that reason as the next user message, `stop_hook_active` set; after
 //! [`MAX_STOP_HOOK_BLOCKS`] blocks in one run the agent stops anyway.
 //!
+//! With [`AgentOptions::transcript`] the run records its conversation there as JSON lines while
+//! it goes (`transcript`), the file hooks are given.
+//!
 //! Not here: the Agent tool and sub-agents (`hands-tool-agent`), `hands agent` (the command).
 
 #![deny(missing_docs)]
 
+mod transcript;
+
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -31,6 +37,8 @@ use hands_model::{
     StreamEvent, ToolResultContent, ToolUse, Usage, tools_for,
 };
 use hands_spec::RenderOptions;
+
+pub use transcript::{response_json, result_message_json, usage_json};
 
 /// Limits and prompt of a run.
 #[derive(Debug, Clone)]
@@ -54,6 +62,9 @@ pub struct AgentOptions {
     /// Whether the session's between-turn notices go to this run's model. A sub-agent shares
     /// its parent's session and leaves them to the parent.
     pub session_notices: bool,
+    /// The JSON-lines file this run appends its conversation to as it goes (`None`: not
+    /// recorded). For a sub-agent it is also SubagentStop's `agent_transcript_path`.
+    pub transcript: Option<PathBuf>,
 }
 
 impl Default for AgentOptions {
@@ -66,6 +77,7 @@ impl Default for AgentOptions {
             stop_event: StopEvent::Stop,
             model: None,
             session_notices: true,
+            transcript: None,
         }
     }
 }
@@ -160,6 +172,25 @@ impl Agent {
         // The main agent's run is the user's turn: what was granted for it (a skill's
         // allowed-tools) expires when it ends, however it ends.
         let _turn = matches!(self.options.stop_event, StopEvent::Stop).then(|| EndTurnOnDrop(self.engine.session()));
+        let agent_id = match &self.options.stop_event {
+            StopEvent::SubagentStop { agent_id, .. } => Some(agent_id.as_str()),
+            StopEvent::Stop => None,
+        };
+        let mut transcript = self
+            .options
+            .transcript
+            .as_deref()
+            .map(|path| transcript::TranscriptFile::new(path, self.engine.session(), agent_id));
+        if let Some(transcript) = transcript.as_mut() {
+            messages.iter().for_each(|m| transcript.message(m));
+        }
+        let mut recorded = |event: AgentEvent| {
+            if let Some(transcript) = transcript.as_mut() {
+                transcript.event(&event);
+            }
+            on_event(event);
+        };
+        let on_event: &mut (dyn FnMut(AgentEvent) + Send) = &mut recorded;
         let mut run = AgentRun { messages, stop: Stop::EndTurn, turns: 0, usage: Usage::default() };
         let mut stop_blocks = 0u32;
         run.stop = loop {
@@ -229,6 +260,10 @@ impl Agent {
             event: self.options.stop_event.clone(),
             stop_hook_active: blocks > 0,
             last_assistant_message: run.final_text(),
+            agent_transcript_path: match self.options.stop_event {
+                StopEvent::SubagentStop { .. } => self.options.transcript.clone(),
+                StopEvent::Stop => None,
+            },
         };
         let outcome = hooks.stop(&input, self.engine.session(), cancel).await;
         if let Some(reason) = outcome.stop {

@@ -92,6 +92,8 @@ pub struct StopInput {
     pub stop_hook_active: bool,
     /// The text of the model's last message.
     pub last_assistant_message: String,
+    /// The sub-agent's own transcript (SubagentStop's `agent_transcript_path`), when recorded.
+    pub agent_transcript_path: Option<std::path::PathBuf>,
 }
 
 /// What Stop / SubagentStop hooks decided, merged across hooks.

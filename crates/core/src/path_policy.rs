@@ -26,7 +26,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::decision::{PermissionMode, PermissionResult};
-use hands_fs::{canonicalize_with_ancestors, expand_tilde, normalize_path};
+use hands_fs::{canonicalize_with_ancestors, expand_tilde_in, normalize_path};
 
 use crate::session::Session;
 
@@ -290,11 +290,11 @@ fn inside_any(path: &Path, dirs: &[PathBuf]) -> bool {
     dirs.iter().any(|d| path.starts_with(d))
 }
 
-/// The path `raw` names as the model wrote it: `~` expanded, relative to the session's cwd,
+/// The path `raw` names as the model wrote it: `~` expanded to the session's home, relative to the session's cwd,
 /// `.`/`..` removed, symlinks left alone. [`PathCheck::path`] of [`check_path`], without
 /// touching the disk (what permission rules match against).
 pub fn requested_path(session: &Session, raw: &str) -> PathBuf {
-    normalize_path(&session.cwd(), &expand_tilde(raw))
+    normalize_path(&session.cwd(), &expand_tilde_in(raw, session.home_dir()))
 }
 
 /// Check the path `raw` as the model wrote it, against `session`.
@@ -615,8 +615,8 @@ mod tests {
         assert!(!escape.inside_working_dirs);
         assert!(matches!(escape.read_permission("Read"), PermissionResult::Ask { .. }));
 
-        if let Some(home) = std::env::var_os("HOME") {
-            assert_eq!(check_path(&s, "~/x").path, normalize_path(Path::new("/"), &Path::new(&home).join("x")));
+        if let Some(home) = s.home_dir() {
+            assert_eq!(check_path(&s, "~/x").path, normalize_path(Path::new("/"), &home.join("x")));
         }
     }
 

@@ -29,6 +29,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The mark [`Session::record_transcript`] leaves.
+struct TranscriptRecorded;
+
 use hands_fs::normalize_path;
 use hands_fs::{FileState, FileStateCache};
 
@@ -302,6 +305,36 @@ impl Session {
     /// `None` when unknown.
     pub fn home_dir(&self) -> Option<&Path> {
         self.home.as_deref()
+    }
+
+    /// Where the agent loop records this session's conversation (JSON lines):
+    /// `<state>/<id>/transcript.jsonl`. Hooks are given it once [`Session::record_transcript`]
+    /// was called ([`Session::transcript`]).
+    pub fn transcript_path(&self) -> PathBuf {
+        self.state_dir.join(&self.id).join("transcript.jsonl")
+    }
+
+    /// Where the sub-agent `agent_id` of this session records its own conversation:
+    /// `<state>/<id>/subagents/agent-<agent_id>.jsonl` (characters other than letters, digits,
+    /// `-` and `_` in the id become `_`).
+    pub fn subagent_transcript_path(&self, agent_id: &str) -> PathBuf {
+        let safe: String =
+            agent_id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        self.state_dir.join(&self.id).join("subagents").join(format!("agent-{safe}.jsonl"))
+    }
+
+    /// Say that a model conversation is recorded at [`Session::transcript_path`] (the agent
+    /// loop's caller does, `hands agent`); from now on [`Session::transcript`] names it.
+    pub fn record_transcript(&self) -> PathBuf {
+        self.extension(|| TranscriptRecorded);
+        self.transcript_path()
+    }
+
+    /// The transcript of this session's conversation when one is recorded
+    /// ([`Session::record_transcript`]); `None` for sessions without a model conversation
+    /// (`hands call`, `run`, `serve`).
+    pub fn transcript(&self) -> Option<PathBuf> {
+        self.get_extension::<TranscriptRecorded>().map(|_| self.transcript_path())
     }
 
     /// Where oversized results of this session are written: `<state>/<id>/tool-results`.

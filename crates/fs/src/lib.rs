@@ -37,4 +37,4 @@ pub use fs::{
     canonicalize_with_ancestors, fill_from, open_resolved_for_read, read_regular_file_limited, read_resolved,
     real_path, real_path_with_metadata,
 };
-pub use paths::{expand_tilde, home_dir, normalize_path};
+pub use paths::{expand_tilde, expand_tilde_in, home_dir, normalize_path};

@@ -33,13 +33,17 @@ pub fn home_dir() -> Option<PathBuf> {
 
 /// Expand a leading `~` or `~/` to the home directory ([`home_dir`]; `~user` is left as written).
 pub fn expand_tilde(raw: &str) -> PathBuf {
-    let home = home_dir;
+    expand_tilde_in(raw, home_dir().as_deref())
+}
+
+/// [`expand_tilde`] with a given home (a session's); `None` leaves `~` as written.
+pub fn expand_tilde_in(raw: &str, home: Option<&Path>) -> PathBuf {
     if raw == "~" {
-        if let Some(h) = home() {
-            return h;
+        if let Some(h) = home {
+            return h.to_path_buf();
         }
     } else if let Some(rest) = raw.strip_prefix("~/") {
-        if let Some(h) = home() {
+        if let Some(h) = home {
             return h.join(rest);
         }
     }

@@ -294,9 +294,10 @@ impl ServerSet {
 /// `$XDG_CONFIG_HOME/hands/lsp.json`, else `~/.config/hands/lsp.json` (on every platform, so
 /// one documented place; `HANDS_LSP_CONFIG` points elsewhere).
 pub(crate) fn user_config_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(|h| PathBuf::from(h).join(".config"))
-    })?;
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| hands_fs::home_dir().map(|h| h.join(".config")))?;
     Some(base.join("hands").join("lsp.json"))
 }
 

@@ -78,11 +78,11 @@ pub struct LoadOptions {
 }
 
 impl LoadOptions {
-    /// Options for a project in `cwd`, with `$HOME` and the standard managed settings path.
+    /// Options for a project in `cwd`, with the user's home ([`hands_fs::home_dir`]) and the standard managed settings path.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         Self {
             cwd: cwd.into(),
-            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            home: hands_fs::home_dir(),
             managed_path: Some(PathBuf::from(MANAGED_SETTINGS_PATH)),
             cli_allow: Vec::new(),
             cli_deny: Vec::new(),
@@ -93,6 +93,11 @@ impl LoadOptions {
             watch: true,
             settings_watcher: true,
         }
+    }
+
+    /// [`LoadOptions::new`] for `session`'s project, with its home ([`Session::home_dir`]).
+    pub fn for_session(session: &hands_core::Session) -> Self {
+        Self { home: session.home_dir().map(Path::to_path_buf), ..Self::new(session.project_dir()) }
     }
 }
 

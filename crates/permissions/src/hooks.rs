@@ -19,15 +19,19 @@
 //!   Across hooks a permission decision merges deny > ask > allow.
 //! - Stop / SubagentStop: Stop takes no matcher (every group runs); SubagentStop's matcher
 //!   matches the sub-agent's type. Input: the common fields, `stop_hook_active` and
-//!   `last_assistant_message` (SubagentStop adds `agent_id`, `agent_type`). Exit 2 (stderr) or
+//!   `last_assistant_message` (SubagentStop adds `agent_id`, `agent_type`,
+//!   `agent_transcript_path`). Exit 2 (stderr) or
 //!   `decision: "block"` with `reason` keeps the agent going with that reason; `continue: false`
 //!   stops it whatever other hooks say.
+//!
+//! Every payload's `transcript_path` is the session's recorded conversation
+//! (`hands_core::Session::transcript`, written by `hands agent`), `""` when there is none.
 //!
 //! A hook's allow never overrides a deny or ask rule: the pipeline merges hook opinions with the
 //! permission decision. Loading settings files is `permissions::settings`' job.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -493,7 +497,7 @@ impl CommandHooks {
         let cwd = session.cwd();
         let mut payload = Map::new();
         payload.insert("session_id".into(), json!(session.id()));
-        payload.insert("transcript_path".into(), json!(""));
+        payload.insert("transcript_path".into(), json!(transcript_path(session)));
         payload.insert("cwd".into(), json!(cwd));
         payload.insert("permission_mode".into(), json!(session.permission_mode().as_str()));
         payload.insert("hook_event_name".into(), json!(event.name()));
@@ -528,7 +532,7 @@ impl CommandHooks {
         let cwd = session.cwd();
         let mut payload = Map::new();
         payload.insert("session_id".into(), json!(session.id()));
-        payload.insert("transcript_path".into(), json!(""));
+        payload.insert("transcript_path".into(), json!(transcript_path(session)));
         payload.insert("cwd".into(), json!(cwd));
         payload.insert("permission_mode".into(), json!(session.permission_mode().as_str()));
         payload.insert("hook_event_name".into(), json!(event.name()));
@@ -537,7 +541,8 @@ impl CommandHooks {
         if let StopEvent::SubagentStop { agent_id, agent_type } = &input.event {
             payload.insert("agent_id".into(), json!(agent_id));
             payload.insert("agent_type".into(), json!(agent_type));
-            payload.insert("agent_transcript_path".into(), json!(""));
+            let path = input.agent_transcript_path.as_deref().map(Path::display);
+            payload.insert("agent_transcript_path".into(), json!(path.map(|p| p.to_string()).unwrap_or_default()));
         }
         let stdin = serde_json::to_vec(&Value::Object(payload)).expect("hook payload serializes");
         let project = session.project_dir().to_path_buf();
@@ -572,6 +577,12 @@ impl CommandHooks {
     }
 }
 
+/// The payload's `transcript_path`: the session's recorded conversation, `""` when it has none
+/// (`hands call`, `run`, `serve`: no model conversation).
+fn transcript_path(session: &Session) -> String {
+    session.transcript().map(|p| p.display().to_string()).unwrap_or_default()
+}
+
 /// Whether a hook's `if` rule matches the call; fails open when the tool is unknown.
 fn condition_holds(
     rule: &Rule,
@@ -585,7 +596,7 @@ fn condition_holds(
     let anchors = Anchors {
         settings_root: session.project_dir().to_path_buf(),
         cwd: session.project_dir().to_path_buf(),
-        home: std::env::var_os("HOME").map(PathBuf::from),
+        home: session.home_dir().map(Path::to_path_buf),
     };
     let origin = RuleOrigin { scope: SettingsScope::CommandLine, location: "hook `if`".into() };
     let Ok(compiled) = CompiledRule::new(rule.clone(), Behavior::Deny, origin, &anchors) else { return true };

@@ -243,11 +243,11 @@ pub struct ScopeValue {
 
 impl SettingsFiles {
     /// The usual places for a project in `cwd`: managed settings, the project's two files and the
-    /// user's file under `$HOME`.
+    /// user's file under the home [`hands_fs::home_dir`] names.
     pub fn for_project(cwd: impl Into<PathBuf>) -> Self {
         Self {
             cwd: cwd.into(),
-            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            home: hands_fs::home_dir(),
             managed: Some(PathBuf::from(MANAGED_SETTINGS_PATH)),
             extra: Vec::new(),
         }
@@ -257,6 +257,7 @@ impl SettingsFiles {
     /// permission engine reads.
     pub fn for_session(session: &hands_core::Session) -> Self {
         let mut files = SettingsFiles::for_project(session.project_dir());
+        files.home = session.home_dir().map(Path::to_path_buf);
         if let Some(cli) = session.get_extension::<CommandLineSettingsFiles>() {
             files.extra = cli.0.clone();
         }

@@ -293,7 +293,12 @@ async fn matching_hooks_run_in_parallel() {
 }
 
 fn stop_input(event: hands_core::StopEvent, active: bool) -> hands_core::StopInput {
-    hands_core::StopInput { event, stop_hook_active: active, last_assistant_message: "All done.".into() }
+    hands_core::StopInput {
+        event,
+        stop_hook_active: active,
+        last_assistant_message: "All done.".into(),
+        agent_transcript_path: None,
+    }
 }
 
 #[tokio::test]

@@ -197,7 +197,7 @@ impl TypedTool for AgentTool {
         let launch = run::Launch {
             provider: Arc::clone(&model.provider),
             engine,
-            options: run::options(&agent, chosen, &agent_id),
+            options: run::options(&agent, chosen, &agent_id, session),
             prompt: input.prompt.clone(),
             agent_id,
         };

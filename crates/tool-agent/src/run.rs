@@ -262,8 +262,9 @@ impl Report {
     }
 }
 
-/// Options of a sub-agent's loop for `agent` with `model`.
-pub(crate) fn options(agent: &AgentDef, model: Option<String>, agent_id: &str) -> AgentOptions {
+/// Options of a sub-agent's loop for `agent` with `model`, recording its own transcript in
+/// `session`'s state folder when the session records one.
+pub(crate) fn options(agent: &AgentDef, model: Option<String>, agent_id: &str, session: &Session) -> AgentOptions {
     AgentOptions {
         stop_event: hands_core::StopEvent::SubagentStop {
             agent_id: agent_id.to_string(),
@@ -274,6 +275,7 @@ pub(crate) fn options(agent: &AgentDef, model: Option<String>, agent_id: &str) -
         model,
         // The parent's notices stay the parent's.
         session_notices: false,
+        transcript: session.transcript().map(|_| session.subagent_transcript_path(agent_id)),
         ..AgentOptions::default()
     }
 }

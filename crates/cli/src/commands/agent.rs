@@ -13,6 +13,10 @@
 //! The MCP servers of `--mcp-config` are mounted before the run (their tools join the pool as
 //! `mcp__<server>__<tool>`, under the same permission rules) and stopped when it ends.
 //!
+//! The conversation is recorded as JSON lines in the session's state folder
+//! (`hands_core::Session::transcript_path`), the file every hook of the session is given as
+//! `transcript_path` (docs/agents.md says what a line holds).
+//!
 //! The loop itself is `hands_agent::Agent`; how a session and engine are built is `setup.rs`.
 
 use std::io::Write;
@@ -20,9 +24,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use hands_agent::{Agent, AgentEvent, AgentOptions, AgentRun, Stop};
-use hands_core::{Session, ToolResult};
-use hands_model::{CancellationToken, Message, ProviderConfig, ProviderKind, Response, SessionModel, Usage};
+use hands_agent::{Agent, AgentEvent, AgentOptions, AgentRun, Stop, response_json, result_message_json, usage_json};
+use hands_core::Session;
+use hands_model::{CancellationToken, Message, ProviderConfig, ProviderKind, SessionModel};
 use serde_json::{Value, json};
 
 use crate::Outcome;
@@ -160,30 +164,6 @@ impl Transcript {
     }
 }
 
-fn usage_json(usage: &Usage) -> Value {
-    json!({
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
-        "cache_read_input_tokens": usage.cache_read_input_tokens,
-    })
-}
-
-fn assistant_json(response: &Response) -> Value {
-    let mut message = response.message.to_json();
-    message["type"] = json!("message");
-    message["id"] = json!(response.id);
-    message["model"] = json!(response.model);
-    message["stop_reason"] = json!(response.stop_reason.as_str());
-    message["usage"] = usage_json(&response.usage);
-    message
-}
-
-/// A tool result as the user message that carries it back.
-fn tool_result_json(result: &ToolResult) -> Value {
-    Message { role: hands_model::Role::User, content: vec![hands_agent::result_block(result)] }.to_json()
-}
-
 fn result_json(run: &AgentRun, session_id: &str, started: Instant) -> Value {
     let mut result = json!({
         "type": "result",
@@ -270,6 +250,8 @@ async fn run_mounted(args: &Args, prompt: String, model: SessionModel, mounted: 
         max_turns: args.max_turns,
         output_token_budget: args.max_budget_tokens,
         max_tokens: args.max_tokens,
+        // Recorded in the session's state folder; every hook of the session is given the path.
+        transcript: Some(session.record_transcript()),
         ..AgentOptions::default()
     };
     let agent = Agent::new(Arc::clone(&model.provider), engine.clone(), options);
@@ -290,8 +272,8 @@ async fn run_mounted(args: &Args, prompt: String, model: SessionModel, mounted: 
     let cancel = CancellationToken::new();
     cancel_on_interrupt(cancel.clone());
     let mut on_event = |event: AgentEvent| match event {
-        AgentEvent::Response(response) => transcript.message("assistant", assistant_json(&response)),
-        AgentEvent::ToolResult(result) => transcript.message("user", tool_result_json(&result)),
+        AgentEvent::Response(response) => transcript.message("assistant", response_json(&response)),
+        AgentEvent::ToolResult(result) => transcript.message("user", result_message_json(&result)),
         AgentEvent::StopHookFeedback(text) => transcript.message("user", Message::user(text).to_json()),
         AgentEvent::Notice(notice) => {
             let mut line = notice.to_json();
