@@ -219,6 +219,16 @@ impl Screen {
         self.say(summary)
     }
 
+    /// The last menu is answered: replace it with `summary` after leaving raw mode, so that
+    /// whatever is typed once the summary shows (an end of input, the next line) reaches the
+    /// line reader as typed rather than as raw bytes.
+    fn close(&mut self, summary: &str) -> io::Result<()> {
+        self.erase()?;
+        self.out.flush()?;
+        terminal::disable_raw_mode()?;
+        self.say(summary)
+    }
+
     /// Show `menu` and act on keys until it is answered (or the call is cancelled: dismissed).
     fn run(&mut self, menu: &mut Menu) -> io::Result<Step> {
         self.draw(menu)?;
@@ -283,11 +293,16 @@ fn questions_on_device(
                 let answer = QuestionAnswer { selected, other: words };
                 let mut shown: Vec<&str> = answer.selected.iter().map(String::as_str).collect();
                 shown.extend(answer.other.as_deref());
-                screen.settle(&format!("  {}", shown.join(", ")))?;
+                let summary = format!("  {}", shown.join(", "));
+                if answers.len() + 1 == questions.len() {
+                    screen.close(&summary)?
+                } else {
+                    screen.settle(&summary)?
+                }
                 answers.push(answer);
             }
             Step::Dismissed | Step::Pending => {
-                screen.settle("  (dismissed)")?;
+                screen.close("  (dismissed)")?;
                 return Ok(QuestionsAnswer::Declined { feedback: None });
             }
         }
@@ -333,7 +348,7 @@ fn plan_on_device(device: &Path, review: &PlanReview, cancelled: Arc<AtomicBool>
         PlanVerdict::Approved { mode } => format!("  Approved ({mode} mode)"),
         _ => "  Sent back: the assistant keeps planning".to_string(),
     };
-    screen.settle(&summary)?;
+    screen.close(&summary)?;
     Ok(verdict)
 }
 
